@@ -1,0 +1,90 @@
+"""BuildConfig: everything one build needs to know, with defaults from the environment.
+
+The CLI turns options into a BuildConfig and hands it to ``build()``; nothing
+below the CLI reads ``sys.argv``, and only this module reads the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SOURCE_CHOICES = ("all", "claude", "codex")
+
+
+@dataclass
+class BuildConfig:
+    sources: list[Path] = field(default_factory=list)  # empty: the agents' default homes
+    out: Path = Path("site")
+    theme: Path | None = None
+    source_filter: str = "all"  # "all" | "claude" | "codex"
+    redact: bool = True
+    redact_paths: bool = False
+    force: bool = False
+    prune: bool = False
+    jobs: int = 0  # 0: all cores
+    search: bool = True
+    # Called with one line of progress or warning text at a time; the library never prints.
+    report: Callable[[str], None] = lambda line: None
+
+    def wants(self, source: str) -> bool:
+        return self.source_filter in ("all", source)
+
+
+def claude_project_roots(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Claude Code's projects directories: ``$CLAUDE_CONFIG_DIR/projects`` (the
+    variable may list several roots, comma-separated), else ``~/.claude/projects``."""
+    env = os.environ if env is None else env
+    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    if configured:
+        return [Path(part).expanduser() / "projects" for part in configured.split(",") if part.strip()]
+    return [home(env) / ".claude" / "projects"]
+
+
+def claude_settings_files(env: Mapping[str, str] | None = None) -> list[Path]:
+    return [root.parent / "settings.json" for root in claude_project_roots(env)]
+
+
+def codex_home(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    configured = env.get("CODEX_HOME", "").strip()
+    return Path(configured).expanduser() if configured else home(env) / ".codex"
+
+
+def codex_session_roots(env: Mapping[str, str] | None = None) -> list[Path]:
+    root = codex_home(env)
+    return [root / "sessions", root / "archived_sessions"]
+
+
+def home(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    return Path(env.get("HOME") or Path.home())
+
+
+def data_home(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    configured = env.get("XDG_DATA_HOME", "").strip()
+    return Path(configured).expanduser() if configured else home(env) / ".local" / "share"
+
+
+def redaction_key(env: Mapping[str, str] | None = None) -> bytes:
+    """The secret that makes redaction fingerprints unguessable yet stable across
+    builds: ``$BOUGH_REDACTION_KEY``, else a random key kept (mode 0600) in
+    ``$XDG_DATA_HOME/bough/redaction.key``, created on first use."""
+    env = os.environ if env is None else env
+    configured = env.get("BOUGH_REDACTION_KEY", "")
+    if configured:
+        return configured.encode("utf-8")
+    path = data_home(env) / "bough" / "redaction.key"
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = os.urandom(32).hex().encode("ascii")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key)
+    return key

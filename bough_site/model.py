@@ -1,0 +1,247 @@
+"""The model every reader produces and every renderer consumes.
+
+Plain dataclasses: nothing here knows about JSONL or HTML. A reader turns one
+format's records into these; the renderer and the sidecar writer read them.
+
+Each timeline item has a ``kind`` class attribute naming it in the JSON
+sidecars and to the templates (``item.kind == "reply"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union
+
+# The STATS keys every session, project and site carries, in a fixed order.
+STAT_KEYS: tuple[str, ...] = (
+    "records",
+    "replies",
+    "prompts",
+    "commands",
+    "tool_calls",
+    "tool_results",
+    "tool_errors",
+    "subagents",
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "lines",
+    "skipped_lines",
+)
+# Only sessions (and projects/sites holding them) that come from Codex carry this key.
+REASONING_KEY = "reasoning_output_tokens"
+
+SOURCE_CLAUDE = "claude-code"
+SOURCE_CODEX = "codex"
+
+
+@dataclass
+class Usage:
+    """Token spend of one model call (one reply)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    reasoning_output_tokens: int = 0
+
+    def total(self) -> int:
+        """The size used to pick the most complete copy of a streamed reply."""
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_creation_input_tokens
+            + self.cache_read_input_tokens
+        )
+
+
+@dataclass
+class Warning:
+    """Something in the input that was skipped or looked wrong."""
+
+    file: str
+    line: int  # 0 when the warning is about a whole file
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.reason}"
+
+
+# --- content inside prompts, replies and tool results -------------------------
+
+
+@dataclass
+class Text:
+    kind: ClassVar[str] = "text"
+    text: str
+
+
+@dataclass
+class Thinking:
+    """Reasoning the model showed (Claude thinking, Codex reasoning summaries)."""
+
+    kind: ClassVar[str] = "thinking"
+    text: str
+
+
+@dataclass
+class Image:
+    """An image carried inline as base64. Renderers check the bytes themselves;
+    ``media_type`` is what the transcript claimed and is never trusted."""
+
+    kind: ClassVar[str] = "image"
+    media_type: str
+    data: str  # base64
+
+
+Content = Union[Text, Image]
+
+
+@dataclass
+class ToolResult:
+    content: list[Content]
+    is_error: bool = False
+    timestamp: str | None = None
+    # The structured result the agent recorded (Claude ``toolUseResult``, Codex
+    # exec metadata), kept as plain JSON data for renderers that want more
+    # (Edit's structuredPatch, TodoWrite's newTodos). Any JSON shape.
+    detail: Any = None
+
+
+@dataclass
+class ToolCall:
+    kind: ClassVar[str] = "tool_call"
+    id: str
+    name: str
+    input: Any  # usually a dict; any JSON value
+    timestamp: str | None = None
+    result: ToolResult | None = None
+    subagent: SubagentRun | None = None
+
+
+Block = Union[Text, Thinking, ToolCall, Image]
+
+
+# --- timeline items -----------------------------------------------------------
+
+
+@dataclass
+class Prompt:
+    """Something a person typed."""
+
+    kind: ClassVar[str] = "prompt"
+    id: str  # record uuid (Claude) or a stable synthetic id (Codex)
+    anchor: str  # "p1", "p2", ... in timeline order, stable across builds
+    timestamp: str | None
+    content: list[Content]
+
+
+@dataclass
+class Reply:
+    """One model call: every block written under one ``message.id``."""
+
+    kind: ClassVar[str] = "reply"
+    id: str  # message.id
+    anchor: str  # "r1", "r2", ...
+    timestamp: str | None
+    model: str | None
+    blocks: list[Block]
+    usage: Usage
+    is_error: bool = False  # an API error the harness wrote as a reply
+
+
+@dataclass
+class Command:
+    """A slash command (``/model``, ``/compact`` ...) and what it printed."""
+
+    kind: ClassVar[str] = "command"
+    id: str
+    timestamp: str | None
+    name: str
+    args: str = ""
+    output: str = ""
+
+
+@dataclass
+class Marker:
+    """A quiet note in the timeline: compaction, interruption, error, system notice,
+    or (Codex) the history a fork or sub-agent inherited from its parent."""
+
+    kind: ClassVar[str] = "marker"
+    id: str
+    timestamp: str | None
+    type: str  # "compaction" | "interruption" | "error" | "notice" | "inherited" | "meta"
+    text: str = ""
+    # For "inherited": the session the copied history belongs to, and how many items.
+    ref_session: str | None = None
+    count: int = 0
+
+
+TimelineItem = Union[Prompt, Reply, Command, Marker]
+
+
+@dataclass
+class SubagentRun:
+    """A sub-agent's own transcript, nested under the call that launched it."""
+
+    kind: ClassVar[str] = "subagent"
+    agent_id: str
+    agent_type: str | None
+    description: str | None
+    file: str
+    timeline: list[TimelineItem]
+    stats: dict[str, int]
+    models: list[str] = field(default_factory=list)
+
+
+# --- sessions, projects, the site --------------------------------------------
+
+
+@dataclass
+class Session:
+    id: str
+    source: str  # SOURCE_CLAUDE | SOURCE_CODEX
+    cwd: str | None
+    title: str
+    started: str | None  # ISO-8601 UTC
+    ended: str | None
+    versions: list[str]
+    models: list[str]
+    git_branch: str | None
+    files: list[str]  # source files read for this session (main first)
+    timeline: list[TimelineItem]
+    stats: dict[str, int]
+    warnings: list[Warning] = field(default_factory=list)
+    # Sub-agent runs that could not be placed under a launching call.
+    orphan_subagents: list[SubagentRun] = field(default_factory=list)
+    parent_id: str | None = None  # Codex fork: the session it was forked from
+    redactions: dict[str, int] = field(default_factory=dict)
+    # Counting keys, so a project counts a record or reply held by two files once.
+    # Not part of the sidecar; see stats.Tally.
+    tally: Any = None
+    # Safe, unique-within-project file name stem; assigned by the build.
+    slug: str = ""
+    # Sub-agent transcripts attached to this session (paths), for the archive.
+    subagent_files: list[str] = field(default_factory=list)
+    # Set when the live transcript is gone and the page was built from bough's
+    # archive: the date (ISO) since which bough has kept it.
+    kept_since: str | None = None
+
+
+@dataclass
+class Project:
+    id: str  # safe, stable slug for file names
+    name: str  # a short label (last path component)
+    cwd: str
+    sessions: list[Session]
+    stats: dict[str, int]
+    tally: Any = None  # the union of its sessions' tallies; not part of the sidecar
+
+
+@dataclass
+class Site:
+    projects: list[Project]
+    stats: dict[str, int]
+    warnings: list[Warning] = field(default_factory=list)

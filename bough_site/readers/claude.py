@@ -1,0 +1,730 @@
+"""Claude Code transcripts -> model.
+
+One session is a top-level ``<sessionId>.jsonl`` plus the sub-agent transcripts
+attached to it. Reading happens in two steps:
+
+1. ``_collect`` streams the lines once: copies of one ``uuid`` are merged into
+   one record (later non-empty fields win, except ``promptId``; the record keeps
+   the place of its first appearance), each copy of a reply offers its usage to
+   the Tally (the largest copy wins), and title/version/cwd facts are noted.
+2. ``_Timeline`` walks the merged records in order and builds prompts, replies
+   (one per ``message.id``), tool calls with their results joined on id,
+   commands and markers, counting prompts, commands and tools as it goes.
+
+The rules, with the evidence for each, are in ../shared/docs/FORMATS.md Part A
+and docs/stats.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..model import (
+    SOURCE_CLAUDE,
+    Block,
+    Command,
+    Content,
+    Image,
+    Marker,
+    Prompt,
+    Reply,
+    Session,
+    SubagentRun,
+    Text,
+    Thinking,
+    TimelineItem,
+    ToolCall,
+    ToolResult,
+    Usage,
+    Warning,
+)
+from ..stats import Tally
+from .lines import JsonlFile
+
+WarnFn = Callable[[Warning], None]
+LabelFn = Callable[[Path], str]
+
+CHAIN_TYPES = frozenset({"user", "assistant", "system"})
+SYNTHETIC_MODEL = "<synthetic>"
+# Text a harness wrote into a user record; never typed by a person (FORMATS A6).
+HARNESS_TAGS = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<task-notification>",
+    "<teammate-message>",
+    "<user-prompt-submit-hook>",
+    "<system-reminder>",
+)
+INTERRUPTION_PREFIX = "[Request interrupted by user"
+WARMUP_TEXT = "Warmup"
+TITLE_LENGTH = 100
+_TAG_RE = {tag: re.compile(rf"<{tag}>(.*?)</{tag}>", re.S) for tag in (
+    "command-name", "command-args", "command-message", "local-command-stdout",
+    "local-command-stderr", "bash-input", "bash-stdout", "bash-stderr",
+)}
+_AGENT_ID_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
+
+
+# --- small, defensive accessors ----------------------------------------------
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def as_int(value: Any) -> int:
+    # bool is an int in Python; a usage field of true is not a count.
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value == value and value >= 0:
+        return int(value)
+    return 0
+
+
+def content_blocks(content: Any) -> list[dict[str, Any]]:
+    """``message.content`` as a list of blocks: a string is one text block, bare
+    strings inside a list are text blocks, anything else is dropped."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    if not isinstance(content, list):
+        return []
+    blocks = []
+    for item in content:
+        if isinstance(item, dict):
+            blocks.append(item)
+        elif isinstance(item, str) and item:
+            blocks.append({"type": "text", "text": item})
+    return blocks
+
+
+def blocks_text(blocks: Iterable[dict[str, Any]]) -> str:
+    return "\n".join(as_str(b.get("text")) for b in blocks if b.get("type") == "text").strip()
+
+
+def usage_of(message: dict[str, Any]) -> Usage:
+    raw = as_dict(message.get("usage"))
+    return Usage(
+        input_tokens=as_int(raw.get("input_tokens")),
+        output_tokens=as_int(raw.get("output_tokens")),
+        cache_creation_input_tokens=as_int(raw.get("cache_creation_input_tokens")),
+        cache_read_input_tokens=as_int(raw.get("cache_read_input_tokens")),
+    )
+
+
+def normalize_timestamp(value: Any) -> str | None:
+    """ISO-8601 in UTC with milliseconds and ``Z``, or None when absent or
+    unparsable. A time without a zone is taken as UTC (Claude writes UTC)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def first_line(text: str, limit: int = TITLE_LENGTH) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return ""
+
+
+def tool_result_content(content: Any) -> list[Content]:
+    """A tool_result's content (a string, or a list of text/image/other blocks)."""
+    out: list[Content] = []
+    for block in content_blocks(content):
+        kind = block.get("type")
+        if kind == "text":
+            out.append(Text(as_str(block.get("text"))))
+        elif kind == "image":
+            image = image_of(block)
+            if image:
+                out.append(image)
+        elif kind == "tool_reference":
+            out.append(Text(f"[tool reference: {as_str(block.get('tool_name'))}]"))
+    return out
+
+
+def image_of(block: dict[str, Any]) -> Image | None:
+    source = as_dict(block.get("source"))
+    data = source.get("data")
+    if source.get("type") != "base64" or not isinstance(data, str):
+        return None
+    return Image(media_type=as_str(source.get("media_type")), data=data)
+
+
+# --- step 1: collect and merge records -----------------------------------------
+
+
+@dataclass
+class _Collected:
+    """What one file gave: merged chain records in first-appearance order, and metadata."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    lines: int = 0
+    skipped: int = 0
+    ai_title: str = ""
+    custom_title: str = ""
+    summary: str = ""
+    versions: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    git_branch: str | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    first_time: str | None = None
+    last_time: str | None = None
+    # agent id -> the tool_use id that launched it (from agent_progress records)
+    agent_links: dict[str, str] = field(default_factory=dict)
+
+
+def _merge_copy(kept: dict[str, Any], copy: dict[str, Any]) -> None:
+    """A later copy of a record: its non-empty fields win, except promptId,
+    where the first copy wins (it identifies the turn the prompt started)."""
+    for key, value in copy.items():
+        if key == "promptId" and kept.get("promptId"):
+            continue
+        if value is None or value == "" or value == [] or value == {}:
+            continue
+        kept[key] = value
+
+
+def _collect(path: Path, label: str, warn: WarnFn, tally: Tally) -> _Collected:
+    found = _Collected()
+    by_uuid: dict[str, dict[str, Any]] = {}
+    reader = JsonlFile(path, label, warn)
+    for number, obj in reader:
+        kind = obj.get("type")
+        if kind is None:
+            # Early-2025 usage-only lines carry a message but no type (FORMATS A3).
+            kind = as_str(as_dict(obj.get("message")).get("role")) or None
+            if kind in CHAIN_TYPES:
+                obj["type"] = kind
+        if kind in CHAIN_TYPES:
+            _take_chain_record(found, by_uuid, obj, number, label, tally)
+        elif kind == "progress":
+            _take_progress(found, obj)
+        else:
+            _take_metadata(found, obj)
+    found.lines, found.skipped = reader.lines, reader.skipped
+    tally.lines += reader.lines
+    tally.skipped_lines += reader.skipped
+    return found
+
+
+def _take_chain_record(
+    found: _Collected, by_uuid: dict[str, dict[str, Any]], obj: dict[str, Any],
+    number: int, label: str, tally: Tally,
+) -> None:
+    uuid = obj.get("uuid")
+    if not isinstance(uuid, str) or not uuid:
+        # No identity to merge on: a record of its own, counted once per line.
+        uuid = f"{label}:{number}"
+    obj["_key"] = uuid
+    kept = by_uuid.get(uuid)
+    if kept is None:
+        kept = dict(obj)
+        by_uuid[uuid] = kept
+        found.records.append(kept)
+    else:
+        _merge_copy(kept, obj)
+    tally.records.add(uuid)
+    if obj.get("type") == "assistant":
+        message = as_dict(obj.get("message"))
+        if as_str(message.get("model")) != SYNTHETIC_MODEL:
+            reply_key = as_str(message.get("id")) or uuid
+            tally.add_reply(reply_key, usage_of(message))
+    _note_facts(found, obj)
+
+
+def _note_facts(found: _Collected, obj: dict[str, Any]) -> None:
+    version = obj.get("version")
+    if isinstance(version, str) and version and version not in found.versions:
+        found.versions.append(version)
+    if found.cwd is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
+        found.cwd = obj["cwd"]
+    branch = obj.get("gitBranch")
+    if isinstance(branch, str) and branch:
+        found.git_branch = branch
+    if found.session_id is None and isinstance(obj.get("sessionId"), str):
+        found.session_id = obj["sessionId"]
+    if found.agent_id is None and isinstance(obj.get("agentId"), str):
+        found.agent_id = obj["agentId"]
+    moment = normalize_timestamp(obj.get("timestamp"))
+    if moment:
+        if found.first_time is None or moment < found.first_time:
+            found.first_time = moment
+        if found.last_time is None or moment > found.last_time:
+            found.last_time = moment
+
+
+def _take_progress(found: _Collected, obj: dict[str, Any]) -> None:
+    data = as_dict(obj.get("data"))
+    agent = data.get("agentId")
+    parent = obj.get("parentToolUseID")
+    if data.get("type") == "agent_progress" and isinstance(agent, str) and isinstance(parent, str):
+        found.agent_links.setdefault(agent, parent)
+
+
+def _take_metadata(found: _Collected, obj: dict[str, Any]) -> None:
+    kind = obj.get("type")
+    if kind == "ai-title" and isinstance(obj.get("aiTitle"), str):
+        found.ai_title = obj["aiTitle"]  # may repeat; the last wins
+    elif kind == "custom-title" and isinstance(obj.get("customTitle"), str):
+        found.custom_title = obj["customTitle"]
+    elif kind == "summary" and isinstance(obj.get("summary"), str) and not found.summary:
+        found.summary = obj["summary"]
+
+
+# --- step 2: the timeline -----------------------------------------------------
+
+
+class _Timeline:
+    """Builds timeline items from merged records, counting as it goes."""
+
+    def __init__(self, tally: Tally, *, main: bool):
+        self.tally = tally
+        self.main = main  # prompts and commands count only in the main transcript
+        self.items: list[TimelineItem] = []
+        self.replies: dict[str, Reply] = {}
+        self.calls: dict[str, ToolCall] = {}
+        self.pending_results: dict[str, ToolResult] = {}
+        self.prompt_keys: dict[str, Prompt] = {}
+        self.agent_calls: dict[str, str] = {}  # agent id -> launching tool_use id
+        self.models: list[str] = []
+        self.first_prompt_text = ""
+        self.sidechains: list[list[dict[str, Any]]] = []  # inline 1.0.x sub-agent runs
+        self._counter = {"p": 0, "r": 0}
+
+    def anchor(self, prefix: str) -> str:
+        self._counter[prefix] += 1
+        return f"{prefix}{self._counter[prefix]}"
+
+    def add(self, record: dict[str, Any]) -> None:
+        if self.main and record.get("isSidechain") is True:
+            self._add_inline_sidechain(record)
+            return
+        kind = record.get("type")
+        if kind == "assistant":
+            self._assistant(record)
+        elif kind == "user":
+            self._user(record)
+        elif kind == "system":
+            self._system(record)
+
+    # assistant -------------------------------------------------------------
+
+    def _assistant(self, record: dict[str, Any]) -> None:
+        message = as_dict(record.get("message"))
+        model = as_str(message.get("model")) or None
+        blocks = content_blocks(message.get("content"))
+        time = normalize_timestamp(record.get("timestamp"))
+        if model == SYNTHETIC_MODEL:
+            text = blocks_text(blocks)
+            if text:
+                kind = "error" if record.get("isApiErrorMessage") or record.get("error") else "notice"
+                self.items.append(Marker(record["_key"], time, kind, text))
+            return
+        key = as_str(message.get("id")) or record["_key"]
+        reply = self.replies.get(key)
+        if reply is None:
+            reply = Reply(key, self.anchor("r"), time, model, [], self.tally.replies.get(key, Usage()))
+            reply.is_error = bool(record.get("isApiErrorMessage"))
+            self.replies[key] = reply
+            self.items.append(reply)
+            if model and model not in self.models:
+                self.models.append(model)
+        for block in blocks:
+            self._reply_block(reply, block, time)
+
+    def _reply_block(self, reply: Reply, block: dict[str, Any], time: str | None) -> None:
+        kind = block.get("type")
+        if kind == "text":
+            self._add_unique(reply, Text(as_str(block.get("text"))))
+        elif kind == "thinking":
+            self._add_unique(reply, Thinking(as_str(block.get("thinking"))))
+        elif kind == "redacted_thinking":
+            self._add_unique(reply, Thinking("[thinking redacted by the API]"))
+        elif kind in ("tool_use", "server_tool_use"):
+            self._tool_use(reply, block, time)
+        elif kind == "image":
+            image = image_of(block)
+            if image:
+                reply.blocks.append(image)
+
+    @staticmethod
+    def _add_unique(reply: Reply, block: Text | Thinking) -> None:
+        # Compaction and resume replays re-emit blocks under new uuids but the
+        # same message.id: one reply must not show them twice.
+        if not block.text.strip():
+            return
+        if any(type(b) is type(block) and b.text == block.text for b in reply.blocks):
+            return
+        reply.blocks.append(block)
+
+    def _tool_use(self, reply: Reply, block: dict[str, Any], time: str | None) -> None:
+        call_id = as_str(block.get("id"))
+        if not call_id:
+            return
+        if call_id in self.calls:
+            return
+        call = ToolCall(call_id, as_str(block.get("name")) or "tool", block.get("input"), time)
+        call.result = self.pending_results.pop(call_id, None)
+        self.calls[call_id] = call
+        self.tally.tool_calls.add(call_id)
+        reply.blocks.append(call)
+
+    # user ----------------------------------------------------------------
+
+    def _user(self, record: dict[str, Any]) -> None:
+        message = as_dict(record.get("message"))
+        blocks = content_blocks(message.get("content"))
+        time = normalize_timestamp(record.get("timestamp"))
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        for index, block in enumerate(results):
+            detail = record.get("toolUseResult") if index == 0 else None
+            self._tool_result(block, detail, time)
+        rest = [b for b in blocks if b.get("type") != "tool_result"]
+        if not rest:
+            return
+        text = blocks_text(rest)
+        if record.get("isCompactSummary"):
+            self.items.append(Marker(record["_key"], time, "compaction", text))
+        elif record.get("isMeta"):
+            self.items.append(Marker(record["_key"], time, "meta", text))
+        elif text.startswith(INTERRUPTION_PREFIX):
+            self.items.append(Marker(record["_key"], time, "interruption", text))
+        elif text.startswith(HARNESS_TAGS):
+            self._harness_text(record, text, time)
+        elif results or record.get("toolUseResult") is not None:
+            # Text riding along with tool results (a reminder, a denial note).
+            self.items.append(Marker(record["_key"], time, "meta", text))
+        elif text == WARMUP_TEXT or (not text and not any(b.get("type") == "image" for b in rest)):
+            self.items.append(Marker(record["_key"], time, "meta", text or "(empty message)"))
+        else:
+            self._prompt(record, rest, text, time)
+
+    def _prompt(self, record: dict[str, Any], blocks: list[dict[str, Any]], text: str, time: str | None) -> None:
+        content: list[Content] = []
+        for block in blocks:
+            if block.get("type") == "text" and as_str(block.get("text")).strip():
+                content.append(Text(as_str(block.get("text"))))
+            elif block.get("type") == "image":
+                image = image_of(block)
+                if image:
+                    content.append(image)
+        prompt_id = as_str(record.get("promptId"))
+        key = f"prompt:{prompt_id}" if prompt_id else record["_key"]
+        if self.main:
+            self.tally.prompts.add(key)
+        existing = self.prompt_keys.get(key)
+        if existing is not None and self.items and self.items[-1] is existing:
+            existing.content.extend(content)  # one prompt written as several records
+            return
+        prompt = Prompt(record["_key"], self.anchor("p"), time, content)
+        self.prompt_keys[key] = prompt
+        self.items.append(prompt)
+        if not self.first_prompt_text and text:
+            self.first_prompt_text = text
+
+    def _tool_result(self, block: dict[str, Any], detail: Any, time: str | None) -> None:
+        call_id = as_str(block.get("tool_use_id"))
+        if not call_id:
+            return
+        is_error = block.get("is_error") is True
+        self.tally.tool_results.add(call_id)
+        if is_error:
+            self.tally.tool_errors.add(call_id)
+        result = ToolResult(tool_result_content(block.get("content")), is_error, time, detail)
+        agent = as_str(as_dict(detail).get("agentId")) or _agent_id_in(result)
+        if agent:
+            self.agent_calls.setdefault(agent, call_id)
+        call = self.calls.get(call_id)
+        if call is None:
+            # The result came before its call (or the call is in no file): keep it for later.
+            self.pending_results.setdefault(call_id, result)
+        elif call.result is None:
+            call.result = result
+
+    def _harness_text(self, record: dict[str, Any], text: str, time: str | None) -> None:
+        key = record["_key"]
+        if "<command-name>" in text and text.startswith(("<command-name>", "<command-message>")):
+            self._command(key, text, time)
+        elif text.startswith(("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>")):
+            self._command_output(key, text, time)
+        elif text.startswith("<bash-input>"):
+            command = Command(key, time, "!", _tag(text, "bash-input"))
+            if self.main:
+                self.tally.commands.add(key)
+            self.items.append(command)
+        else:
+            self.items.append(Marker(key, time, "meta", text))
+
+    def _command(self, key: str, text: str, time: str | None) -> None:
+        name = _tag(text, "command-name") or _tag(text, "command-message")
+        self.items.append(Command(key, time, name.strip(), _tag(text, "command-args").strip()))
+        if self.main:
+            self.tally.commands.add(key)
+
+    def _command_output(self, key: str, text: str, time: str | None) -> None:
+        output = "\n".join(
+            part for tag in ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
+            if (part := _tag(text, tag).strip())
+        )
+        last = self.items[-1] if self.items else None
+        if isinstance(last, Command) and not last.output:
+            last.output = output
+        elif output:
+            self.items.append(Marker(key, time, "notice", output))
+
+    # system --------------------------------------------------------------
+
+    def _system(self, record: dict[str, Any]) -> None:
+        subtype = as_str(record.get("subtype"))
+        key = record["_key"]
+        time = normalize_timestamp(record.get("timestamp"))
+        content = record.get("content")
+        text = content if isinstance(content, str) else blocks_text(content_blocks(content))
+        if subtype == "compact_boundary":
+            self.items.append(Marker(key, time, "compaction", _compaction_text(record)))
+        elif subtype == "local_command":
+            if "<command-name>" in text and text.lstrip().startswith(("<command-name>", "<command-message>")):
+                self._command(key, text, time)
+            else:
+                self._command_output(key, text, time)
+        elif subtype in ("api_error", "error", "api_refusal"):
+            self.items.append(Marker(key, time, "error", text or _error_text(record)))
+        elif subtype in ("turn_duration", "stop_hook_summary", "session_start", "microcompact_boundary"):
+            return  # bookkeeping, not conversation
+        elif text:
+            self.items.append(Marker(key, time, "notice", text))
+
+    # inline sidechains (Claude Code 1.0.x kept sub-agent records in the main file)
+
+    def _add_inline_sidechain(self, record: dict[str, Any]) -> None:
+        if record.get("parentUuid") is None or not self.sidechains:
+            self.sidechains.append([])
+        self.sidechains[-1].append(record)
+
+
+def _tag(text: str, tag: str) -> str:
+    match = _TAG_RE[tag].search(text)
+    return match.group(1) if match else ""
+
+
+def _agent_id_in(result: ToolResult) -> str:
+    # A Task result's text ends with "agentId: <id> (use SendMessage …)" (FORMATS A7).
+    for block in result.content:
+        if isinstance(block, Text) and "agentId:" in block.text:
+            match = _AGENT_ID_TAIL.search(block.text)
+            if match:
+                return match.group(1)
+    return ""
+
+
+def _compaction_text(record: dict[str, Any]) -> str:
+    meta = as_dict(record.get("compactMetadata"))
+    trigger = as_str(meta.get("trigger"))
+    before = as_int(meta.get("preTokens"))
+    parts = ["Conversation compacted"]
+    if trigger:
+        parts.append(f"({trigger})")
+    if before:
+        parts.append(f"at {before:,} tokens")
+    return " ".join(parts)
+
+
+def _error_text(record: dict[str, Any]) -> str:
+    error = as_dict(record.get("error"))
+    inner = as_dict(error.get("error"))
+    message = as_str(inner.get("message")) or as_str(error.get("message"))
+    status = error.get("status")
+    return f"API error {status}: {message}".strip() if status else (message or "API error")
+
+
+# --- sessions ------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    """A sub-agent run being read, with what can link it to its launching call."""
+
+    run: SubagentRun
+    tally: Tally
+    links: dict[str, str] = field(default_factory=dict)  # agent id -> tool_use id
+    prompt: str = ""  # inline sidechains: the Task prompt they answered
+
+
+@dataclass
+class ClaudeSource:
+    """One session's files as discovered on disk."""
+
+    main: Path
+    subagents: list[Path] = field(default_factory=list)
+
+
+def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str) -> Session:
+    warnings: list[Warning] = []
+
+    def note(warning: Warning) -> None:
+        warnings.append(warning)
+        warn(warning)
+
+    tally = Tally()
+    found = _collect(source.main, label(source.main), note, tally)
+    timeline = _Timeline(tally, main=True)
+    for record in found.records:
+        timeline.add(record)
+    runs = [_read_subagent(path, label(path), note) for path in source.subagents]
+    inline = [_inline_run(records, index, tally) for index, records in enumerate(timeline.sidechains)]
+    orphans = _attach_subagents(timeline, runs + inline, found.agent_links)
+    for part in runs + inline:
+        # Inline sidechains' records and replies are already the session's; merging
+        # adds their tool calls and results (sets, so nothing counts twice).
+        tally.merge(part.tally, prompts_and_commands=False)
+    tally.subagents.update(part.run.file for part in runs)
+    for pending_id, result in timeline.pending_results.items():
+        timeline.items.append(Marker(f"result:{pending_id}", result.timestamp, "notice",
+                                     "A tool result whose call is not in the transcript."))
+    models = list(timeline.models)
+    for part in runs + inline:
+        models.extend(m for m in part.run.models if m not in models)
+    session = Session(
+        id=source.main.stem,
+        source=SOURCE_CLAUDE,
+        cwd=found.cwd,
+        title=_title(found, timeline, source.main.stem),
+        started=found.first_time,
+        ended=found.last_time,
+        versions=found.versions,
+        models=models,
+        git_branch=found.git_branch,
+        files=[label(source.main)] + [label(p) for p in source.subagents],
+        timeline=timeline.items,
+        stats=tally.stats(),
+        warnings=warnings,
+        orphan_subagents=orphans,
+        subagent_files=[str(p) for p in source.subagents],
+    )
+    session.tally = tally
+    return session
+
+
+def _title(found: _Collected, timeline: _Timeline, fallback: str) -> str:
+    for candidate in (found.custom_title, found.ai_title, found.summary, timeline.first_prompt_text):
+        line = first_line(candidate)
+        if line:
+            return line
+    return f"Session {fallback}"
+
+
+def _read_subagent(path: Path, label: str, warn: WarnFn) -> _Run:
+    tally = Tally()
+    found = _collect(path, label, warn, tally)
+    timeline = _Timeline(tally, main=False)
+    for record in found.records:
+        timeline.add(record)
+    meta = _agent_meta(path)
+    agent_id = found.agent_id or path.stem.removeprefix("agent-")
+    run = SubagentRun(
+        agent_id=agent_id,
+        agent_type=as_str(meta.get("agentType")) or None,
+        description=as_str(meta.get("description")) or None,
+        file=label,
+        timeline=timeline.items,
+        stats=tally.stats(),
+        models=timeline.models,
+    )
+    links = dict(found.agent_links)
+    if isinstance(meta.get("toolUseId"), str):
+        links[agent_id] = meta["toolUseId"]
+    return _Run(run, tally, links)
+
+
+def _inline_run(records: list[dict[str, Any]], index: int, tally: Tally) -> _Run:
+    """A 1.0.x sidechain kept inline in the main file: its records already count
+    for the session (they are in the session's tally); it only needs a timeline."""
+    view = Tally()
+    timeline = _Timeline(view, main=False)
+    for record in records:
+        timeline.add(record)
+        message = as_dict(record.get("message"))
+        if record.get("type") == "assistant" and as_str(message.get("model")) != SYNTHETIC_MODEL:
+            key = as_str(message.get("id")) or record["_key"]
+            view.add_reply(key, tally.replies.get(key, usage_of(message)))
+        view.records.add(record["_key"])
+    run = SubagentRun(
+        agent_id=f"sidechain-{index + 1}",
+        agent_type=None,
+        description=None,
+        file="(inline)",
+        timeline=timeline.items,
+        stats=view.stats(),
+        models=timeline.models,
+    )
+    first_user = next((r for r in records if r.get("type") == "user"), None)
+    task_prompt = blocks_text(content_blocks(as_dict(first_user.get("message")).get("content"))) if first_user else ""
+    return _Run(run, view, prompt=task_prompt)
+
+
+def _agent_meta(path: Path) -> dict[str, Any]:
+    meta_path = path.with_name(path.stem + ".meta.json")
+    try:
+        if meta_path.is_file() and meta_path.stat().st_size < 1_000_000:
+            return as_dict(orjson.loads(meta_path.read_bytes()))
+    except (OSError, orjson.JSONDecodeError):
+        pass
+    return {}
+
+
+def _attach_subagents(timeline: _Timeline, runs: list[_Run], progress_links: dict[str, str]) -> list[SubagentRun]:
+    """Nest each sub-agent run under the call that launched it, where that can be
+    told: the Task result's agentId, agent_progress records, the meta.json sidecar,
+    or (1.0.x inline sidechains) the Task prompt text. The rest are returned."""
+    links = {**progress_links, **timeline.agent_calls}
+    by_prompt = {
+        as_str(as_dict(call.input).get("prompt")).strip(): call
+        for call in timeline.calls.values()
+        if call.name in ("Task", "Agent")
+    }
+    orphans: list[SubagentRun] = []
+    for part in runs:
+        run = part.run
+        call_id = links.get(run.agent_id) or part.links.get(run.agent_id)
+        if call_id:
+            call = timeline.calls.get(call_id)
+        else:
+            call = by_prompt.get(part.prompt.strip()) if part.prompt.strip() else None
+        if call is not None and call.subagent is None:
+            call.subagent = run
+            if not run.description:
+                run.description = as_str(as_dict(call.input).get("description")) or None
+            if not run.agent_type:
+                run.agent_type = as_str(as_dict(call.input).get("subagent_type")) or None
+        else:
+            orphans.append(run)
+    return orphans

@@ -1,0 +1,203 @@
+"""The defensive line reader: bytes in, JSON objects and ``file:line`` warnings out.
+
+Every format bough reads is JSON Lines written by a process that may be killed
+mid-write, by tools that change shape between versions, and sometimes by hand.
+This module is the one place that touches transcript bytes. It never raises for
+bad content: each bad line becomes one Warning and the next line is read.
+
+- Only regular files are opened; a FIFO or device is refused before ``open``
+  could block or stream forever, and the size is taken before reading so a file
+  still being appended to is read up to what was there (its last complete line).
+- A UTF-8 BOM, CRLF line ends and blank lines are tolerated.
+- orjson is tried first (fast); lines it refuses (raw control characters, lone
+  surrogate escapes) get a second, lenient chance with the standard library, and
+  any lone surrogate is replaced so nothing downstream fails to encode it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..model import Warning
+
+# A line longer than this is skipped (read through, never held whole).
+MAX_LINE_BYTES = 256 * 1024 * 1024
+_CHUNK = 1 << 20
+_BOM = b"\xef\xbb\xbf"
+
+WarnFn = Callable[[Warning], None]
+
+
+class JsonlFile:
+    """Iterate ``(line_number, object)`` over one JSONL file.
+
+    After iteration ``lines`` is the number of non-blank lines seen and
+    ``skipped`` the number of those that gave no object.
+    """
+
+    def __init__(self, path: Path, label: str, warn: WarnFn, *, max_bytes: int | None = None):
+        self.path = path
+        self.label = label  # how warnings name the file
+        self._warn = warn
+        self._max_bytes = max_bytes
+        self.lines = 0
+        self.skipped = 0
+        self.size = 0  # bytes considered (the size when opened)
+
+    def warn(self, line: int, reason: str) -> None:
+        self._warn(Warning(self.label, line, reason))
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        handle = open_regular(self.path, self.label, self._warn)
+        if handle is None:
+            return
+        with handle:
+            self.size = os.fstat(handle.fileno()).st_size
+            if self._max_bytes is not None:
+                self.size = min(self.size, self._max_bytes)
+            if self.size == 0:
+                self.warn(0, "empty file")
+                return
+            yield from self._objects(handle)
+
+    def _objects(self, handle) -> Iterator[tuple[int, dict[str, Any]]]:
+        remaining = self.size
+        number = 0
+        while remaining > 0:
+            raw = handle.readline(min(remaining, MAX_LINE_BYTES))
+            if not raw:
+                break
+            remaining -= len(raw)
+            number += 1
+            terminated = raw.endswith(b"\n")
+            if not terminated and remaining > 0 and len(raw) >= MAX_LINE_BYTES:
+                remaining -= _skip_rest_of_line(handle, remaining)
+                self.lines += 1
+                self.skipped += 1
+                self.warn(number, f"line longer than {MAX_LINE_BYTES} bytes, skipped")
+                continue
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            if not raw.strip():
+                continue
+            self.lines += 1
+            obj, reason = parse_line(raw)
+            if reason and obj is not None:
+                self.warn(number, reason)
+            if obj is None:
+                self.skipped += 1
+                if not terminated:
+                    reason = f"truncated last line (no newline at end): {reason}"
+                self.warn(number, reason or "not a JSON object")
+                continue
+            yield number, obj
+
+
+def open_regular(path: Path, label: str, warn: WarnFn):
+    """Open ``path`` for binary reading only if it is a regular file."""
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        warn(Warning(label, 0, f"cannot read: {err.strerror or err}"))
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        warn(Warning(label, 0, "not a regular file, skipped"))
+        return None
+    try:
+        # O_NONBLOCK: should the path have become a FIFO since stat, open must not hang.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        warn(Warning(label, 0, f"cannot read: {err.strerror or err}"))
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        warn(Warning(label, 0, "not a regular file, skipped"))
+        return None
+    return os.fdopen(fd, "rb", buffering=_CHUNK)
+
+
+def _skip_rest_of_line(handle, remaining: int) -> int:
+    skipped = 0
+    while skipped < remaining:
+        chunk = handle.readline(min(_CHUNK, remaining - skipped))
+        if not chunk:
+            break
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped
+
+
+def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    """Parse one line. Returns ``(object, "")``, ``(object, note)`` when the
+    line needed repair, or ``(None, reason)`` when it gave no object."""
+    note = ""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        value, note = _lenient(raw)
+        if value is None:
+            return None, note
+    if not isinstance(value, dict):
+        return None, f"not a JSON object (a JSON {_json_kind(value)})"
+    return value, note
+
+
+def _lenient(raw: bytes) -> tuple[Any, str]:
+    note = ""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        note = "invalid UTF-8 replaced with U+FFFD"
+    try:
+        value = json.loads(text, strict=False)
+    except RecursionError:
+        return None, "JSON nested too deeply"
+    except ValueError as err:
+        return None, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})"
+    if _has_surrogates(text):
+        value = _replace_surrogates(value)
+        note = note or "lone surrogate replaced with U+FFFD"
+    return value, note or "control characters inside strings"
+
+
+def _has_surrogates(text: str) -> bool:
+    return "\\ud" in text.lower()
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _is_broken(value) else value
+    if isinstance(value, list):
+        return [_replace_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _is_broken(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number"

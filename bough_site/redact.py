@@ -1,0 +1,737 @@
+"""Secrets out of every string, before anything is rendered or written.
+
+Transcripts are full of secrets: ``.env`` files a tool read, tokens a command
+echoed, ``Authorization`` headers inside exception text, private keys. Every
+string taken from a transcript passes through :class:`Redactor` at the data
+layer, so pages, sidecars, the search index, titles and file names all see the
+redacted text.
+
+How it works (the shape gitleaks uses, our own rules):
+
+- A table of :class:`Rule`: a kind, a few cheap literal keywords, one compiled
+  regex and which group of it is the secret. A rule's regex only runs when one
+  of its keywords occurs in the string (checked with ``in`` on the lower-cased
+  string); a string with no keyword at all comes back at once. There are no
+  entropy-only rules: they flag every git SHA, UUID and base64 image.
+- Every quantifier is bounded and none is nested, so a 5 MB base64 blob costs a
+  linear scan at worst.
+- Provider rules (a known prefix or shape: ``ghp_…``, ``AKIA…``, JWTs …) beat
+  generic ones (``NAME=value``, headers, URLs, cookies) where their spans
+  overlap; a private key block beats everything inside it.
+- A secret becomes ``[redacted: KIND FINGERPRINT]``: FINGERPRINT is the first 8
+  hex digits of HMAC-SHA256(key, secret). The same secret gets the same label
+  wherever it appears; the label cannot be reversed (a keyed hash, so short
+  passwords cannot be brute-forced from a published page). Only the secret part
+  is replaced: ``Authorization: Bearer `` and ``API_KEY=`` stay.
+- Generic rules skip what is plainly not a secret: ``$VAR``/``${VAR}``
+  references, ``<token>``, ``changeme``, ``xxx``, ``your-api-key-here``, empty
+  values, paths, booleans, and names that describe a secret rather than hold it
+  (``PASSWORD_MIN_LENGTH``, ``TOKEN_URL``, ``MAX_TOKENS``, ``input_tokens``).
+  Provider rules skip nothing: a placeholder that has a real key's exact shape
+  is redacted (over-redacting is cheap, under-redacting is a leak).
+
+Decisions worth knowing:
+
+- ``user:pass@host`` and ``user:password@host`` (the documentation examples)
+  survive; any other password in a URL is redacted, as are secret-named query
+  parameters (``?access_token=``, ``&password=``, ``X-Amz-Signature=``), also
+  under the kind ``url-password``.
+- ``curl -u user:password`` becomes ``auth-header`` (it is a Basic header);
+  all-digit pairs such as ``-u 1000:1000`` (uid:gid) survive.
+- A ``NAME=value`` assignment needs an upper-case NAME (shell, ``.env``,
+  Dockerfile); lower-case ``token=token`` keyword arguments in code are not
+  assignments of secrets. Quoted values in code (``password = "…"``,
+  ``api_key: '…'``), YAML lines (``password: hunter2``) and CLI flags
+  (``--api-key xyz``) are ``password-assignment``.
+- An upper-case NAME whose last word is ``KEY`` (``ENCRYPTION_KEY=…``) counts as
+  a secret name too.
+- A private key block with no END line is redacted to the end of the string.
+- ``home``/``user`` (the --redact-paths option): the home path is replaced
+  first (``/home/alice/x`` -> ``~/x``), then the user name wherever it is a
+  whole word in the regex sense (letters, digits and ``_`` are word
+  characters), so the mangled project name ``-home-alice-app`` becomes
+  ``-home-~-app`` and ``alice@host`` becomes ``~@host``, but ``alice_x`` stays.
+  The match is case-sensitive; a user name shorter than 2 characters is
+  ignored. Labels are never touched by this replacement.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import hashlib
+import hmac
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Redactor", "Rule", "RULES", "is_sensitive_path"]
+
+Span = tuple[int, int]
+
+# Tiers for resolving overlaps: the lower tier wins.
+TIER_BLOCK = 0  # private key blocks: everything inside goes with them
+TIER_PROVIDER = 1  # a provider's own prefix or shape
+TIER_GENERIC = 2  # names, headers, URLs, cookies: the shape of a secret, not its issuer
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One kind of secret.
+
+    ``keywords`` are lower-case literals; at least one must occur in the
+    lower-cased string before ``regex`` runs, so each must be implied by every
+    match of the regex. ``groups`` names the regex groups holding the secret
+    (the first that took part in a match is used). ``check`` can refuse a match
+    (placeholders, names that are not secret); ``spans`` replaces the group
+    logic for rules that yield several secrets per match (cookies).
+    """
+
+    kind: str
+    keywords: tuple[str, ...]
+    regex: re.Pattern[str]
+    groups: tuple[int | str, ...] = ("s",)
+    tier: int = TIER_PROVIDER
+    check: Callable[[re.Match[str], str], bool] | None = None
+    spans: Callable[[re.Match[str]], list[Span]] | None = None
+
+    def secret_spans(self, m: re.Match[str]) -> list[Span]:
+        if self.spans is not None:
+            return self.spans(m)
+        for g in self.groups:
+            if m.start(g) >= 0:
+                if self.check is not None and not self.check(m, m.group(g)):
+                    return []
+                return [m.span(g)]
+        return []
+
+
+# --------------------------------------------------------------------------
+# What is not a secret: placeholders, references and descriptive names.
+# --------------------------------------------------------------------------
+
+_PLACEHOLDER_WORDS = frozenset(
+    """
+    changeme change-me change_me changeit password passwd pass pwd secret secrets
+    token tokens apikey api_key api-key key example sample dummy placeholder
+    redacted hidden masked none null nil undefined true false yes no on off
+    todo tbd fixme bearer basic digest token string str int bool bytes number
+    any optional required secretstr header headers default empty env
+    """.split()
+)
+
+# A value that refers to a secret instead of holding it, or is plainly fake.
+_PLACEHOLDER_RE = re.compile(
+    r"""^(?:
+        \$.*                                  # $VAR ${VAR} $(command)
+      | %[\w(].*                              # %VAR% %s %(name)s
+      | \{\{.*                                # {{ template }}
+      | \{[\w.]*\}                            # {name} (format fields)
+      | <[^<>]*>                              # <token>
+      | \[redacted.*                          # our own label: redaction is idempotent
+      | \**redacted\**                        # ***REDACTED***
+      | (?:your|my)[-_ ].*                    # your-api-key-here, YOUR_TOKEN
+      | .*[-_]here                            # insert-key-here
+      | (.)\1*                                # xxx **** 0000
+      | [x*._-]*x{3,}[x*._-]*                 # xxx-xxx, xxxx_xxxx
+      | (?:process\.env|os\.environ|os\.getenv|getenv|env|self|this|settings|config)[.(\[].*
+      | \.{0,2}/.* | ~/.*                     # paths: /etc/key.pem ./x ../x ~/x
+    )$""",
+    re.IGNORECASE | re.VERBOSE | re.DOTALL,
+)
+
+
+def is_placeholder(value: str) -> bool:
+    """True when a value found by a generic rule is not worth redacting."""
+    v = value.strip()
+    return not v or v.lower() in _PLACEHOLDER_WORDS or _PLACEHOLDER_RE.match(v) is not None
+
+
+# Words in a name that say it describes a secret instead of holding one
+# (PASSWORD_MIN_LENGTH, TOKEN_URL, MAX_TOKENS, input_tokens, AUTH_TYPE ...).
+_NOT_SECRET_WORDS = frozenset(
+    """
+    min max length len url uri urls endpoint endpoints host hostname port path paths
+    file files filename dir directory folder ttl expiry expires expire expiration
+    expired timeout lifetime age limit limits count counter size type kind enabled
+    enable disabled disable required header name field label method mode provider
+    algorithm alg retries retry input output budget version format scope scopes
+    issuer audience strategy cost usage tokens prefix location region arn user
+    username login email policy rotation backend class manager stdin env var ref
+    helper cache valid validity regex pattern template hint level allowed public
+    publishable primary sort partition foreign
+    """.split()
+)
+
+_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def _name_words(name: str) -> list[str]:
+    """``NEXTAUTH_SECRET`` -> nextauth, secret; ``apiKeyId`` -> api, key, id."""
+    return [w.lower() for w in _WORD_RE.findall(name)]
+
+
+def is_secret_name(name: str, *, key_suffix: bool = False, query: bool = False) -> bool:
+    """Does this variable, key or flag name hold a secret?
+
+    Contains SECRET, TOKEN, PASSWORD, PASSWD, PASSPHRASE, PWD, CREDENTIAL,
+    API_KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or the word AUTH (not AUTHOR),
+    and no word from _NOT_SECRET_WORDS. ``key_suffix``: a last word KEY counts
+    (upper-case env names). ``query``: KEY, SIG and SIGNATURE count (URLs).
+    """
+    words = _name_words(name)
+    if not words or words in (["pwd"], ["oldpwd"]):  # the shell's working directory
+        return False
+    if any(w in _NOT_SECRET_WORDS or w.startswith("tokeniz") for w in words):
+        return False
+    for i, w in enumerate(words):
+        if any(k in w for k in ("password", "passwd", "passphrase", "secret", "credential", "token")):
+            return True
+        if w.endswith("pwd") or w in ("apikey", "accesskey", "privatekey", "authkey"):
+            return True
+        if w.endswith("auth") or w == "authorization" or (w.startswith("auth") and not w.startswith("author")):
+            return True
+        if w == "key" and i > 0 and words[i - 1] in ("api", "access", "private"):
+            return True
+        if query and w in ("key", "sig", "signature"):
+            return True
+    return key_suffix and len(words) >= 2 and words[-1] == "key"
+
+
+def _value_ok(m: re.Match[str], secret: str) -> bool:
+    return not is_placeholder(secret)
+
+
+def _named_value_ok(m: re.Match[str], secret: str) -> bool:
+    return is_secret_name(m.group("name")) and not is_placeholder(secret)
+
+
+def _env_ok(m: re.Match[str], secret: str) -> bool:
+    return is_secret_name(m.group("name"), key_suffix=True) and not is_placeholder(secret)
+
+
+def _query_ok(m: re.Match[str], secret: str) -> bool:
+    return is_secret_name(m.group("name"), query=True) and not is_placeholder(secret)
+
+
+def _url_password_ok(m: re.Match[str], secret: str) -> bool:
+    # "pass" and "password" are what documentation writes: user:pass@host.
+    return secret.lower() not in ("pass", "password") and not is_placeholder(secret)
+
+
+def _curl_user_ok(m: re.Match[str], secret: str) -> bool:
+    # -u 1000:1000 is a uid:gid (docker), not a login.
+    return not (secret.isdigit() and m.group("user").isdigit()) and not is_placeholder(secret)
+
+
+_COOKIE_PAIR = re.compile(r"(?P<n>[^=;,\s]{1,200})=(?P<v>[^;\r\n]{0,4000})")
+_COOKIE_ATTRS = frozenset(
+    "path domain expires max-age samesite secure httponly priority partitioned version comment".split()
+)
+
+
+def _cookie_spans(m: re.Match[str]) -> list[Span]:
+    """Each cookie's value in a Cookie / Set-Cookie header, not its attributes."""
+    base = m.start("val")
+    out: list[Span] = []
+    for p in _COOKIE_PAIR.finditer(m.group("val")):
+        value = p.group("v").rstrip()
+        if p.group("n").lower() in _COOKIE_ATTRS or is_placeholder(value):
+            continue
+        start = base + p.start("v")
+        out.append((start, start + len(value)))
+    return out
+
+
+# --------------------------------------------------------------------------
+# The rule table.
+# --------------------------------------------------------------------------
+
+_ALNUM = "0-9A-Za-z"
+_B64URL = "0-9A-Za-z_-"
+
+
+def _rule(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
+    return Rule(kind, tuple(keywords.split()), re.compile(pattern, flags), **kw)
+
+
+# The generic NAME part of assignments: these keywords are implied by is_secret_name().
+_NAME_KW = "secret token passw passphrase pwd apikey api_key api-key accesskey access_key access-key privatekey private_key private-key credential auth"
+
+# A quoted or bare value, as the last groups of an assignment pattern.
+_QUOTED_VALUE = r"""(?:"(?P<dq>[^"\r\n]{1,500})"|'(?P<sq>[^'\r\n]{1,500})')"""
+_BARE_CHARS = r"""[^\s"'`;&|<>]"""
+
+RULES: tuple[Rule, ...] = (
+    # Private keys: the whole block, to its END line or to the end of the text.
+    _rule(
+        "private-key",
+        "private key",
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r".*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        re.DOTALL,
+        groups=(0,),
+        tier=TIER_BLOCK,
+    ),
+    # AWS access key ids; the docs' ...EXAMPLE key is redacted too.
+    _rule(
+        "aws-access-key",
+        "akia asia abia acca a3t",
+        r"(?<![A-Z0-9])(?P<s>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})(?![A-Z0-9])",
+    ),
+    # AWS secret keys: 40 base64 characters are everywhere, so only next to aws + secret/key.
+    _rule(
+        "aws-secret-key",
+        "aws secretaccesskey",
+        r"(?i:aws[^\n]{0,40}?(?:secret|key)|secretaccesskey)[^\n]{0,40}?[:=][ \t]*[\"']?"
+        r"(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+    ),
+    _rule(
+        "github-token",
+        "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
+        rf"(?<![{_ALNUM}_])(?P<s>gh[pousr]_[{_ALNUM}]{{36,251}}|github_pat_[{_ALNUM}_]{{22,255}})(?![{_ALNUM}_])",
+    ),
+    _rule(
+        "gitlab-token",
+        "glpat- gldt- glrt- glptt- glcbt- gloas- glsoat- glft- glimt- glagent- glffct-",
+        rf"(?<![{_ALNUM}_])(?P<s>gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent|ffct)-[{_B64URL}]{{20,300}}"
+        rf"(?:\.[{_B64URL}]{{1,300}}){{0,3}})",
+    ),
+    _rule(
+        "slack-webhook",
+        "hooks.slack.com",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,300})",
+    ),
+    _rule(
+        "slack-token",
+        "xox xapp-",
+        rf"(?<![{_ALNUM}])(?P<s>xox[abposre](?:\.xox[a-z])?-[{_ALNUM}-]{{10,300}}|xapp-[0-9]-[{_ALNUM}-]{{10,300}})",
+    ),
+    _rule(
+        "stripe-key",
+        "sk_live_ sk_test_ sk_prod_ rk_live_ rk_test_ rk_prod_ whsec_",
+        rf"(?<![{_ALNUM}_])(?P<s>(?:sk|rk)_(?:live|test|prod)_[{_ALNUM}]{{10,250}}|whsec_[{_ALNUM}+/=]{{20,250}})",
+    ),
+    # Before openai-key: sk-ant-… and sk-or-… are also sk-… on a tie.
+    _rule(
+        "anthropic-key",
+        "sk-ant-",
+        rf"(?<![{_B64URL}])(?P<s>sk-ant-[a-z]{{2,10}}[0-9]{{0,3}}-[{_B64URL}]{{20,300}})",
+    ),
+    _rule(
+        "openrouter-key",
+        "sk-or-",
+        r"(?<![0-9A-Za-z_-])(?P<s>sk-or-v[0-9]-[0-9a-f]{64})(?![0-9A-Za-z])",
+    ),
+    _rule(
+        "openai-key",
+        "sk-",
+        rf"(?<![{_B64URL}])(?P<s>sk-(?:proj|svcacct|admin|None)-[{_B64URL}]{{20,300}}"
+        rf"|sk-[{_B64URL}]{{0,150}}T3BlbkFJ[{_B64URL}]{{10,150}}"
+        rf"|sk-[{_ALNUM}]{{32,200}}(?![{_B64URL}]))",
+    ),
+    _rule(
+        "google-api-key",
+        "aiza",
+        rf"(?<![{_B64URL}])(?P<s>AIza[{_B64URL}]{{35}})(?![{_B64URL}])",
+    ),
+    _rule(
+        "google-oauth-secret",
+        "gocspx-",
+        rf"(?<![{_B64URL}])(?P<s>GOCSPX-[{_B64URL}]{{28}})(?![{_B64URL}])",
+    ),
+    _rule(
+        "npm-token",
+        "npm_",
+        rf"(?<![{_ALNUM}_])(?P<s>npm_[{_ALNUM}]{{36}})(?![{_ALNUM}])",
+    ),
+    # pypi.org and test.pypi.org macaroons: "pypi-" + base64 of a header naming the index.
+    _rule(
+        "pypi-token",
+        "pypi-age",
+        rf"(?<![{_ALNUM}_])(?P<s>pypi-AgE[{_B64URL}]{{50,2000}})",
+    ),
+    _rule(
+        "huggingface-token",
+        "hf_",
+        rf"(?<![{_ALNUM}_])(?P<s>hf_[{_ALNUM}]{{34,40}})(?![{_ALNUM}])",
+    ),
+    _rule(
+        "sendgrid-key",
+        "sg.",
+        rf"(?<![{_ALNUM}_])(?P<s>SG\.[{_B64URL}]{{22}}\.[{_B64URL}]{{43}})(?![{_B64URL}])",
+    ),
+    # Twilio: SK + 32 hex on its own (hex hashes never contain the upper-case SK),
+    # or any 32 hex assigned next to the word twilio (the auth token).
+    _rule(
+        "twilio-key",
+        "sk twilio",
+        r"(?<![0-9A-Za-z_])(?P<s>SK[0-9a-f]{32})(?![0-9A-Za-z_])"
+        r"|(?i:twilio)[^\n]{0,40}?(?i:token|secret|key|auth)[^\n]{0,30}?[:=][ \t]*[\"']?"
+        r"(?P<t>[0-9a-f]{32})(?![0-9A-Za-z])",
+        groups=("s", "t"),
+    ),
+    _rule(
+        "digitalocean-token",
+        "_v1_",
+        r"(?<![0-9A-Za-z_])(?P<s>do[opr]_v1_[0-9a-f]{64})(?![0-9A-Za-z])",
+    ),
+    _rule(
+        "supabase-token",
+        "sbp_ sb_secret_",
+        rf"(?<![{_ALNUM}_])(?P<s>sbp_[0-9a-f]{{40}}|sb_secret_[{_B64URL}]{{20,100}})(?![{_ALNUM}])",
+    ),
+    _rule(
+        "telegram-bot-token",
+        ":aa",
+        rf"(?<![0-9])(?P<s>[0-9]{{8,10}}:AA[{_B64URL}]{{33}})(?![{_B64URL}])",
+    ),
+    _rule(
+        "azure-storage-key",
+        "accountkey= sharedaccesskey=",
+        r"(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{40,88}={0,2})",
+    ),
+    # JWT: header and payload are base64url JSON objects ("eyJ" is "{\"").
+    _rule(
+        "jwt",
+        "eyj",
+        rf"(?<![{_B64URL}])(?P<s>eyJ[{_B64URL}]{{5,4000}}\.eyJ[{_B64URL}]{{5,8000}}\.[{_B64URL}]{{0,4000}})",
+    ),
+    # ---- generic rules: the shape of a secret, not who issued it ----
+    _rule(
+        "url-password",
+        "://",
+        r"://(?P<user>[^\s:/?#@\"'<>]{0,200}):(?P<s>[^\s/?#@\"'<>]{1,300})@",
+        tier=TIER_GENERIC,
+        check=_url_password_ok,
+    ),
+    # Secret-named query parameters and form fields: ?access_token=… &password=…
+    _rule(
+        "url-password",
+        "token secret passw pwd key auth credential sig",
+        r"(?:[?&]|(?<![\w-])(?:-d|--data(?:-raw|-urlencode|-binary)?|-F|--form)[ \t=]+[\"']?)"
+        r"(?P<name>[A-Za-z_][\w.\[\]-]{0,80})=(?P<s>[^&#\s\"'<>]{1,2000})",
+        tier=TIER_GENERIC,
+        check=_query_ok,
+    ),
+    _rule(
+        "auth-header",
+        "authorization api-key auth-token access-token private-token subscription-key -token -key -secret",
+        r"(?i)(?<![\w-])(?:(?:proxy-)?authorization|x-api-key|api-key|x-auth-token|x-access-token|x-goog-api-key"
+        r"|ocp-apim-subscription-key|private-token|x-[a-z0-9-]{1,40}-(?:token|key|secret))[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?:(?:bearer|basic|token|digest|apikey|api-key|key|sso-key)[ \t]+)?"
+        r"(?P<s>[A-Za-z0-9._~+/=:@!%*-]{3,4000})",
+        tier=TIER_GENERIC,
+        check=_value_ok,
+    ),
+    _rule(
+        "auth-header",
+        "-u --user",
+        r"(?<![\w-])(?:-u|--user)[ \t]+[\"']?(?P<user>[^\s:\"'$-][^\s:\"']{0,99}):(?P<s>[^\s\"']{1,300})",
+        tier=TIER_GENERIC,
+        check=_curl_user_ok,
+    ),
+    _rule(
+        "cookie",
+        "cookie",
+        r"(?i)(?<![\w-])(?:(?:set-)?cookie[\"']?[ \t]*:|--cookie[ \t=])[ \t]*[\"']?(?P<val>[^\r\n\"']{1,8000})",
+        tier=TIER_GENERIC,
+        spans=_cookie_spans,
+    ),
+    # Shell / .env / Dockerfile: NAME=value with an upper-case NAME (export NAME=… too).
+    _rule(
+        "env-secret",
+        _NAME_KW + " _key",
+        rf"(?<![\w$.{{/-])(?P<name>[A-Z_][A-Z0-9_]{{0,80}})=(?:{_QUOTED_VALUE}|(?P<bare>{_BARE_CHARS}{{1,500}}))",
+        groups=("dq", "sq", "bare"),
+        tier=TIER_GENERIC,
+        check=_env_ok,
+    ),
+    # Code: password = "…", api_key: '…', "token": "…", cfg["secret"] = "…", key: str = "…".
+    _rule(
+        "password-assignment",
+        _NAME_KW,
+        r"(?<![\w.-])(?P<name>[A-Za-z_@$][\w.-]{0,80})[\"']?\]?[ \t]*"
+        r"(?::[ \t]*[A-Za-z_][\w\[\]|., ]{0,40}?[ \t]*)?"  # an optional type annotation
+        rf"(?::=|=>|==|!=|[:=])[ \t]*{_QUOTED_VALUE}",
+        groups=("dq", "sq"),
+        tier=TIER_GENERIC,
+        check=_named_value_ok,
+    ),
+    # YAML and "Label: value" lines: password: hunter2
+    _rule(
+        "password-assignment",
+        _NAME_KW,
+        r"(?m)^[ \t]*(?:-[ \t]+)?[\"']?(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?[ \t]*:[ \t]+"
+        r"(?P<s>[^\s\"'#{}\[\]()|,;&<>]{1,500})[ \t\r]*(?:#[^\n]*)?$",
+        tier=TIER_GENERIC,
+        check=_named_value_ok,
+    ),
+    # Command-line flags: --api-key xyz, --password=xyz.
+    _rule(
+        "password-assignment",
+        _NAME_KW,
+        rf"(?<![\w-])--(?P<name>[A-Za-z][\w-]{{0,60}})(?:=|[ \t]+)(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`;&|<>-]{_BARE_CHARS}{{0,499}}))",
+        groups=("dq", "sq", "bare"),
+        tier=TIER_GENERIC,
+        check=_named_value_ok,
+    ),
+)
+
+GENERIC_KINDS = frozenset(r.kind for r in RULES if r.tier == TIER_GENERIC) | {"sensitive-file"}
+
+# keyword -> indexes of the rules it unlocks, so each distinct keyword is scanned once.
+_KEYWORD_RULES: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
+    (kw, tuple(i for i, r in enumerate(RULES) if kw in r.keywords))
+    for kw in sorted({k for r in RULES for k in r.keywords})
+)
+
+
+# --------------------------------------------------------------------------
+# Files that are sensitive as a whole.
+# --------------------------------------------------------------------------
+
+# Whole text replaced: key material and one-line credential files.
+_KEY_FILE_RE = re.compile(
+    r"""(?:
+        .*\.(?:pem|key|p12|pfx|jks|keystore|ppk|p8)
+      | id_(?:rsa|dsa|ecdsa|ed25519)(?:[._-].*)?
+      | \.pgpass | \.htpasswd | \.git-credentials | \.vault-token
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Every value replaced: KEY=value, key: value and JSON lines.
+_VALUE_FILE_RE = re.compile(
+    r"""(?:
+        \.env(?:\..*)? | .*\.env | \.envrc
+      | \.npmrc | \.pypirc | \.netrc | _netrc | \.yarnrc(?:\.yml)? | \.my\.cnf | \.s3cfg | \.boto
+      | \.dockercfg | \.terraformrc | .*\.tfvars
+      | .*credentials(?:\.json|\.toml|\.ya?ml)? | client_secret.*\.json | service[-_]account.*\.json
+      | auth\.json | secrets?\.(?:json|ya?ml|toml|env|ini) | \.secrets?
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Files known by their directory.
+_VALUE_FILE_TAILS = (".docker/config.json", ".kube/config", ".aws/config", ".config/gh/hosts.yml")
+
+
+def _basename(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _is_key_file(path: str) -> bool:
+    return _KEY_FILE_RE.fullmatch(_basename(path)) is not None
+
+
+def is_sensitive_path(path: str) -> bool:
+    """True for a file whose contents are secret as a whole (``.env``, keys, credentials)."""
+    if not path:
+        return False
+    norm = path.replace("\\", "/").rstrip("/").lower()
+    name = _basename(norm)
+    return (
+        _KEY_FILE_RE.fullmatch(name) is not None
+        or _VALUE_FILE_RE.fullmatch(name) is not None
+        or any(norm == t or norm.endswith("/" + t) for t in _VALUE_FILE_TAILS)
+    )
+
+
+# A line as a tool showed it: an optional "   12→" or "12<tab>" line number (Claude's Read),
+# indentation, an optional "export " or "- ", then the rest.
+_FILE_LINE_RE = re.compile(r"^(?:[ \t]*[0-9]{1,9}(?:\u2192|\t))?[ \t]*(?:export[ \t]+|-[ \t]+)?")
+_COLON_SEP_RE = re.compile(r":(?=[ \t]|$)")
+_NETRC_RE = re.compile(r"\b(?:password|login|account)[ \t]+(?P<s>\S{1,500})")
+
+
+def _value_span(line: str, start: int) -> Span | None:
+    """The value of one ``KEY=value`` / ``key: value`` / ``"key": "value",`` line body."""
+    if start >= len(line) or line[start] in "#;[":
+        return None
+    eq = line.find("=", start)
+    colon = _COLON_SEP_RE.search(line, start)
+    seps = [p for p in (eq, colon.start() if colon else -1) if p >= 0]
+    if not seps:
+        return None
+    a, b = min(seps) + 1, len(line)
+    while a < b and line[a] in " \t":
+        a += 1
+    while b > a and line[b - 1] in " \t\r,":
+        b -= 1
+    quote = line[a] if a < b and line[a] in "\"'" else ""
+    close = line.find(quote, a + 1, b) if quote else -1
+    if close > a:  # "value" or 'value', maybe followed by a comment
+        a, b = a + 1, close
+    elif line.find(" #", a, b) >= 0:  # unquoted value with a trailing comment
+        b = line.find(" #", a, b)
+    value = line[a:b]
+    if not value or value[0] in "{[" or value == "null":
+        return None
+    return a, b
+
+
+def _file_value_spans(path: str, s: str) -> list[Span]:
+    """The value of every assignment line in a sensitive file."""
+    netrc = _basename(path).lower() in (".netrc", "_netrc")
+    out: list[Span] = []
+    pos = 0
+    for line in s.splitlines(keepends=True):
+        if netrc:
+            out.extend((pos + m.start("s"), pos + m.end("s")) for m in _NETRC_RE.finditer(line))
+        else:
+            body = _FILE_LINE_RE.match(line)
+            span = _value_span(line.rstrip("\r\n"), body.end() if body else 0)
+            if span:
+                out.append((pos + span[0], pos + span[1]))
+        pos += len(line)
+    return out
+
+
+# --------------------------------------------------------------------------
+# The redactor.
+# --------------------------------------------------------------------------
+
+_Candidate = tuple[int, int, int, str, int]  # tier, start, end, kind, rule order
+
+
+class Redactor:
+    """Replace secrets in transcript strings with ``[redacted: KIND FINGERPRINT]``.
+
+    ``key``: secret bytes for the keyed fingerprint (HMAC-SHA256).
+    ``enabled``: when False, secrets are left alone (home/user replacement still applies).
+    ``home``/``user``: when given, the home directory path and then the user name
+    (as a whole word) are replaced with ``~`` in every string (--redact-paths).
+    ``counts``: kind -> number of replacements made so far.
+    """
+
+    def __init__(self, key: bytes, *, enabled: bool = True, home: str | None = None, user: str | None = None) -> None:
+        self._key = bytes(key)
+        self.enabled = enabled
+        self.counts: collections.Counter[str] = collections.Counter()
+        self._fingerprints: dict[str, str] = {}
+        self._home = home.rstrip("/\\") if home and home.rstrip("/\\") else None
+        self._user = user if user and len(user) >= 2 else None
+        self._home_re = re.compile(re.escape(self._home) + r"(?![\w-])") if self._home else None
+        self._user_re = re.compile(r"\b" + re.escape(self._user) + r"\b") if self._user else None
+
+    # ---- public ----
+
+    def text(self, s: str) -> str:
+        """Redact one string."""
+        if not s:
+            return s
+        spans = self._find(s) if self.enabled else []
+        return self._apply(s, spans)
+
+    def value(self, v: Any) -> Any:
+        """A copy of a JSON-like value with every str value redacted; dict keys kept.
+
+        Iterative, so nesting as deep as any JSON parser allows cannot hit the
+        recursion limit. Tuples come back as lists (JSON has none).
+        """
+        if isinstance(v, str):
+            return self.text(v)
+        if not isinstance(v, (dict, list, tuple)):
+            return v
+        holder: list[Any] = [None]
+        stack: list[tuple[Any, Any, Any]] = [(v, holder, 0)]
+        while stack:
+            src, parent, slot = stack.pop()
+            out: Any
+            if isinstance(src, dict):
+                out = dict.fromkeys(src)
+                items = src.items()
+            else:
+                out = [None] * len(src)
+                items = enumerate(src)
+            parent[slot] = out
+            for k, item in items:
+                if isinstance(item, str):
+                    out[k] = self.text(item)
+                elif isinstance(item, (dict, list, tuple)):
+                    stack.append((item, out, k))
+                else:
+                    out[k] = item
+        return holder[0]
+
+    def file_text(self, path: str, s: str) -> str:
+        """Text of a file a tool read or wrote.
+
+        Like text(); for a sensitive file (is_sensitive_path) every value of a
+        ``KEY=value`` / ``key: value`` line is redacted as well (``sensitive-file``
+        unless a more specific rule names it), and key files (``*.pem``,
+        ``*.key``, ``id_rsa*`` …) are replaced whole.
+        """
+        if not s or not self.enabled or not is_sensitive_path(path):
+            return self.text(s)
+        if _is_key_file(path):
+            return self._apply(s, [(TIER_BLOCK, 0, len(s), "sensitive-file", -1)])
+        spans = self._find(s)
+        spans.extend((TIER_GENERIC, a, b, "sensitive-file", len(RULES)) for a, b in _file_value_spans(path, s))
+        return self._apply(s, spans)
+
+    def fingerprint(self, secret: str) -> str:
+        """First 8 hex digits of HMAC-SHA256(key, secret)."""
+        fp = self._fingerprints.get(secret)
+        if fp is None:
+            data = secret.encode("utf-8", "surrogatepass")
+            fp = hmac.new(self._key, data, hashlib.sha256).hexdigest()[:8]
+            if len(secret) <= 1024 and len(self._fingerprints) < 65536:
+                self._fingerprints[secret] = fp
+        return fp
+
+    # ---- internals ----
+
+    def _find(self, s: str) -> list[_Candidate]:
+        """Every candidate secret span, from the rules whose keywords occur in s."""
+        low = s.lower()
+        wanted: set[int] = set()
+        for kw, idxs in _KEYWORD_RULES:
+            if kw in low:
+                wanted.update(idxs)
+        found: list[_Candidate] = []
+        for i in sorted(wanted):
+            rule = RULES[i]
+            for m in rule.regex.finditer(s):
+                for a, b in rule.secret_spans(m):
+                    if b > a:
+                        found.append((rule.tier, a, b, rule.kind, i))
+        return found
+
+    def _apply(self, s: str, candidates: list[_Candidate]) -> str:
+        """Replace the winning spans; rewrite home/user in the text between them."""
+        chosen = _resolve(candidates)
+        if not chosen and self._home_re is None and self._user_re is None:
+            return s
+        parts: list[str] = []
+        pos = 0
+        for a, b, kind in chosen:
+            parts.append(self._paths(s[pos:a]))
+            parts.append(f"[redacted: {kind} {self.fingerprint(s[a:b])}]")
+            self.counts[kind] += 1
+            pos = b
+        parts.append(self._paths(s[pos:]))
+        return "".join(parts)
+
+    def _paths(self, seg: str) -> str:
+        if self._home_re is not None and self._home in seg:  # type: ignore[operator]
+            seg = self._home_re.sub("~", seg)
+        if self._user_re is not None and self._user in seg:  # type: ignore[operator]
+            seg = self._user_re.sub("~", seg)
+        return seg
+
+
+def _resolve(candidates: list[_Candidate]) -> list[tuple[int, int, str]]:
+    """Non-overlapping spans, in text order: lower tier first, then longer, then earlier, then table order."""
+    if not candidates:
+        return []
+    if len(candidates) == 1:
+        _, a, b, kind, _ = candidates[0]
+        return [(a, b, kind)]
+    taken: list[tuple[int, int, str]] = []  # sorted by start, never overlapping
+    for _, a, b, kind, _ in sorted(candidates, key=lambda c: (c[0], c[1] - c[2], c[1], c[4])):
+        i = bisect.bisect_left(taken, (a,))
+        if (i > 0 and taken[i - 1][1] > a) or (i < len(taken) and taken[i][0] < b):
+            continue
+        taken.insert(i, (a, b, kind))
+    return taken

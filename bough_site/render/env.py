@@ -1,0 +1,88 @@
+"""The Jinja environment: a user theme first, then the default theme.
+
+A theme is a directory with up to two folders:
+
+    THEME/templates/   Jinja templates; a file here replaces the default one of
+                       the same name (``session.html``, ``items/reply.html`` ...)
+    THEME/static/      files copied into ``assets/``; a file here replaces the
+                       default one of the same name (``bough.css``, ``bough.js``)
+
+A user template can wrap the default instead of copying it: every default
+template is also reachable as ``default:NAME``, so
+
+    {% extends "default:session.html" %}
+    {% block session_header %}{{ super() }}<p>Reviewed.</p>{% endblock %}
+
+keeps the default page and changes one block.  Templates the default includes or
+extends by plain name (``base.html``, ``item.html``) are looked up in the user
+theme first, so overriding one partial changes it everywhere.
+
+Safety (SAFETY.md, rule 1): ``autoescape=True`` for every template whatever its
+name, and ``StrictUndefined`` so a typo in a template is an error at build time
+rather than an empty string on the page.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+
+from ..errors import BoughError
+
+DEFAULT_PREFIX = "default"
+
+
+def default_theme_dir() -> Path:
+    """The default theme: inside the installed package (``bough_site/themes``),
+    else the ``themes/`` folder of a source checkout that is not installed."""
+    try:
+        root = resources.files("bough_site.themes")
+        candidate = Path(str(root)) / "default"
+        if (candidate / "templates").is_dir():
+            return candidate
+    except ModuleNotFoundError:
+        pass
+    # A plain checkout: bough_site/render/env.py -> <checkout>/themes/default.
+    return Path(__file__).resolve().parents[2] / "themes" / "default"
+
+
+def check_theme_dir(theme: Path) -> None:
+    """Refuse a theme directory that cannot be what the user meant."""
+    if not theme.is_dir():
+        raise BoughError(f"theme directory not found: {theme}")
+    if not (theme / "templates").is_dir() and not (theme / "static").is_dir():
+        raise BoughError(
+            f"theme directory {theme} has neither a templates/ nor a static/ folder "
+            "(templates go in THEME/templates/, static files in THEME/static/)"
+        )
+
+
+def make_env(theme: Path | None = None) -> jinja2.Environment:
+    """The environment every page is rendered with.
+
+    Lookup order for a plain name: ``theme/templates``, then the default theme.
+    ``default:NAME`` always means the default theme's template.
+    """
+    default_templates = jinja2.FileSystemLoader(str(default_theme_dir() / "templates"))
+    # "default:NAME" is answered first, so a user file can never stand in for
+    # the default it means to extend; a plain name falls through to the others.
+    loaders: list[jinja2.BaseLoader] = [
+        jinja2.PrefixLoader({DEFAULT_PREFIX: default_templates}, delimiter=":")
+    ]
+    if theme is not None:
+        check_theme_dir(theme)
+        if (theme / "templates").is_dir():
+            loaders.append(jinja2.FileSystemLoader(str(theme / "templates")))
+    loaders.append(default_templates)
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        # Templates are read from disk once per build; nothing to reload.
+        auto_reload=False,
+    )

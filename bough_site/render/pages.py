@@ -1,0 +1,806 @@
+"""Pages: what each template gets, and the Renderer the build calls.
+
+The templates (themes/default/templates) write every piece of markup; this
+module hands them plain values and the Markup our own renderers produced
+(Markdown, Pygments, diffs, charts).  No transcript string becomes markup here
+except through those renderers or Jinja's autoescape.
+
+Index and project pages read only session *summaries* (never ``timeline``):
+incremental builds render them without loading timelines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import re
+import shlex
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+from markupsafe import Markup
+
+from .. import __version__, urls
+from ..model import (
+    REASONING_KEY,
+    SOURCE_CLAUDE,
+    SOURCE_CODEX,
+    Image,
+    Marker,
+    Project,
+    Session,
+    Site,
+    SubagentRun,
+    ToolCall,
+    ToolResult,
+)
+from . import charts
+from .env import default_theme_dir, make_env
+from .highlight import highlight, highlight_diff, highlight_hunks, highlight_patch, stylesheet
+from .images import image_filename, sniff_image
+from .links import safe_href
+from .markdown import render_markdown
+
+# A session page is split when its HTML would pass this many bytes.
+PAGE_LIMIT = 5_000_000
+
+# Results and inputs longer than this are collapsed, the first lines left visible.
+COLLAPSE_LINES = 14
+COLLAPSE_CHARS = 2_400
+PREVIEW_LINES = 6
+# Diffs show whole up to this many lines, then collapse (no preview: a diff's
+# first lines say little without the rest).
+DIFF_COLLAPSE_LINES = 80
+# One-line summaries of a tool's key input are cut here.
+SUMMARY_CHARS = 160
+# JSON parsed for display only up to this size (a guard, not a limit on output).
+JSON_SNIFF_CHARS = 1_000_000
+
+CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+# Pagefind runs WebAssembly; only pages built with search need to allow it.
+CSP_SEARCH = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:"
+
+SOURCE_LABELS = {SOURCE_CLAUDE: "Claude Code", SOURCE_CODEX: "Codex"}
+MARKER_TYPES = ("compaction", "interruption", "error", "notice", "meta", "inherited")
+TODO_STATUSES = ("pending", "in_progress", "completed")
+
+# (stats key, label) in the order pages show them.
+STAT_LABELS: tuple[tuple[str, str], ...] = (
+    ("prompts", "prompts"),
+    ("replies", "replies"),
+    ("commands", "commands"),
+    ("tool_calls", "tool calls"),
+    ("tool_errors", "tool errors"),
+    ("subagents", "sub-agents"),
+    ("input_tokens", "input tokens"),
+    ("output_tokens", "output tokens"),
+    ("cache_creation_input_tokens", "cache writes"),
+    ("cache_read_input_tokens", "cache reads"),
+    (REASONING_KEY, "reasoning tokens"),
+    ("records", "records"),
+    ("lines", "lines read"),
+    ("skipped_lines", "lines skipped"),
+)
+TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+# Asset kinds that get a content hash in their names (browsers cache them hard).
+HASHED_SUFFIXES = (".css", ".js")
+GENERATED_CODE_CSS = "highlight.css"
+
+
+# --- small formatting helpers (template globals) -------------------------------
+
+
+@dataclass(frozen=True)
+class When:
+    """A moment in UTC: ``iso`` for the ``datetime`` attribute, texts to show."""
+
+    iso: str
+    text: str  # 2025-01-02 14:03 UTC
+    date: str  # 2025-01-02
+    clock: str  # 14:03:22
+    moment: datetime
+
+
+def parse_time(value: object) -> datetime | None:
+    """An ISO-8601 string as an aware UTC datetime, or None."""
+    if not isinstance(value, str) or not value or len(value) > 64:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)  # transcripts write UTC
+    return moment.astimezone(timezone.utc)
+
+
+def when(value: object) -> When | None:
+    moment = parse_time(value)
+    if moment is None:
+        return None
+    return When(
+        iso=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        text=moment.strftime("%Y-%m-%d %H:%M UTC"),
+        date=moment.strftime("%Y-%m-%d"),
+        clock=moment.strftime("%H:%M:%S"),
+        moment=moment,
+    )
+
+
+def duration(start: object, end: object) -> str:
+    """``1 h 05 min``, ``4 min``, ``35 s``; empty when unknown."""
+    a, b = parse_time(start), parse_time(end)
+    if a is None or b is None or b < a:
+        return ""
+    seconds = int((b - a).total_seconds())
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes:02d} min"
+    return f"{hours // 24} d {hours % 24} h"
+
+
+def num(value: object) -> str:
+    """``12,345``; anything not an int shown as 0 (stats are ints by contract)."""
+    return f"{value:,}" if isinstance(value, int) else "0"
+
+
+def compact(value: object) -> str:
+    """``1.2M``, ``34.5k``, ``999``: token counts at a glance."""
+    if not isinstance(value, int):
+        return "0"
+    for size, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
+        if abs(value) >= size:
+            text = f"{value / size:.1f}".removesuffix(".0")
+            return text + suffix
+    return str(value)
+
+
+def tokens(stats: dict[str, int]) -> int:
+    """All four token kinds added up (what a bar in the token chart shows)."""
+    return sum(stats.get(key, 0) for key in TOKEN_KEYS)
+
+
+def source_label(source: str) -> str:
+    return SOURCE_LABELS.get(source, source)
+
+
+def one_line(text: object, limit: int = SUMMARY_CHARS) -> str:
+    """The first non-blank line of ``text``, cut to ``limit`` characters."""
+    if not isinstance(text, str):
+        return ""
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def line_count(text: str) -> int:
+    return text.count("\n") + 1 if text else 0
+
+
+# --- collapsible blocks ------------------------------------------------------------
+
+
+@dataclass
+class Block:
+    """A block of rendered content, with a preview when it is long.
+
+    ``full`` is the whole block; ``preview`` (its first lines, rendered the same
+    way) is shown above a ``<details>`` holding ``full`` when the block is long.
+    """
+
+    full: Markup
+    lines: int = 0
+    preview: Markup | None = None
+    kind: str = "code"  # "code" | "diff" | "markdown": a class for the theme
+
+    @property
+    def collapsed(self) -> bool:
+        return self.preview is not None
+
+
+def code_block(text: str, *, filename: str | None = None, language: str | None = None) -> Block:
+    """Highlighted text, collapsed with its first lines visible when long."""
+    lines = line_count(text)
+    full = highlight(text, filename=filename, language=language)
+    if lines <= COLLAPSE_LINES and len(text) <= COLLAPSE_CHARS:
+        return Block(full, lines)
+    head = "\n".join(text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])
+    if len(head) > COLLAPSE_CHARS:
+        head = head[:COLLAPSE_CHARS] + "…"
+    return Block(full, lines, highlight(head, filename=filename, language=language))
+
+
+def diff_block(full: Markup, lines: int) -> Block:
+    """A diff, collapsed (without preview lines) when very long."""
+    block = Block(full, lines, kind="diff")
+    if lines > DIFF_COLLAPSE_LINES:
+        block.preview = Markup("")
+    return block
+
+
+def markdown_block(text: str, doc_id: str) -> Block:
+    """Markdown (a sub-agent's report, a plan), its first lines as plain text
+    when collapsed: cutting Markdown mid-structure would render it wrongly."""
+    full = render_markdown(text, doc_id)
+    lines = line_count(text)
+    if lines <= COLLAPSE_LINES and len(text) <= COLLAPSE_CHARS:
+        return Block(full, lines, kind="markdown")
+    head = "\n".join(text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])[:COLLAPSE_CHARS]
+    return Block(full, lines, highlight(head), kind="markdown")
+
+
+# --- tool calls: the one-line summary and the input --------------------------------
+
+
+@dataclass
+class TodoItem:
+    text: str
+    status: str  # one of TODO_STATUSES
+
+
+@dataclass
+class ToolView:
+    """What a template shows for a tool call, before its result."""
+
+    name: str  # the tool's name as written (escaped by the template)
+    summary: str = ""  # the key input on one line: the command, the path...
+    summary_href: str | None = None  # a link for the summary (WebFetch URL), via safe_href
+    note: str = ""  # a secondary line (Bash description, sub-agent type)
+    body: Block | None = None  # the input: code, diff, Markdown prompt
+    todos: list[TodoItem] | None = None  # TodoWrite / update_plan checklist
+    json: Block | None = None  # any other input, as JSON
+    file: str | None = None  # the file the tool works on, for the result's lexer
+
+
+def _args(call: ToolCall) -> dict[str, Any]:
+    return call.input if isinstance(call.input, dict) else {}
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def shell_command(value: object) -> str:
+    """A command as a person would type it: ``["bash", "-lc", "x"]`` → ``x``."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list) or not all(isinstance(part, str) for part in value):
+        return ""
+    if len(value) == 3 and value[1] in ("-c", "-lc", "-lic", "-ic", "-Command", "/c"):
+        return value[2]
+    return shlex.join(value)
+
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\+\+\+ (?:b/)?(.+)$", re.MULTILINE)
+
+
+def patch_files(patch: str) -> list[str]:
+    """The files an apply_patch body or unified diff touches, in order, once each."""
+    seen: dict[str, None] = {}
+    for match in _PATCH_FILE.finditer(patch):
+        name = (match.group(1) or match.group(2) or "").strip()
+        if name and name != "/dev/null":
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def _json_block(value: object) -> Block | None:
+    if value in (None, {}, [], ""):
+        return None
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return code_block(text, language="json")
+
+
+def _todos(items: object, text_key: str) -> list[TodoItem]:
+    todos = []
+    for item in items if isinstance(items, list) else ():
+        if not isinstance(item, dict):
+            continue
+        status = _str(item.get("status"))
+        todos.append(TodoItem(_str(item.get(text_key)), status if status in TODO_STATUSES else "pending"))
+    return todos
+
+
+def _todo_summary(todos: list[TodoItem]) -> str:
+    done = sum(1 for todo in todos if todo.status == "completed")
+    return f"{len(todos)} items, {done} done"
+
+
+def _view_bash(view: ToolView, args: dict[str, Any], command: str) -> None:
+    view.summary = one_line(command)
+    view.note = _str(args.get("description"))
+    if "\n" in command.strip() or len(command) > SUMMARY_CHARS:
+        view.body = code_block(command, language="bash")
+
+
+def _view_patch(view: ToolView, patch: str) -> None:
+    files = patch_files(patch)
+    view.summary = one_line(", ".join(files)) if files else "patch"
+    lines = line_count(patch)
+    view.body = diff_block(highlight_patch(patch), lines)
+
+
+def _edit_diff(call: ToolCall, args: dict[str, Any], path: str) -> Block:
+    """Edit/MultiEdit: the recorded structuredPatch if any, else a diff we compute."""
+    detail = call.result.detail if call.result is not None else None
+    hunks = detail.get("structuredPatch") if isinstance(detail, dict) else None
+    if isinstance(hunks, list) and hunks:
+        lines = sum(len(h.get("lines") or ()) + 1 for h in hunks if isinstance(h, dict))
+        return diff_block(highlight_hunks(hunks), lines)
+    edits = args.get("edits") if isinstance(args.get("edits"), list) else [args]
+    parts, lines = [], 0
+    for edit in edits:
+        if isinstance(edit, dict):
+            old, new = _str(edit.get("old_string")), _str(edit.get("new_string"))
+            parts.append(highlight_diff(old, new, filename=path))
+            lines += line_count(old) + line_count(new)
+    return diff_block(Markup("").join(parts), lines)
+
+
+def _view_claude(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
+    """Claude Code's tools; False when the name is not one of them."""
+    name = call.name
+    path = _str(args.get("file_path")) or _str(args.get("notebook_path"))
+    if name == "Bash":
+        _view_bash(view, args, _str(args.get("command")))
+    elif name == "Read":
+        view.summary, view.file = path, path
+        start, limit = args.get("offset"), args.get("limit")
+        if isinstance(start, int) and isinstance(limit, int):
+            view.note = f"lines {start}–{start + limit - 1}"
+    elif name == "Write":
+        view.summary, view.file = path, path
+        view.body = code_block(_str(args.get("content")), filename=path)
+    elif name in ("Edit", "MultiEdit"):
+        view.summary, view.file = path, path
+        view.body = _edit_diff(call, args, path)
+    elif name == "TodoWrite":
+        view.todos = _todos(args.get("todos"), "content")
+        view.summary = _todo_summary(view.todos)
+    elif name in ("Task", "Agent"):
+        view.summary = one_line(_str(args.get("description")))
+        view.note = _str(args.get("subagent_type"))
+        prompt = _str(args.get("prompt"))
+        view.body = markdown_block(prompt, f"task-{call.id}") if prompt else None
+    elif name == "ExitPlanMode":
+        plan = _str(args.get("plan"))
+        view.summary = one_line(plan)
+        view.body = markdown_block(plan, f"plan-{call.id}") if plan else None
+    elif name in ("Glob", "Grep"):
+        where = _str(args.get("path"))
+        view.summary = one_line(_str(args.get("pattern")) + (f" in {where}" if where else ""))
+    elif name == "WebFetch":
+        url = _str(args.get("url"))
+        view.summary, view.summary_href = one_line(url), safe_href(url)
+        view.note = one_line(_str(args.get("prompt")))
+    elif name == "WebSearch":
+        view.summary = one_line(_str(args.get("query")))
+    elif name == "NotebookEdit":
+        view.summary = path
+        view.body = code_block(_str(args.get("new_source")))
+    else:
+        return False
+    return True
+
+
+def _view_codex(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
+    """Codex CLI's tools; False when the name is not one of them."""
+    name = call.name
+    if name in ("shell", "local_shell", "local_shell_call", "container.exec", "shell_command"):
+        command = args.get("command")
+        if isinstance(command, list) and command[:1] == ["apply_patch"] and len(command) > 1:
+            _view_patch(view, _str(command[1]))  # Codex often runs apply_patch through shell
+        else:
+            _view_bash(view, args, shell_command(command))
+    elif name == "exec_command":
+        _view_bash(view, args, shell_command(args.get("cmd") or args.get("command")))
+    elif name == "apply_patch":
+        patch = call.input if isinstance(call.input, str) else _str(args.get("input") or args.get("patch"))
+        _view_patch(view, patch)
+    elif name == "update_plan":
+        view.todos = _todos(args.get("plan"), "step")
+        view.summary = _todo_summary(view.todos)
+        view.note = one_line(_str(args.get("explanation")))
+    elif name in ("web_search", "web_search_call"):
+        action = args.get("action") if isinstance(args.get("action"), dict) else {}
+        view.summary = one_line(_str(args.get("query")) or _str(action.get("query")))
+    elif name == "view_image":
+        view.summary = _str(args.get("path"))
+    else:
+        return False
+    return True
+
+
+_SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "description", "prompt")
+
+
+def tool_view(call: ToolCall) -> ToolView:
+    """The summary line and input display for any tool call."""
+    view = ToolView(name=call.name if isinstance(call.name, str) else "tool")
+    args = _args(call)
+    if _view_claude(view, call, args) or _view_codex(view, call, args):
+        return view
+    # An unknown tool (MCP and the rest): its key input on one line, all of it as JSON.
+    key = next((k for k in _SUMMARY_KEYS if isinstance(args.get(k), str) and args[k]), None)
+    view.summary = one_line(args[key]) if key else ""
+    view.json = _json_block(call.input) if not isinstance(call.input, str) else code_block(call.input)
+    return view
+
+
+# --- tool results --------------------------------------------------------------------
+
+
+@dataclass
+class ImageView:
+    """An image block: ``src`` (page-relative) when it passed the sniff, else
+    ``reason`` for the text shown instead."""
+
+    src: str | None
+    alt: str
+    reason: str = ""
+
+
+@dataclass
+class ResultView:
+    is_error: bool
+    parts: list[Block | ImageView] = field(default_factory=list)
+    exit_code: int | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.parts
+
+
+_READ_PREFIX = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
+
+
+def strip_line_numbers(text: str) -> str:
+    """Claude's Read output is ``cat -n`` style (``   12→code``); the numbers
+    would break highlighting, so drop them when every line has one."""
+    lines = text.split("\n")
+    numbered = [line for line in lines if line]
+    if not numbered or len(_READ_PREFIX.findall(text)) < len(numbered):
+        return text
+    return "\n".join(_READ_PREFIX.sub("", line, count=1) for line in lines)
+
+
+def _looks_json(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[" or len(stripped) > JSON_SNIFF_CHARS:
+        return False
+    try:
+        json.loads(stripped)
+    except ValueError:
+        return False
+    return True
+
+
+def _codex_exec_output(text: str) -> tuple[str, int | None] | None:
+    """Codex's ``{"output": …, "metadata": {"exit_code": n}}`` wrapper, unwrapped."""
+    if not text.startswith('{"output"') or len(text) > JSON_SNIFF_CHARS:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+        return None
+    meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+    code = meta.get("exit_code")
+    return value["output"], code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _read_content(result: ToolResult) -> str | None:
+    """The file text Claude recorded for a Read (``toolUseResult.file.content``)."""
+    detail = result.detail
+    file = detail.get("file") if isinstance(detail, dict) else None
+    content = file.get("content") if isinstance(file, dict) else None
+    return content if isinstance(content, str) else None
+
+
+def result_text_block(call: ToolCall, view: ToolView, text: str, result: ResultView) -> Block:
+    """One text part of a result, rendered for the tool that produced it."""
+    if call.name == "Read" and view.file:
+        return code_block(strip_line_numbers(text), filename=view.file)
+    if call.name in ("Task", "Agent"):
+        return markdown_block(text, f"result-{call.id}")
+    unwrapped = _codex_exec_output(text)
+    if unwrapped is not None:
+        text, result.exit_code = unwrapped
+    if _looks_json(text):
+        return code_block(text, language="json")
+    return code_block(text)
+
+
+# --- per-session state while rendering ------------------------------------------------
+
+
+class SessionState:
+    """What rendering one session collects and decides: the image files it
+    writes, unique anchor prefixes for nested sub-agents, links to other sessions.
+    Templates call its methods (``state.image(block)``)."""
+
+    def __init__(self, page: str, session_links: dict[str, str]) -> None:
+        self.page = page
+        self.session_links = session_links
+        self.images: dict[str, bytes] = {}
+        self._prefixes: set[str] = set()
+
+    def image(self, block: Image) -> ImageView:
+        sniffed = sniff_image(block.data)
+        if sniffed is None:
+            size = len(block.data) * 3 // 4 if isinstance(block.data, str) else 0
+            reason = f"not a PNG, JPEG, GIF or WebP image ({num(size)} bytes)"
+            return ImageView(None, "", reason)
+        ext, raw = sniffed
+        name = image_filename(raw, ext)
+        self.images.setdefault(name, raw)
+        alt = f"image ({ext.upper()}, {num(len(raw))} bytes)"
+        return ImageView(link(self.page, urls.image_path(name)), alt)
+
+    def tool(self, call: ToolCall) -> ToolView:
+        return tool_view(call)
+
+    def result(self, call: ToolCall, view: ToolView) -> ResultView | None:
+        if call.result is None:
+            return None
+        out = ResultView(is_error=bool(call.result.is_error))
+        for part in call.result.content:
+            if isinstance(part, Image):
+                out.parts.append(self.image(part))
+            elif isinstance(getattr(part, "text", None), str) and part.text:
+                out.parts.append(result_text_block(call, view, part.text, out))
+        return out
+
+    def subagent_prefix(self, run: SubagentRun, parent: str) -> str:
+        """An id prefix for a sub-agent's anchors, unique on the page and stable
+        across builds (from the agent id, only [A-Za-z0-9_-] kept)."""
+        agent = re.sub(r"[^A-Za-z0-9_-]", "", str(run.agent_id))[:40] or "agent"
+        base = f"{parent}a-{agent}-"
+        prefix, n = base, 1
+        while prefix in self._prefixes:
+            n += 1
+            prefix = f"{base}{n}-"
+        self._prefixes.add(prefix)
+        return prefix
+
+    def session_link(self, session_id: object) -> str | None:
+        """The link to another session's page, if the build knows it."""
+        target = self.session_links.get(session_id) if isinstance(session_id, str) else None
+        return link(self.page, target) if target else None
+
+    def marker_type(self, marker: Marker) -> str:
+        """The marker's type when it is one we know (it becomes a class name)."""
+        return marker.type if marker.type in MARKER_TYPES else "notice"
+
+
+# --- links ------------------------------------------------------------------------------
+
+
+def link(page: str, target: str) -> str:
+    """A page-relative link naming a file, percent-encoded so a stray ``#``,
+    ``?`` or ``%`` in a name cannot change what it points to."""
+    return quote(urls.relative(page, target), safe="/-._~")
+
+
+@jinja2.pass_context
+def _url(context: jinja2.runtime.Context, target: str) -> str:
+    return link(context["page"], target)
+
+
+# --- assets -------------------------------------------------------------------------
+
+
+def _static_files(theme: Path | None) -> dict[str, bytes]:
+    """Name → bytes of every static file: the default theme's, the generated
+    code stylesheet, then the user theme's (same name wins)."""
+    files: dict[str, bytes] = {GENERATED_CODE_CSS: stylesheet().encode("utf-8")}
+    roots = [default_theme_dir() / "static"]
+    if theme is not None:
+        roots.append(theme / "static")
+    for root in roots:
+        if root.is_dir():
+            for path in sorted(p for p in root.rglob("*") if p.is_file()):
+                files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
+
+
+def asset_name(name: str, data: bytes) -> str:
+    """``bough.css`` → ``assets/bough.3f2a9c1d.css`` for CSS and JS; other files
+    keep their names so a stylesheet's ``url(logo.svg)`` still finds them."""
+    if not name.endswith(HASHED_SUFFIXES):
+        return posixpath.join(urls.ASSETS_DIR, name)
+    stem, ext = posixpath.splitext(name)
+    digest = hashlib.sha256(data).hexdigest()[:8]
+    return posixpath.join(urls.ASSETS_DIR, f"{stem}.{digest}{ext}")
+
+
+# --- index and project summaries (never reading a timeline) ----------------------------
+
+
+@dataclass
+class ProjectSummary:
+    project: Project
+    sessions: list[Session]  # newest first
+    first: When | None
+    last: When | None
+    sources: list[str]  # labels, sorted
+    chart: Markup
+    last_moment: datetime | None
+
+
+_EPOCH = datetime.min.replace(tzinfo=timezone.utc)
+
+
+def session_moment(session: Session) -> datetime:
+    return parse_time(session.started) or parse_time(session.ended) or _EPOCH
+
+
+def newest_first(sessions: Iterable[Session]) -> list[Session]:
+    return sorted(sessions, key=lambda s: (session_moment(s), s.id, s.slug), reverse=True)
+
+
+def summarize(project: Project) -> ProjectSummary:
+    sessions = newest_first(project.sessions)
+    starts = [parse_time(s.started) for s in sessions]
+    ends = [parse_time(s.ended) or parse_time(s.started) for s in sessions]
+    first = min((t for t in starts if t), default=None)
+    last = max((t for t in ends if t), default=None)
+    return ProjectSummary(
+        project=project,
+        sessions=sessions,
+        first=when(first.isoformat()) if first else None,
+        last=when(last.isoformat()) if last else None,
+        sources=sorted({source_label(s.source) for s in sessions}),
+        chart=charts.activity_chart(sessions),
+        last_moment=last,
+    )
+
+
+def by_recent_activity(projects: Iterable[Project]) -> list[ProjectSummary]:
+    summaries = [summarize(p) for p in projects]
+    return sorted(summaries, key=lambda s: (s.last_moment or _EPOCH, s.project.id), reverse=True)
+
+
+# --- the renderer -----------------------------------------------------------------------
+
+
+@dataclass
+class Part:
+    """One page of a (possibly split) session."""
+
+    path: str
+    number: int
+    chunks: list[Markup] = field(default_factory=list)
+    size: int = 0
+
+
+class Renderer:
+    """Renders the pages of a site with one theme. The build calls this."""
+
+    page_limit: int = PAGE_LIMIT
+
+    def __init__(self, theme: Path | None = None, *, search: bool = False) -> None:
+        self.env = make_env(theme)
+        self.search = search
+        files = _static_files(theme)
+        self._assets = sorted((asset_name(name, data), data) for name, data in files.items())
+        self._asset_paths = {name: asset_name(name, data) for name, data in files.items()}
+        self.env.globals.update(self._globals())
+
+    def _globals(self) -> dict[str, Any]:
+        return {
+            "version": __version__,
+            "search": self.search,
+            "csp": CSP_SEARCH if self.search else CSP,
+            "urls": urls,
+            "url": _url,
+            "asset": self._asset,
+            "when": when,
+            "duration": duration,
+            "num": num,
+            "compact": compact,
+            "tokens": tokens,
+            "source_label": source_label,
+            "one_line": one_line,
+            "markdown": render_markdown,
+            "stat_labels": STAT_LABELS,
+            "token_keys": TOKEN_KEYS,
+        }
+
+    @jinja2.pass_context
+    def _asset(self, context: jinja2.runtime.Context, name: str) -> str:
+        # A missing asset is a theme bug: fail the build rather than ship a broken link.
+        if name not in self._asset_paths:
+            raise jinja2.TemplateError(f"no static file named {name!r} in the theme")
+        return link(context["page"], self._asset_paths[name])
+
+    def assets(self) -> list[tuple[str, bytes]]:
+        """Every static file as (path under OUT, bytes), sorted by path."""
+        return list(self._assets)
+
+    def _render(self, template: str, **context: Any) -> str:
+        return self.env.get_template(template).render(**context)
+
+    def index_page(self, site: Site) -> bytes:
+        html = self._render(
+            "index.html",
+            page=urls.INDEX_HTML,
+            site=site,
+            projects=by_recent_activity(site.projects),
+            chart=charts.activity_chart(s for p in site.projects for s in p.sessions),
+        )
+        return html.encode("utf-8")
+
+    def project_page(self, project: Project, site: Site) -> bytes:
+        html = self._render(
+            "project.html",
+            page=urls.project_html(project.id),
+            site=site,
+            project=project,
+            summary=summarize(project),
+        )
+        return html.encode("utf-8")
+
+    def session_pages(
+        self, project: Project, session: Session, session_links: dict[str, str] | None = None
+    ) -> list[tuple[str, bytes]]:
+        """The session's page(s), then the image files it shows.
+
+        ``session_links`` maps a session id to its page's path under OUT, for
+        links to a fork's parent and to the session inherited history came from.
+        """
+        first_page = urls.session_html(project.id, session.slug)
+        state = SessionState(first_page, session_links or {})
+        parts = self._split(project, session, self._chunks(project, session, state))
+        out = []
+        for part in parts:
+            html = self._render(
+                "session.html",
+                page=part.path,
+                project=project,
+                session=session,
+                state=state,
+                part=part,
+                parts=parts,
+                chunks=part.chunks,
+            )
+            out.append((part.path, html.encode("utf-8")))
+        out.extend((urls.image_path(name), raw) for name, raw in sorted(state.images.items()))
+        return out
+
+    def _chunks(self, project: Project, session: Session, state: SessionState) -> Iterator[Markup]:
+        """Each timeline item rendered on its own, then the orphan sub-agents:
+        the unit a split page is made of. Linear in the timeline's size."""
+        context = {"page": state.page, "project": project, "session": session, "state": state, "prefix": ""}
+        item_template = self.env.get_template("item.html")
+        for item in session.timeline:
+            yield Markup(item_template.render(context, item=item))
+        if session.orphan_subagents:
+            yield Markup(self._render("orphans.html", **context, runs=session.orphan_subagents))
+
+    def _split(self, project: Project, session: Session, chunks: Iterable[Markup]) -> list[Part]:
+        """Group chunks into pages of at most ``page_limit`` bytes (a single item
+        larger than that gets a page of its own)."""
+        parts = [Part(urls.session_html(project.id, session.slug), 1)]
+        for chunk in chunks:
+            size = len(chunk.encode("utf-8"))
+            current = parts[-1]
+            if current.chunks and current.size + size > self.page_limit:
+                number = current.number + 1
+                current = Part(urls.session_html(project.id, f"{session.slug}-{number}"), number)
+                parts.append(current)
+            current.chunks.append(chunk)
+            current.size += size
+        return parts

@@ -1,0 +1,133 @@
+"""Redaction applied to the model, before anything is rendered or written.
+
+Pages, sidecars and the search index are all made from the model, so passing
+every transcript string of a Session through the Redactor here is what keeps
+secrets out of every output. Ids are left alone: they are never shown raw
+(file names come from safe slugs of them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import (
+    Command,
+    Marker,
+    Prompt,
+    Reply,
+    Session,
+    SubagentRun,
+    Text,
+    Thinking,
+    TimelineItem,
+    ToolCall,
+    Warning,
+)
+from .redact import Redactor
+
+# Tools whose input names a file whose text the result holds.
+_FILE_TOOLS = ("Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead")
+
+
+def scrub_session(session: Session, redactor: Redactor) -> None:
+    """Redact every transcript string of ``session`` in place and record the counts."""
+    text = redactor.text
+    session.title = text(session.title)
+    session.cwd = text(session.cwd) if session.cwd else session.cwd
+    session.git_branch = text(session.git_branch) if session.git_branch else session.git_branch
+    session.files = [text(name) for name in session.files]
+    session.warnings = [Warning(text(w.file), w.line, text(w.reason)) for w in session.warnings]
+    _timeline(session.timeline, redactor)
+    for run in session.orphan_subagents:
+        _subagent(run, redactor)
+    session.redactions = dict(sorted(redactor.counts.items()))
+
+
+def _timeline(items: list[TimelineItem], redactor: Redactor) -> None:
+    for item in items:
+        if isinstance(item, Prompt):
+            _contents(item.content, redactor)
+        elif isinstance(item, Reply):
+            _reply(item, redactor)
+        elif isinstance(item, Command):
+            item.name, item.args = redactor.text(item.name), redactor.text(item.args)
+            item.output = redactor.text(item.output)
+        elif isinstance(item, Marker):
+            item.text = redactor.text(item.text)
+
+
+def _reply(reply: Reply, redactor: Redactor) -> None:
+    for block in reply.blocks:
+        if isinstance(block, (Text, Thinking)):
+            block.text = redactor.text(block.text)
+        elif isinstance(block, ToolCall):
+            _call(block, redactor)
+
+
+def _call(call: ToolCall, redactor: Redactor) -> None:
+    call.name = redactor.text(call.name)
+    path = _file_path(call.input)
+    if path and call.name in _FILE_TOOLS:
+        call.input = _file_input(call.input, path, redactor)
+    else:
+        call.input = redactor.value(call.input)
+    if call.result is not None:
+        if path and call.name in _FILE_TOOLS:
+            for block in call.result.content:
+                if isinstance(block, Text):
+                    block.text = redactor.file_text(path, block.text)
+            call.result.detail = _file_detail(call.result.detail, path, redactor)
+        else:
+            _contents(call.result.content, redactor)
+            call.result.detail = redactor.value(call.result.detail)
+    if call.subagent is not None:
+        _subagent(call.subagent, redactor)
+
+
+def _file_input(value: Any, path: str, redactor: Redactor) -> Any:
+    # Write's content / Edit's strings are the file's text: a sensitive file
+    # (.env, a key) is redacted as a whole.
+    if not isinstance(value, dict):
+        return redactor.value(value)
+    out = {}
+    for key, item in value.items():
+        if isinstance(item, str) and key in ("content", "old_string", "new_string"):
+            out[key] = redactor.file_text(path, item)
+        else:
+            out[key] = redactor.value(item)
+    return out
+
+
+def _file_detail(detail: Any, path: str, redactor: Redactor) -> Any:
+    if not isinstance(detail, dict):
+        return redactor.value(detail)
+    out = {}
+    for key, item in detail.items():
+        if isinstance(item, str) and key in ("content", "oldString", "newString", "originalFile"):
+            out[key] = redactor.file_text(path, item)
+        elif key == "file" and isinstance(item, dict):
+            out[key] = _file_detail(item, path, redactor)
+        else:
+            out[key] = redactor.value(item)
+    return out
+
+
+def _file_path(value: Any) -> str:
+    if isinstance(value, dict):
+        for key in ("file_path", "path", "notebook_path"):
+            if isinstance(value.get(key), str):
+                return value[key]
+    return ""
+
+
+def _contents(blocks: list, redactor: Redactor) -> None:
+    # Image data is base64 pixels, shown only after its bytes are checked: left as is.
+    for block in blocks:
+        if isinstance(block, Text):
+            block.text = redactor.text(block.text)
+
+
+def _subagent(run: SubagentRun, redactor: Redactor) -> None:
+    run.description = redactor.text(run.description) if run.description else run.description
+    run.agent_type = redactor.text(run.agent_type) if run.agent_type else run.agent_type
+    _timeline(run.timeline, redactor)

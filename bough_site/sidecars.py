@@ -1,0 +1,118 @@
+"""The JSON sidecars: a public interface people script against.
+
+Schemas are in docs/schema/ and validated in the tests. All paths inside are
+relative to OUT and use ``/``. Written with orjson, keys sorted, UTF-8, with a
+newline at the end (``write.json_bytes``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from . import __version__, urls
+from .model import Image, Project, Session, Site, Usage
+from .render.images import image_filename, sniff_image
+
+SITE_SCHEMA = "bough.site/1"
+PROJECT_SCHEMA = "bough.project/1"
+SESSION_SCHEMA = "bough.session/1"
+
+
+def generator() -> str:
+    return f"bough {__version__}"
+
+
+def site_json(site: Site) -> dict[str, Any]:
+    sessions = sum(len(p.sessions) for p in site.projects)
+    return {
+        "schema": SITE_SCHEMA,
+        "generator": generator(),
+        "stats": {**site.stats, "projects": len(site.projects), "sessions": sessions},
+        "projects": [
+            {
+                "id": project.id,
+                "name": project.name,
+                "cwd": project.cwd,
+                "html": urls.project_html(project.id),
+                "json": urls.project_json(project.id),
+                "stats": {**project.stats, "sessions": len(project.sessions)},
+            }
+            for project in site.projects
+        ],
+    }
+
+
+def project_json(project: Project) -> dict[str, Any]:
+    return {
+        "schema": PROJECT_SCHEMA,
+        "id": project.id,
+        "name": project.name,
+        "cwd": project.cwd,
+        "stats": project.stats,
+        "sessions": [session_summary(project, session) for session in project.sessions],
+    }
+
+
+def session_summary(project: Project, session: Session) -> dict[str, Any]:
+    return {
+        "id": session.id,
+        "title": session.title,
+        "source": session.source,
+        "started": session.started,
+        "ended": session.ended,
+        "html": urls.session_html(project.id, session.slug),
+        "json": urls.session_json(project.id, session.slug),
+        "stats": session.stats,
+    }
+
+
+def session_json(project: Project, session: Session) -> dict[str, Any]:
+    return {
+        "schema": SESSION_SCHEMA,
+        "id": session.id,
+        "project": project.id,
+        "source": session.source,
+        "cwd": session.cwd,
+        "title": session.title,
+        "started": session.started,
+        "ended": session.ended,
+        "versions": session.versions,
+        "models": session.models,
+        "git_branch": session.git_branch,
+        "parent": session.parent_id,
+        "kept_since": session.kept_since,
+        "html": urls.session_html(project.id, session.slug),
+        "files": session.files,
+        "stats": session.stats,
+        "redactions": session.redactions,
+        "warnings": [{"file": w.file, "line": w.line, "reason": w.reason} for w in session.warnings],
+        "timeline": [to_json(item) for item in session.timeline],
+        "orphan_subagents": [to_json(run) for run in session.orphan_subagents],
+    }
+
+
+def to_json(value: Any) -> Any:
+    """A model value as JSON data: dataclasses become objects tagged with their
+    ``kind``; images name the file the site holds instead of carrying base64."""
+    if isinstance(value, Image):
+        return _image_json(value)
+    if isinstance(value, Usage):
+        return dataclasses.asdict(value)
+    if dataclasses.is_dataclass(value):
+        out: dict[str, Any] = {}
+        kind = getattr(type(value), "kind", None)
+        if isinstance(kind, str):
+            out["kind"] = kind
+        for item in dataclasses.fields(value):
+            out[item.name] = to_json(getattr(value, item.name))
+        return out
+    if isinstance(value, list):
+        return [to_json(item) for item in value]
+    return value
+
+
+def _image_json(image: Image) -> dict[str, Any]:
+    sniffed = sniff_image(image.data)
+    path = urls.image_path(image_filename(sniffed[1], sniffed[0])) if sniffed else None
+    return {"kind": "image", "file": path}

@@ -1,0 +1,42 @@
+"""Where every page and sidecar lives in OUT, and links between them.
+
+Page URLs are a public interface: people link to them and archive them, so the
+scheme below must stay stable. Every internal link is relative to the page that
+holds it and names a file (``../projects/x/index.html``), so the site works from
+``file://``, from a server root and under any sub-path.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+INDEX_HTML = "index.html"
+INDEX_JSON = "index.json"
+ASSETS_DIR = "assets"
+IMAGES_DIR = "images"
+
+
+def project_html(project_id: str) -> str:
+    return f"projects/{project_id}/index.html"
+
+
+def project_json(project_id: str) -> str:
+    return f"projects/{project_id}/project.json"
+
+
+def session_html(project_id: str, session_slug: str) -> str:
+    return f"projects/{project_id}/sessions/{session_slug}.html"
+
+
+def session_json(project_id: str, session_slug: str) -> str:
+    return f"projects/{project_id}/sessions/{session_slug}.json"
+
+
+def image_path(filename: str) -> str:
+    return f"{IMAGES_DIR}/{filename}"
+
+
+def relative(from_page: str, to_path: str) -> str:
+    """The link from the page at ``from_page`` to ``to_path`` (both relative to OUT)."""
+    start = posixpath.dirname(from_page) or "."
+    return posixpath.relpath(to_path, start)

@@ -1,0 +1,575 @@
+"""The one writer that owns the output directory (OUT).
+
+Everything bough puts on disk goes through :class:`SiteWriter`, so the rules that
+keep a build from damaging anything live in one place:
+
+* OUT is ours only if it is empty or holds our marker (``.bough-site``); a
+  non-empty directory without it is refused unless the user forces it.
+* One build at a time: an exclusive ``flock`` on ``OUT/.bough-lock``.
+* Every path is checked to stay inside OUT, also through symlinks, and may be
+  claimed only once per build.
+* Every file goes to a temporary name and is renamed into place, and is left
+  alone (mtime unchanged) when it already holds the same bytes.
+* Only files our marker lists are ever deleted, and only when asked (:meth:`prune`).
+
+:func:`slug` and :func:`unique_slugs` turn untrusted names into file names;
+:func:`check_separate` keeps OUT away from the inputs (``~/.claude``, ``~/.codex``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import re
+import secrets
+import stat
+import time
+import unicodedata
+from collections import Counter
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import orjson
+
+from bough_site.errors import OutputError
+
+__all__ = ["SiteWriter", "check_separate", "json_bytes", "slug", "unique_slugs"]
+
+
+# --------------------------------------------------------------------------- names
+
+_SAFE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+# Windows refuses these as a file's stem (`con`, `con.html`) whatever the extension.
+_WINDOWS_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(10)} | {f"lpt{i}" for i in range(10)}
+)
+_HASH_LEN = 8
+_DEFAULT_MAX_LEN = 48
+
+
+def slug(text: str, *, max_len: int = _DEFAULT_MAX_LEN) -> str:
+    """A safe file-name component made from untrusted ``text``.
+
+    The result uses only ``[a-z0-9._-]``, never starts with a dot or dash, never
+    contains ``..``, is never empty and is never a Windows-reserved name. A text
+    that is already such a name (a UUID, say) comes back unchanged; any other gets
+    ``-`` plus 8 hex chars of sha256(text), so texts differing only in what was
+    dropped or changed still get different slugs.
+    """
+    return _slug(text, max_len)
+
+
+def unique_slugs(names: list[str]) -> list[str]:
+    """Slugs for ``names`` that are pairwise different, also case-insensitively.
+
+    Where two names would share a slug, each gets the hash suffix of its own text.
+    Only equal names (or a sha256-prefix collision) are still equal after that;
+    those are numbered in list order (``-2``, ``-3``), so the same list always
+    gives the same slugs.
+    """
+    slugs = [_slug(name, _DEFAULT_MAX_LEN) for name in names]
+    counts = Counter(slugs)  # slugs are lower-case, so equal here == equal on a case-folding FS
+    for i, name in enumerate(names):
+        if counts[slugs[i]] > 1:
+            slugs[i] = _slug(name, _DEFAULT_MAX_LEN, force_hash=True)
+    taken: set[str] = set()
+    for i, name in enumerate(names):
+        number = 1
+        while slugs[i] in taken:
+            number += 1
+            slugs[i] = _slug(name, _DEFAULT_MAX_LEN, force_hash=True, tag=f"-{number}")
+        taken.add(slugs[i])
+    return slugs
+
+
+def _slug(text: str, max_len: int, *, force_hash: bool = False, tag: str = "") -> str:
+    suffix = _short_hash(text) + tag
+    if max_len < len(suffix):
+        raise ValueError(f"max_len must be at least {len(suffix)}, got {max_len}")
+    base = _fold(text)
+    if not (force_hash or base != text or not base or len(base) > max_len or _is_reserved(base)):
+        return base
+    if _is_reserved(base):
+        # "con.txt" is as reserved as "con": a suffix after the dot would not help.
+        base = base.replace(".", "-", 1)
+    # Cutting can leave a trailing dot or dash; Windows drops trailing dots silently.
+    base = base[: max(max_len - len(suffix) - 1, 0)].rstrip(".-")
+    return f"{base}-{suffix}" if base else suffix
+
+
+def _fold(text: str) -> str:
+    """Map text onto the safe alphabet: accents dropped, ASCII lower-cased, anything else a dash."""
+    chars = []
+    for ch in unicodedata.normalize("NFKD", text):
+        if unicodedata.combining(ch):
+            continue  # "é" decomposes to "e" + an accent: keep the "e"
+        ch = ch.lower() if ch.isascii() else "-"
+        chars.append(ch if ch in _SAFE_CHARS else "-")
+    folded = re.sub(r"-{2,}", "-", "".join(chars))
+    folded = re.sub(r"\.{2,}", ".", folded)  # never "..", even inside a name
+    return folded.strip(".-")
+
+
+def _is_reserved(name: str) -> bool:
+    return name.split(".", 1)[0] in _WINDOWS_RESERVED
+
+
+def _short_hash(text: str) -> str:
+    # surrogatepass: JSON can carry lone surrogates, and a name must never crash the build.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_LEN]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def json_bytes(value: Any) -> bytes:
+    """JSON the way every bough file is written: sorted keys, 2-space indent, final newline."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+
+
+def check_separate(out: Path, inputs: list[Path]) -> None:
+    """Refuse an OUT inside an input directory, or an input inside OUT.
+
+    Compares fully resolved paths (symlinks followed) with ``is_relative_to``:
+    string prefixes would call ``/a/bc`` part of ``/a/b``.
+    """
+    real_out = _resolve(Path(out))
+    for given in inputs:
+        real_in = _resolve(Path(given))
+        if real_out.is_relative_to(real_in):
+            raise OutputError(
+                f"the output directory {out} is inside the input {given}; "
+                "bough never writes into its inputs: choose an output directory elsewhere"
+            )
+        if real_in.is_relative_to(real_out):
+            raise OutputError(
+                f"the input {given} is inside the output directory {out}; "
+                "choose an output directory that holds no input"
+            )
+
+
+def _resolve(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop, on Python 3.11
+        raise OutputError(f"cannot resolve {path}: {err}") from err
+
+
+# --------------------------------------------------------------------------- the writer
+
+_OWN_PREFIX = ".bough-"  # marker, lock and temporary files: no caller may write these names
+_TMP_PREFIX = ".bough-tmp-"
+
+
+class SiteWriter:
+    """Owns OUT for one build: use it as a context manager.
+
+    ``written`` lists the paths this build changed, in order; ``unchanged`` those
+    that already held the same bytes; ``kept`` those claimed with :meth:`keep`.
+    """
+
+    MARKER = ".bough-site"
+    LOCK = ".bough-lock"
+
+    def __init__(self, out: Path, *, force: bool = False, lock_timeout: float = 30.0) -> None:
+        self.out = Path(out).absolute()
+        self.force = force
+        self.lock_timeout = max(0.0, float(lock_timeout))
+        self.written: list[str] = []
+        self.unchanged: list[str] = []
+        self.kept: list[str] = []
+        self._root = self.out
+        self._lock_fd: int | None = None
+        self._previous: set[str] = set()  # files the last marker listed, minus what prune removed
+        self._claims: dict[str, str] = {}  # case-folded real relpath -> relpath as the caller gave it
+        self._dirs: dict[tuple[str, ...], Path] = {}  # checked parent directories, by components
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def __enter__(self) -> SiteWriter:
+        if self._lock_fd is not None:
+            raise RuntimeError("this SiteWriter is already open")
+        root = self._prepare_out()
+        # Checked before creating the lock file, so a refused directory is left untouched;
+        # a lock file there means a bough build may be running and about to write the marker.
+        self._check_ours(root, lock_counts=True)
+        self._lock_fd = _acquire_lock(root / self.LOCK, self.lock_timeout, self.out)
+        try:
+            # Again under the lock: a build that just finished may have written the marker.
+            self._check_ours(root, lock_counts=False)
+            self._previous = self._read_marker(root)
+            self._root = root
+            if not _lexists(root / self.MARKER):
+                # Claim OUT before the first file lands: after a crash it is still ours.
+                self._write_marker([])
+        except BaseException:
+            self._release()
+            raise
+        self.written, self.unchanged, self.kept = [], [], []
+        self._claims, self._dirs = {}, {}
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._lock_fd is None:
+            return
+        try:
+            if exc_type is None:
+                self._write_marker(self._owned_after_success())
+            else:
+                # Keep owning the old files and what we managed to write, so the next
+                # build can overwrite or prune them; delete nothing on a failed build.
+                with contextlib.suppress(OutputError):  # the build's own error matters more
+                    self._write_marker(sorted(self._previous | set(self._claims.values())))
+        finally:
+            self._release()
+
+    def _prepare_out(self) -> Path:
+        out = self.out
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"the output path {out} exists and is not a directory")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            return out.resolve(strict=True)
+        except (OSError, RuntimeError) as err:
+            raise OutputError(f"cannot create the output directory {out}: {err}") from err
+
+    def _check_ours(self, root: Path, *, lock_counts: bool) -> None:
+        """Refuse a non-empty OUT without our marker (unless forced)."""
+        try:
+            entries = set(os.listdir(root))
+        except OSError as err:
+            raise OutputError(f"cannot read the output directory {self.out}: {err}") from err
+        if lock_counts and self.LOCK in entries:
+            return
+        if entries - {self.LOCK} and self.MARKER not in entries and not self.force:
+            raise OutputError(
+                f"the output directory {self.out} is not empty and was not made by bough "
+                f"(it has no {self.MARKER} file); choose an empty or new directory, "
+                "or force bough to write into it"
+            )
+
+    def _read_marker(self, root: Path) -> set[str]:
+        """Relpaths the previous build owned; entries that are not safe relpaths are ignored."""
+        path = root / self.MARKER
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                raise OutputError(f"{path} is not a regular file")
+            doc = orjson.loads(path.read_bytes())
+            if not (isinstance(doc, dict) and doc.get("generator") == "bough"):
+                raise OutputError(f"{path} is not a bough marker")
+            files = doc.get("files")
+            if not isinstance(files, list):
+                raise OutputError(f"{path} has no file list")
+        except FileNotFoundError:
+            return set()
+        except (OSError, orjson.JSONDecodeError, OutputError) as err:
+            if self.force:
+                return set()  # forced: own nothing from before, so prune deletes nothing old
+            raise OutputError(
+                f"cannot use the output directory {self.out}: its bough marker is unreadable ({err})"
+            ) from err
+        return {f for f in files if isinstance(f, str) and _relpath_problem(f) is None}
+
+    def _owned_after_success(self) -> list[str]:
+        claimed = set(self._claims.values())
+        folded = {p.casefold() for p in claimed}
+        # An old entry that differs only in case is the same file on a case-folding FS.
+        old = {p for p in self._previous - claimed if p.casefold() not in folded and _lexists(self._root / p)}
+        return sorted(claimed | old)
+
+    def _write_marker(self, files: list[str]) -> None:
+        data = json_bytes({"generator": "bough", "files": files})
+        marker = self._root / self.MARKER
+        if _holds(marker, data):
+            return
+        try:
+            # fsync: the marker is what a later prune trusts, so it must not be torn by a crash.
+            _replace(self._root, self.MARKER, data, durable=True)
+        except OSError as err:
+            raise OutputError(f"cannot write {marker}: {err}") from err
+
+    def _release(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            # Closing drops the flock. The file stays: unlinking it would let a waiting
+            # build lock a deleted inode while a third locks a new one.
+            os.close(fd)
+
+    def _open_root(self) -> Path:
+        if self._lock_fd is None:
+            raise RuntimeError("use SiteWriter inside a with-block")
+        return self._root
+
+    # ---------------------------------------------------------------- writing
+
+    def write(self, relpath: str, data: bytes) -> bool:
+        """Write ``data`` to OUT/``relpath`` atomically; False when it already held exactly these bytes."""
+        root = self._open_root()
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"write() needs bytes, got {type(data).__name__}")
+        parts = _split(relpath)
+        parent = self._parent(root, parts[:-1], relpath, create=True)
+        key = self._claim_key(root, parent, parts[-1], relpath)
+        target = parent / parts[-1]
+        if _holds(target, data, relpath=relpath):
+            self._claims[key] = relpath
+            self.unchanged.append(relpath)
+            return False
+        try:
+            _replace(parent, parts[-1], data)
+        except OSError as err:
+            raise OutputError(f"cannot write {relpath!r} in {self.out}: {err}") from err
+        self._claims[key] = relpath
+        self.written.append(relpath)
+        return True
+
+    def keep(self, relpath: str) -> None:
+        """Own a file the previous build wrote, without rewriting it (incremental builds).
+
+        Raises OutputError when the previous marker does not list it or it is no
+        longer a regular file: the build should render it and :meth:`write` instead.
+        """
+        root = self._open_root()
+        parts = _split(relpath)
+        if relpath not in self._previous:
+            raise OutputError(f"cannot keep {relpath!r}: the previous build did not write it")
+        parent = self._parent(root, parts[:-1], relpath, create=False)
+        key = self._claim_key(root, parent, parts[-1], relpath)
+        if not _is_regular(parent / parts[-1]):
+            raise OutputError(f"cannot keep {relpath!r}: it is no longer a file in {self.out}")
+        self._claims[key] = relpath
+        self.kept.append(relpath)
+
+    def _parent(self, root: Path, dirs: list[str], relpath: str, *, create: bool) -> Path:
+        """The real directory for ``dirs`` under root, refusing anything that leads outside OUT."""
+        current = root
+        for depth in range(1, len(dirs) + 1):
+            done = self._dirs.get(tuple(dirs[:depth]))
+            if done is not None:
+                current = done
+                continue
+            path = current / dirs[depth - 1]
+            if create:
+                _mkdir(path, relpath)
+            current = _real_dir_inside(root, path, relpath)
+            self._dirs[tuple(dirs[:depth])] = current
+        return current
+
+    def _claim_key(self, root: Path, parent: Path, name: str, relpath: str) -> str:
+        # Keyed on the real, case-folded path: two spellings of one file (through a
+        # symlinked directory, or in another case on macOS) would overwrite each other.
+        key = (parent / name).relative_to(root).as_posix().casefold()
+        if key in self._claims:
+            first = self._claims[key]
+            same = "it" if first == relpath else f"the same file as {first!r}"
+            raise OutputError(
+                f"bough tried to write {relpath!r} twice in one build ({same} was already written)"
+            )
+        return key
+
+    # ---------------------------------------------------------------- pruning
+
+    def prune(self) -> list[str]:
+        """Delete files the previous marker listed that this build neither wrote nor kept.
+
+        Only regular files reached through real directories inside OUT are deleted
+        (a symlink is never followed or removed); directories left empty go too.
+        Returns the deleted relpaths, sorted.
+        """
+        root = self._open_root()
+        self._dirs = {}  # directories may disappear below
+        claimed = set(self._claims.values())
+        deleted = []
+        for relpath in sorted(self._previous - claimed):
+            # On a case-folding FS an old "Index.html" is the "index.html" we just wrote.
+            if relpath.casefold() not in self._claims and _delete_owned(root, relpath):
+                deleted.append(relpath)
+            # Deleted, gone, or no longer a plain file of ours: owned no more either way.
+            self._previous.discard(relpath)
+        return deleted
+
+
+# --------------------------------------------------------------------------- file system
+
+
+def _relpath_problem(relpath: object) -> str | None:
+    """Why relpath may not name a file in OUT, or None when it may."""
+    if not isinstance(relpath, str) or not relpath:
+        return "it is empty"
+    if "\x00" in relpath:
+        return "it contains a NUL character"
+    if "\\" in relpath:
+        return "it contains a backslash (use '/')"
+    if relpath.startswith("/"):
+        return "it is absolute"
+    parts = relpath.split("/")
+    if "" in parts:
+        return "it has an empty component"
+    if "." in parts or ".." in parts:
+        return "it has a '.' or '..' component"
+    if any(part.startswith(_OWN_PREFIX) for part in parts):
+        return f"names starting {_OWN_PREFIX!r} are bough's own"
+    return None
+
+
+def _split(relpath: str) -> list[str]:
+    problem = _relpath_problem(relpath)
+    if problem is not None:
+        raise OutputError(f"refusing to write {relpath!r}: {problem}")
+    return relpath.split("/")
+
+
+def _mkdir(path: Path, relpath: str) -> None:
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        pass  # an existing entry (maybe a symlink) is checked by _real_dir_inside
+    except OSError as err:
+        raise OutputError(f"cannot create the directory for {relpath!r}: {err}") from err
+
+
+def _real_dir_inside(root: Path, path: Path, relpath: str) -> Path:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as err:
+        raise OutputError(f"cannot use {path} for {relpath!r}: {err}") from err
+    if stat.S_ISDIR(mode):
+        return path
+    if stat.S_ISLNK(mode):
+        real = _resolve(path)
+        if real.is_relative_to(root) and real.is_dir():
+            return real
+        raise OutputError(
+            f"refusing to write {relpath!r}: {path} is a symlink to {real}, not a directory inside {root}"
+        )
+    raise OutputError(f"cannot write {relpath!r}: {path} exists and is not a directory")
+
+
+def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str = "") -> bool:
+    """Whether target is a regular file holding exactly data (so it need not be rewritten)."""
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return False
+    except OSError as err:
+        raise OutputError(f"cannot examine {target}: {err}") from err
+    if stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"cannot write {relpath or target.name!r}: {target} is a directory")
+    # A symlink or other special file is replaced, never read through (a FIFO would hang).
+    if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+        return False
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with open(fd, "rb") as f:
+            return f.read() == data
+    except OSError:
+        return False  # unreadable: rewriting it is the way to find out for real
+
+
+def _replace(parent: Path, name: str, data: bytes | bytearray | memoryview, *, durable: bool = False) -> None:
+    """Write data to a temporary file in parent, then rename it over parent/name (atomic)."""
+    fd, tmp = _create_temp(parent)
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, parent / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _create_temp(parent: Path) -> tuple[int, Path]:
+    # Mode 0o666 filtered by the umask, like any new file (mkstemp would give 0o600).
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    while True:
+        tmp = parent / f"{_TMP_PREFIX}{secrets.token_hex(8)}"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+def _acquire_lock(path: Path, timeout: float, out: Path) -> int:
+    """An fd holding an exclusive flock on path, waiting up to timeout seconds for it."""
+    try:
+        # O_NOFOLLOW: a symlink planted as the lock file must not make us create files elsewhere.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        raise OutputError(f"cannot create the lock file {path}: {err}") from err
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.close(fd)
+                raise OutputError(
+                    f"another bough build is writing to {out} (waited {timeout:g}s for {path})"
+                ) from None
+            time.sleep(min(0.05, left))
+        except OSError as err:
+            os.close(fd)
+            raise OutputError(f"cannot lock {path}: {err}") from err
+
+
+def _delete_owned(root: Path, relpath: str) -> bool:
+    """Delete root/relpath if it is a regular file reached through real directories only."""
+    parts = relpath.split("/")
+    current = root
+    for name in parts[:-1]:
+        current = current / name
+        try:
+            if not stat.S_ISDIR(os.lstat(current).st_mode):
+                return False  # a symlink or file where our directory was: never go through it
+        except OSError:
+            return False
+    target = current / parts[-1]
+    if not _is_regular(target):
+        return False
+    try:
+        os.unlink(target)
+    except FileNotFoundError:
+        return False
+    except OSError as err:
+        raise OutputError(f"cannot delete {target}: {err}") from err
+    _remove_empty_dirs(root, current)
+    return True
+
+
+def _remove_empty_dirs(root: Path, directory: Path) -> None:
+    # rmdir only ever removes an empty directory, so this cannot lose anyone's files.
+    while directory != root and directory.is_relative_to(root):
+        try:
+            os.rmdir(directory)
+        except OSError:
+            return
+        directory = directory.parent
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _lexists(path: Path) -> bool:
+    try:
+        os.lstat(path)
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,30 @@
+"""Shared test setup: no test ever touches the real ~/.claude, ~/.codex or data dirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+FIXTURES = SHARED / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("BOUGH_REDACTION_KEY", "test-key")
+    monkeypatch.delenv("BOUGH_ARCHIVE", raising=False)
+    return home
+
+
+def fixtures_dir(kind: str) -> Path:
+    """The shared real transcripts, or a skip when this checkout has none beside it."""
+    folder = FIXTURES / kind
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not here (the shared fixtures live beside the checkout)")
+    return folder
