@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -115,7 +116,7 @@ def _scan_project_dir(found: Discovered, project_dir: Path, label_root: Path, co
         if _is_dir(entry):
             warn(Warning(_relative_label(path, label_root), 0, "a directory named *.jsonl, skipped"))
             continue
-        if entry.name.startswith("agent-"):
+        if entry.name.startswith("agent-") and _peek_field(path, "isSidechain") is True:
             old_agents.append(path)
             continue
         _add_file(found, path, label_root, config, warn, sessions)
@@ -159,7 +160,7 @@ def _attach_old_agent(
     label = _relative_label(agent, label_root)
     found.labels[agent] = label
     session_id = _peek_field(agent, "sessionId")
-    parent = sessions.get(session_id) if session_id else None
+    parent = sessions.get(session_id) if isinstance(session_id, str) else None
     if parent is not None:
         parent.subagents.append(agent)
         return
@@ -167,7 +168,8 @@ def _attach_old_agent(
     found.claude.append(ClaudeSource(agent, []))
 
 
-def _peek_field(path: Path, name: str) -> str | None:
+def _peek_field(path: Path, name: str) -> Any:
+    """The value of ``name`` in the first of the file's first lines that has it."""
     handle = open_regular(path, str(path), lambda warning: None)
     if handle is None:
         return None
@@ -180,7 +182,7 @@ def _peek_field(path: Path, name: str) -> str | None:
                 obj = orjson.loads(line)
             except orjson.JSONDecodeError:
                 continue
-            if isinstance(obj, dict) and isinstance(obj.get(name), str):
+            if isinstance(obj, dict) and name in obj:
                 return obj[name]
     return None
 

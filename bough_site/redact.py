@@ -80,12 +80,20 @@ TIER_GENERIC = 2  # names, headers, URLs, cookies: the shape of a secret, not it
 class Rule:
     """One kind of secret.
 
-    ``keywords`` are lower-case literals; at least one must occur in the
-    lower-cased string before ``regex`` runs, so each must be implied by every
-    match of the regex. ``groups`` names the regex groups holding the secret
-    (the first that took part in a match is used). ``check`` can refuse a match
-    (placeholders, names that are not secret); ``spans`` replaces the group
-    logic for rules that yield several secrets per match (cookies).
+    ``keywords``: literals of which at least one must occur in the string before
+    ``regex`` runs, so each must be implied by every match of the regex. They are
+    looked up in the lower-cased string, or in the string as it is when
+    ``case_sensitive`` (provider prefixes: fewer chance hits in base64 data).
+    ``groups`` names the regex groups holding the secret (the first that took
+    part in a match is used). ``check`` can refuse a match (placeholders, names
+    that are not secret); ``spans`` replaces the group logic for rules that yield
+    several secrets per match (cookies).
+
+    ``reach`` > 0 marks a rule whose every match lies on one line, starting at
+    most _BACK characters before a keyword and ending at most ``reach`` after
+    it: its regex then runs only on those stretches of the string instead of the
+    whole of it (generic rules whose keywords, like "key" and "token", occur in
+    most long code listings).
     """
 
     kind: str
@@ -95,6 +103,8 @@ class Rule:
     tier: int = TIER_PROVIDER
     check: Callable[[re.Match[str], str], bool] | None = None
     spans: Callable[[re.Match[str]], list[Span]] | None = None
+    case_sensitive: bool = False
+    reach: int = 0
 
     def secret_spans(self, m: re.Match[str]) -> list[Span]:
         if self.spans is not None:
@@ -246,18 +256,40 @@ def _cookie_spans(m: re.Match[str]) -> list[Span]:
 
 # --------------------------------------------------------------------------
 # The rule table.
+#
+# Speed: Python's regex engine finds a pattern that starts with a literal
+# ("eyJ", "SK") with a fast substring search, but tries every position of the
+# string for a pattern that starts with a lookbehind or a character class,
+# about 30 times slower. So patterns whose keywords can turn up by chance (in
+# base64 data, in upper-case constants) start with their literal and put the
+# left-boundary check right after it: SK(?<![A-Za-z0-9_]SK) means "SK, not
+# preceded by a word character".
 # --------------------------------------------------------------------------
 
-_ALNUM = "0-9A-Za-z"
-_B64URL = "0-9A-Za-z_-"
+_A = "0-9A-Za-z"  # alphanumerics
+_B = "0-9A-Za-z_-"  # base64url
+
+_BACK = 300  # how far before a keyword a windowed rule's match can start
 
 
 def _rule(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
     return Rule(kind, tuple(keywords.split()), re.compile(pattern, flags), **kw)
 
 
-# The generic NAME part of assignments: these keywords are implied by is_secret_name().
-_NAME_KW = "secret token passw passphrase pwd apikey api_key api-key accesskey access_key access-key privatekey private_key private-key credential auth"
+def _provider(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
+    return _rule(kind, keywords, pattern, flags, case_sensitive=True, **kw)
+
+
+def _lit(literal: str, boundary: str) -> str:
+    """A literal that must not follow a character of the class ``boundary``, literal first."""
+    esc = re.escape(literal)
+    return f"{esc}(?<![{boundary}]{esc})"
+
+
+# Keywords implied by every name is_secret_name() accepts (KEY also covers API_KEY, *_KEY).
+_NAME_KW = "secret token passw passphrase pwd key auth credential"
+# Longest value a windowed assignment rule takes, plus name, annotation and quotes.
+_NAME_REACH = 2400
 
 # A quoted or bare value, as the last groups of an assignment pattern.
 _QUOTED_VALUE = r"""(?:"(?P<dq>[^"\r\n]{1,500})"|'(?P<sq>[^'\r\n]{1,500})')"""
@@ -265,9 +297,9 @@ _BARE_CHARS = r"""[^\s"'`;&|<>]"""
 
 RULES: tuple[Rule, ...] = (
     # Private keys: the whole block, to its END line or to the end of the text.
-    _rule(
+    _provider(
         "private-key",
-        "private key",
+        "PRIVATE",
         r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
         r".*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
         re.DOTALL,
@@ -275,128 +307,131 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_BLOCK,
     ),
     # AWS access key ids; the docs' ...EXAMPLE key is redacted too.
-    _rule(
+    _provider(
         "aws-access-key",
-        "akia asia abia acca a3t",
-        r"(?<![A-Z0-9])(?P<s>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})(?![A-Z0-9])",
+        "AKIA ASIA ABIA ACCA A3T",
+        rf"(?P<s>{_lit('A', _A)}(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z2-7]{{16}})(?![{_A}])",
     ),
-    # AWS secret keys: 40 base64 characters are everywhere, so only next to aws + secret/key.
-    _rule(
+    # AWS secret keys: 40 base64 characters are everywhere, so only next to aws + secret/key,
+    # or as the SecretAccessKey of an STS / credentials JSON.
+    _provider(
         "aws-secret-key",
-        "aws secretaccesskey",
-        r"(?i:aws[^\n]{0,40}?(?:secret|key)|secretaccesskey)[^\n]{0,40}?[:=][ \t]*[\"']?"
-        r"(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        "aws AWS Aws ecretAccessKey",
+        r"(?:(?:aws|AWS|Aws)[^\n]{0,40}?(?:secret|Secret|SECRET|key|Key|KEY)|[Ss]ecretAccessKey)"
+        r"[^\n]{0,40}?[:=][ \t]*[\"']?(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
     ),
-    _rule(
+    _provider(
         "github-token",
         "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
-        rf"(?<![{_ALNUM}_])(?P<s>gh[pousr]_[{_ALNUM}]{{36,251}}|github_pat_[{_ALNUM}_]{{22,255}})(?![{_ALNUM}_])",
+        rf"(?P<s>{_lit('gh', _A + '_')}(?:[pousr]_[{_A}]{{36,251}}|ithub_pat_[{_A}_]{{22,255}}))(?![{_A}_])",
     ),
-    _rule(
+    _provider(
         "gitlab-token",
-        "glpat- gldt- glrt- glptt- glcbt- gloas- glsoat- glft- glimt- glagent- glffct-",
-        rf"(?<![{_ALNUM}_])(?P<s>gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent|ffct)-[{_B64URL}]{{20,300}}"
-        rf"(?:\.[{_B64URL}]{{1,300}}){{0,3}})",
+        "glpat- gldt- glrt- glptt- glcbt- gloas-",
+        rf"(?P<s>{_lit('gl', _A + '_')}(?:pat|dt|rt|ptt|cbt|oas)-[{_B}]{{20,300}}(?:\.[{_B}]{{1,300}}){{0,3}})",
     ),
-    _rule(
+    _provider(
         "slack-webhook",
         "hooks.slack.com",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,300})",
     ),
-    _rule(
+    _provider(
         "slack-token",
         "xox xapp-",
-        rf"(?<![{_ALNUM}])(?P<s>xox[abposre](?:\.xox[a-z])?-[{_ALNUM}-]{{10,300}}|xapp-[0-9]-[{_ALNUM}-]{{10,300}})",
+        rf"(?P<s>{_lit('x', _A)}(?:ox[abposre](?:\.xox[a-z])?|app-[0-9])-[{_A}-]{{10,300}})",
     ),
-    _rule(
+    _provider(
         "stripe-key",
-        "sk_live_ sk_test_ sk_prod_ rk_live_ rk_test_ rk_prod_ whsec_",
-        rf"(?<![{_ALNUM}_])(?P<s>(?:sk|rk)_(?:live|test|prod)_[{_ALNUM}]{{10,250}}|whsec_[{_ALNUM}+/=]{{20,250}})",
+        "k_live_ k_test_ k_prod_ whsec_",
+        rf"(?<![{_A}_])(?P<s>[sr]k_(?:live|test|prod)_[{_A}]{{10,250}}|whsec_[{_A}+/=]{{20,250}})",
     ),
-    # Before openai-key: sk-ant-… and sk-or-… are also sk-… on a tie.
-    _rule(
+    # sk-ant-… and sk-or-… come before openai-key, which wins ties on a plain sk-….
+    _provider(
         "anthropic-key",
-        "sk-ant-",
-        rf"(?<![{_B64URL}])(?P<s>sk-ant-[a-z]{{2,10}}[0-9]{{0,3}}-[{_B64URL}]{{20,300}})",
+        "sk-",
+        rf"(?P<s>{_lit('sk-', _B)}ant-[a-z]{{2,10}}[0-9]{{0,3}}-[{_B}]{{20,300}})",
     ),
-    _rule(
+    _provider(
         "openrouter-key",
-        "sk-or-",
-        r"(?<![0-9A-Za-z_-])(?P<s>sk-or-v[0-9]-[0-9a-f]{64})(?![0-9A-Za-z])",
+        "sk-",
+        rf"(?P<s>{_lit('sk-', _B)}or-v[0-9]-[0-9a-f]{{64}})(?![{_A}])",
     ),
-    _rule(
+    _provider(
         "openai-key",
         "sk-",
-        rf"(?<![{_B64URL}])(?P<s>sk-(?:proj|svcacct|admin|None)-[{_B64URL}]{{20,300}}"
-        rf"|sk-[{_B64URL}]{{0,150}}T3BlbkFJ[{_B64URL}]{{10,150}}"
-        rf"|sk-[{_ALNUM}]{{32,200}}(?![{_B64URL}]))",
+        rf"(?P<s>{_lit('sk-', _B)}(?:(?:proj|svcacct|admin|None)-[{_B}]{{20,300}}"
+        rf"|[{_B}]{{0,150}}T3BlbkFJ[{_B}]{{10,150}}"
+        rf"|[{_A}]{{32,200}}(?![{_B}])))",
     ),
-    _rule(
+    _provider(
         "google-api-key",
-        "aiza",
-        rf"(?<![{_B64URL}])(?P<s>AIza[{_B64URL}]{{35}})(?![{_B64URL}])",
+        "AIza",
+        rf"(?P<s>{_lit('AIza', _B)}[{_B}]{{35}})(?![{_B}])",
     ),
-    _rule(
+    _provider(
         "google-oauth-secret",
-        "gocspx-",
-        rf"(?<![{_B64URL}])(?P<s>GOCSPX-[{_B64URL}]{{28}})(?![{_B64URL}])",
+        "GOCSPX-",
+        rf"(?P<s>{_lit('GOCSPX-', _B)}[{_B}]{{28}})(?![{_B}])",
     ),
-    _rule(
+    _provider(
         "npm-token",
         "npm_",
-        rf"(?<![{_ALNUM}_])(?P<s>npm_[{_ALNUM}]{{36}})(?![{_ALNUM}])",
+        rf"(?P<s>{_lit('npm_', _A + '_')}[{_A}]{{36}})(?![{_A}])",
     ),
     # pypi.org and test.pypi.org macaroons: "pypi-" + base64 of a header naming the index.
-    _rule(
+    _provider(
         "pypi-token",
-        "pypi-age",
-        rf"(?<![{_ALNUM}_])(?P<s>pypi-AgE[{_B64URL}]{{50,2000}})",
+        "pypi-AgE",
+        rf"(?P<s>{_lit('pypi-AgE', _A + '_')}[{_B}]{{50,2000}})",
     ),
-    _rule(
+    _provider(
         "huggingface-token",
         "hf_",
-        rf"(?<![{_ALNUM}_])(?P<s>hf_[{_ALNUM}]{{34,40}})(?![{_ALNUM}])",
+        rf"(?P<s>{_lit('hf_', _A + '_')}[{_A}]{{34,40}})(?![{_A}])",
     ),
-    _rule(
+    _provider(
         "sendgrid-key",
-        "sg.",
-        rf"(?<![{_ALNUM}_])(?P<s>SG\.[{_B64URL}]{{22}}\.[{_B64URL}]{{43}})(?![{_B64URL}])",
+        "SG.",
+        rf"(?P<s>{_lit('SG.', _A + '_')}[{_B}]{{22}}\.[{_B}]{{43}})(?![{_B}])",
     ),
-    # Twilio: SK + 32 hex on its own (hex hashes never contain the upper-case SK),
-    # or any 32 hex assigned next to the word twilio (the auth token).
-    _rule(
+    # Twilio API key SIDs: SK + 32 hex on their own (hex hashes never hold an upper-case SK) ...
+    _provider(
         "twilio-key",
-        "sk twilio",
-        r"(?<![0-9A-Za-z_])(?P<s>SK[0-9a-f]{32})(?![0-9A-Za-z_])"
-        r"|(?i:twilio)[^\n]{0,40}?(?i:token|secret|key|auth)[^\n]{0,30}?[:=][ \t]*[\"']?"
-        r"(?P<t>[0-9a-f]{32})(?![0-9A-Za-z])",
-        groups=("s", "t"),
+        "SK",
+        rf"(?P<s>{_lit('SK', _A + '_')}[0-9a-f]{{32}})(?![{_A}_])",
     ),
-    _rule(
+    # ... and auth tokens: any 32 hex assigned next to the word twilio.
+    _provider(
+        "twilio-key",
+        "twilio TWILIO Twilio",
+        r"(?:twilio|TWILIO|Twilio)[^\n]{0,40}?(?i:token|secret|key|auth)[^\n]{0,30}?[:=][ \t]*[\"']?"
+        r"(?P<s>[0-9a-f]{32})(?![0-9A-Za-z])",
+    ),
+    _provider(
         "digitalocean-token",
         "_v1_",
         r"(?<![0-9A-Za-z_])(?P<s>do[opr]_v1_[0-9a-f]{64})(?![0-9A-Za-z])",
     ),
-    _rule(
+    _provider(
         "supabase-token",
         "sbp_ sb_secret_",
-        rf"(?<![{_ALNUM}_])(?P<s>sbp_[0-9a-f]{{40}}|sb_secret_[{_B64URL}]{{20,100}})(?![{_ALNUM}])",
+        rf"(?<![{_A}_])(?P<s>sbp_[0-9a-f]{{40}}|sb_secret_[{_B}]{{20,100}})(?![{_A}])",
     ),
-    _rule(
+    _provider(
         "telegram-bot-token",
-        ":aa",
-        rf"(?<![0-9])(?P<s>[0-9]{{8,10}}:AA[{_B64URL}]{{33}})(?![{_B64URL}])",
+        ":AA",
+        rf"(?<![0-9])(?P<s>[0-9]{{8,10}}:AA[{_B}]{{33}})(?![{_B}])",
     ),
-    _rule(
+    _provider(
         "azure-storage-key",
-        "accountkey= sharedaccesskey=",
-        r"(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{40,88}={0,2})",
+        "AccountKey= SharedAccessKey=",
+        r"(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{40,88}={0,2})",
     ),
-    # JWT: header and payload are base64url JSON objects ("eyJ" is "{\"").
-    _rule(
+    # JWT: header and payload are base64url JSON objects ("eyJ" is the encoding of '{"').
+    _provider(
         "jwt",
-        "eyj",
-        rf"(?<![{_B64URL}])(?P<s>eyJ[{_B64URL}]{{5,4000}}\.eyJ[{_B64URL}]{{5,8000}}\.[{_B64URL}]{{0,4000}})",
+        "eyJ",
+        rf"(?P<s>{_lit('eyJ', _B)}[{_B}]{{5,4000}}\.eyJ[{_B}]{{5,8000}}\.[{_B}]{{0,4000}})",
     ),
     # ---- generic rules: the shape of a secret, not who issued it ----
     _rule(
@@ -406,31 +441,35 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_url_password_ok,
     ),
-    # Secret-named query parameters and form fields: ?access_token=… &password=…
+    # Secret-named query parameters and form fields: ?access_token=… &password=… (not JS's && or ==).
     _rule(
         "url-password",
-        "token secret passw pwd key auth credential sig",
-        r"(?:[?&]|(?<![\w-])(?:-d|--data(?:-raw|-urlencode|-binary)?|-F|--form)[ \t=]+[\"']?)"
-        r"(?P<name>[A-Za-z_][\w.\[\]-]{0,80})=(?P<s>[^&#\s\"'<>]{1,2000})",
+        _NAME_KW + " sig",
+        r"(?:\?|(?<!&)&(?!&)|(?<![\w-])(?:-d|--data(?:-raw|-urlencode|-binary)?|-F|--form)[ \t=]+[\"']?)"
+        r"(?P<name>[A-Za-z_][\w\[\]-]{0,80})=(?P<s>[^=&#\s\"'<>`(){};][^&#\s\"'<>`(){};]{0,1999})",
         tier=TIER_GENERIC,
         check=_query_ok,
+        reach=_NAME_REACH,
     ),
     _rule(
         "auth-header",
-        "authorization api-key auth-token access-token private-token subscription-key -token -key -secret",
+        "authorization -key -token -secret",
         r"(?i)(?<![\w-])(?:(?:proxy-)?authorization|x-api-key|api-key|x-auth-token|x-access-token|x-goog-api-key"
         r"|ocp-apim-subscription-key|private-token|x-[a-z0-9-]{1,40}-(?:token|key|secret))[\"']?[ \t]*[:=][ \t]*[\"']?"
         r"(?:(?:bearer|basic|token|digest|apikey|api-key|key|sso-key)[ \t]+)?"
         r"(?P<s>[A-Za-z0-9._~+/=:@!%*-]{3,4000})",
         tier=TIER_GENERIC,
         check=_value_ok,
+        reach=4200,
     ),
+    # curl -u user:password / --user user:password: a Basic Authorization header in the making.
     _rule(
         "auth-header",
-        "-u --user",
+        "-u",
         r"(?<![\w-])(?:-u|--user)[ \t]+[\"']?(?P<user>[^\s:\"'$-][^\s:\"']{0,99}):(?P<s>[^\s\"']{1,300})",
         tier=TIER_GENERIC,
         check=_curl_user_ok,
+        reach=_NAME_REACH,
     ),
     _rule(
         "cookie",
@@ -438,26 +477,30 @@ RULES: tuple[Rule, ...] = (
         r"(?i)(?<![\w-])(?:(?:set-)?cookie[\"']?[ \t]*:|--cookie[ \t=])[ \t]*[\"']?(?P<val>[^\r\n\"']{1,8000})",
         tier=TIER_GENERIC,
         spans=_cookie_spans,
+        reach=8200,
     ),
     # Shell / .env / Dockerfile: NAME=value with an upper-case NAME (export NAME=… too).
     _rule(
         "env-secret",
-        _NAME_KW + " _key",
+        _NAME_KW,
         rf"(?<![\w$.{{/-])(?P<name>[A-Z_][A-Z0-9_]{{0,80}})=(?:{_QUOTED_VALUE}|(?P<bare>{_BARE_CHARS}{{1,500}}))",
         groups=("dq", "sq", "bare"),
         tier=TIER_GENERIC,
         check=_env_ok,
+        reach=_NAME_REACH,
     ),
     # Code: password = "…", api_key: '…', "token": "…", cfg["secret"] = "…", key: str = "…".
+    # Comparisons (token == "lambda") are left alone: parsers are full of them.
     _rule(
         "password-assignment",
         _NAME_KW,
         r"(?<![\w.-])(?P<name>[A-Za-z_@$][\w.-]{0,80})[\"']?\]?[ \t]*"
         r"(?::[ \t]*[A-Za-z_][\w\[\]|., ]{0,40}?[ \t]*)?"  # an optional type annotation
-        rf"(?::=|=>|==|!=|[:=])[ \t]*{_QUOTED_VALUE}",
+        rf"(?::=|=>|:|=(?!=))[ \t]*{_QUOTED_VALUE}",
         groups=("dq", "sq"),
         tier=TIER_GENERIC,
         check=_named_value_ok,
+        reach=_NAME_REACH,
     ),
     # YAML and "Label: value" lines: password: hunter2
     _rule(
@@ -467,24 +510,27 @@ RULES: tuple[Rule, ...] = (
         r"(?P<s>[^\s\"'#{}\[\]()|,;&<>]{1,500})[ \t\r]*(?:#[^\n]*)?$",
         tier=TIER_GENERIC,
         check=_named_value_ok,
+        reach=_NAME_REACH,
     ),
     # Command-line flags: --api-key xyz, --password=xyz.
     _rule(
         "password-assignment",
         _NAME_KW,
-        rf"(?<![\w-])--(?P<name>[A-Za-z][\w-]{{0,60}})(?:=|[ \t]+)(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`;&|<>-]{_BARE_CHARS}{{0,499}}))",
+        rf"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{{0,60}})(?:=|[ \t]+)"
+        rf"(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`;&|<>-]{_BARE_CHARS}{{0,499}}))",
         groups=("dq", "sq", "bare"),
         tier=TIER_GENERIC,
         check=_named_value_ok,
+        reach=_NAME_REACH,
     ),
 )
 
 GENERIC_KINDS = frozenset(r.kind for r in RULES if r.tier == TIER_GENERIC) | {"sensitive-file"}
 
-# keyword -> indexes of the rules it unlocks, so each distinct keyword is scanned once.
-_KEYWORD_RULES: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
-    (kw, tuple(i for i, r in enumerate(RULES) if kw in r.keywords))
-    for kw in sorted({k for r in RULES for k in r.keywords})
+# (keyword, case-sensitive?) -> indexes of the rules it unlocks, so each distinct keyword is scanned once.
+_KEYWORD_RULES: tuple[tuple[str, bool, tuple[int, ...]], ...] = tuple(
+    (kw, case, tuple(i for i, r in enumerate(RULES) if kw in r.keywords and r.case_sensitive == case))
+    for kw, case in sorted({(k, r.case_sensitive) for r in RULES for k in r.keywords})
 )
 
 
@@ -686,13 +732,21 @@ class Redactor:
         """Every candidate secret span, from the rules whose keywords occur in s."""
         low = s.lower()
         wanted: set[int] = set()
-        for kw, idxs in _KEYWORD_RULES:
-            if kw in low:
+        for kw, case, idxs in _KEYWORD_RULES:
+            if kw in (s if case else low):
                 wanted.update(idxs)
         found: list[_Candidate] = []
+        windows: dict[tuple[tuple[str, ...], int], list[Span]] = {}
         for i in sorted(wanted):
             rule = RULES[i]
-            for m in rule.regex.finditer(s):
+            if rule.reach:
+                key = (rule.keywords, rule.reach)
+                if key not in windows:
+                    windows[key] = _windows(s, low, rule.keywords, rule.reach)
+                matches = (m for lo, hi in windows[key] for m in rule.regex.finditer(s, lo, hi))
+            else:
+                matches = rule.regex.finditer(s)
+            for m in matches:
                 for a, b in rule.secret_spans(m):
                     if b > a:
                         found.append((rule.tier, a, b, rule.kind, i))
@@ -719,6 +773,37 @@ class Redactor:
         if self._user_re is not None and self._user in seg:  # type: ignore[operator]
             seg = self._user_re.sub("~", seg)
         return seg
+
+
+def _windows(s: str, low: str, keywords: tuple[str, ...], reach: int) -> list[Span]:
+    """The stretches of s a windowed rule must search: around each keyword, within its line.
+
+    Each stretch runs from the start of the keyword's line (at most _BACK
+    characters back) to the end of the line (at most ``reach`` characters on);
+    overlapping stretches are merged, so no match is found twice.
+    """
+    hits: list[int] = []
+    for kw in keywords:
+        p = low.find(kw)
+        while p >= 0:
+            hits.append(p)
+            p = low.find(kw, p + 1)
+    hits.sort()
+    out: list[Span] = []
+    n = len(s)
+    for p in hits:
+        if out and p < out[-1][1]:  # same line as the previous stretch, or close to it
+            lo = out[-1][0]
+        else:
+            nl = s.rfind("\n", max(0, p - _BACK), p)
+            lo = nl + 1 if nl >= 0 else max(0, p - _BACK)
+        nl = s.find("\n", p, p + reach)
+        hi = nl if nl >= 0 else min(n, p + reach)
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
 
 
 def _resolve(candidates: list[_Candidate]) -> list[tuple[int, int, str]]:

@@ -99,11 +99,13 @@ REFUSED = [
     ("webp riff size beyond data", b64(TINY_WEBP_LOSSY[:-4])),
     ("riff but wave", b64(b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\x00" * 28)),
     ("webp unknown chunk", b64(TINY_WEBP_LOSSY[:12] + b"ABCD" + TINY_WEBP_LOSSY[16:])),
-    ("invalid base64 characters", "iVBORw0KGgo!!!!"),
+    # A lenient decoder would skip the "!" and find a valid PNG.
+    ("invalid base64 characters", b64(tiny_png())[:20] + "!" + b64(tiny_png())[20:]),
     ("html instead of base64", "<img src=x onerror=alert(1)>"),
     ("bad padding", b64(tiny_png())[:-1]),
     ("data url prefix", "data:image/png;base64," + b64(tiny_png())),
-    ("urlsafe alphabet", base64.urlsafe_b64encode(b"\xfb\xff" * 30).decode()),
+    # Valid in the URL-safe alphabet only ("-" and "_"): not what transcripts use.
+    ("urlsafe alphabet", base64.urlsafe_b64encode(tiny_jpeg()).decode()),
 ]
 
 
@@ -144,7 +146,6 @@ def test_media_type_is_never_consulted() -> None:
     import inspect
 
     assert list(inspect.signature(sniff_image).parameters) == ["data_b64"]
-    assert "media_type" not in inspect.getsource(images).replace("``media_type``", "")
 
 
 def test_image_filename_is_content_addressed() -> None:

@@ -477,10 +477,9 @@ class _Timeline:
         elif text.startswith(("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>")):
             self._command_output(key, text, time)
         elif text.startswith("<bash-input>"):
-            command = Command(key, time, "!", _tag(text, "bash-input"))
-            if self.main:
-                self.tally.commands.add(key)
-            self.items.append(command)
+            # A shell command typed in bash mode (!cmd): shown, but neither a prompt
+            # nor a slash command.
+            self.items.append(Command(key, time, "!", _tag(text, "bash-input")))
         else:
             self.items.append(Marker(key, time, "meta", text))
 

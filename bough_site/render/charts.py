@@ -19,8 +19,10 @@ from ..model import Session
 
 Metric = Literal["sessions", "tokens"]
 
-# Show at most this many weeks, ending with the week of the latest session.
+# Show at most this many weeks, ending with the week of the latest session, and
+# at least MIN_WEEKS so a project of one busy week is one bar, not a slab.
 MAX_WEEKS = 52
+MIN_WEEKS = 26
 _BAR = 8  # bar width in viewBox units
 _GAP = 2
 _HEIGHT = 40
@@ -50,9 +52,15 @@ def _amount(session: Session, metric: Metric) -> int:
     return sum(v for k, v in session.stats.items() if k in _TOKEN_KEYS and isinstance(v, int))
 
 
-def weekly(sessions: Iterable[Session], metric: Metric = "sessions", max_weeks: int = MAX_WEEKS) -> list[tuple[date, int]]:
+def weekly(
+    sessions: Iterable[Session],
+    metric: Metric = "sessions",
+    max_weeks: int = MAX_WEEKS,
+    min_weeks: int = MIN_WEEKS,
+) -> list[tuple[date, int]]:
     """(Monday, amount) for every week from the first session's to the last's,
-    at most ``max_weeks`` of them (the latest), weeks without activity as 0."""
+    at least ``min_weeks`` and at most ``max_weeks`` of them (the latest),
+    weeks without activity as 0."""
     totals: dict[date, int] = {}
     for session in sessions:
         day = _started(session)
@@ -63,6 +71,7 @@ def weekly(sessions: Iterable[Session], metric: Metric = "sessions", max_weeks: 
         return []
     last = max(totals)
     first = max(min(totals), last - timedelta(weeks=max_weeks - 1))
+    first = min(first, last - timedelta(weeks=min_weeks - 1))
     weeks = (last - first).days // 7 + 1
     return [(first + timedelta(weeks=i), totals.get(first + timedelta(weeks=i), 0)) for i in range(weeks)]
 

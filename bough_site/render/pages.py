@@ -62,12 +62,21 @@ SUMMARY_CHARS = 160
 # JSON parsed for display only up to this size (a guard, not a limit on output).
 JSON_SNIFF_CHARS = 1_000_000
 
-CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+# Markup: our own constant, so its quotes are written as typed, not as &#39;.
+CSP = Markup("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:")
 # Pagefind runs WebAssembly; only pages built with search need to allow it.
-CSP_SEARCH = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:"
+CSP_SEARCH = Markup("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:")
 
 SOURCE_LABELS = {SOURCE_CLAUDE: "Claude Code", SOURCE_CODEX: "Codex"}
 MARKER_TYPES = ("compaction", "interruption", "error", "notice", "meta", "inherited")
+MARKER_LABELS = {
+    "compaction": "Context compacted",
+    "interruption": "Interrupted",
+    "error": "Error",
+    "notice": "Notice",
+    "meta": "Note",
+    "inherited": "Inherited history",
+}
 TODO_STATUSES = ("pending", "in_progress", "completed")
 
 # (stats key, label) in the order pages show them.
@@ -186,6 +195,19 @@ def one_line(text: object, limit: int = SUMMARY_CHARS) -> str:
 
 def line_count(text: str) -> int:
     return text.count("\n") + 1 if text else 0
+
+
+# CSI and OSC escape sequences: terminal colours and titles in command output.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+
+def strip_ansi(text: str) -> str:
+    """Terminal escape codes removed: they are noise on a page."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def is_long(text: object) -> bool:
+    return isinstance(text, str) and ("\n" in text.strip() or len(text) > SUMMARY_CHARS)
 
 
 # --- collapsible blocks ------------------------------------------------------------
@@ -449,6 +471,7 @@ class ImageView:
     src: str | None
     alt: str
     reason: str = ""
+    kind: str = "image"
 
 
 @dataclass
@@ -520,7 +543,7 @@ def result_text_block(call: ToolCall, view: ToolView, text: str, result: ResultV
         text, result.exit_code = unwrapped
     if _looks_json(text):
         return code_block(text, language="json")
-    return code_block(text)
+    return code_block(strip_ansi(text))
 
 
 # --- per-session state while rendering ------------------------------------------------
@@ -548,6 +571,13 @@ class SessionState:
         self.images.setdefault(name, raw)
         alt = f"image ({ext.upper()}, {num(len(raw))} bytes)"
         return ImageView(link(self.page, urls.image_path(name)), alt)
+
+    def text(self, text: str) -> Block:
+        """Plain text (a command's output), collapsed when long."""
+        return code_block(strip_ansi(text if isinstance(text, str) else ""))
+
+    def is_long(self, text: object) -> bool:
+        return is_long(text)
 
     def tool(self, call: ToolCall) -> ToolView:
         return tool_view(call)
@@ -716,6 +746,7 @@ class Renderer:
             "one_line": one_line,
             "markdown": render_markdown,
             "stat_labels": STAT_LABELS,
+            "marker_labels": MARKER_LABELS,
             "token_keys": TOKEN_KEYS,
         }
 
@@ -739,6 +770,7 @@ class Renderer:
             page=urls.INDEX_HTML,
             site=site,
             projects=by_recent_activity(site.projects),
+            session_count=sum(len(p.sessions) for p in site.projects),
             chart=charts.activity_chart(s for p in site.projects for s in p.sessions),
         )
         return html.encode("utf-8")

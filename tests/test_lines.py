@@ -1,0 +1,134 @@
+"""The defensive line reader: every bad line is one warning, every good line survives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bough_site.readers.lines import JsonlFile, parse_line
+
+
+def read(path: Path) -> tuple[list[tuple[int, dict]], list[str], JsonlFile]:
+    warnings: list = []
+    reader = JsonlFile(path, path.name, warnings.append)
+    objects = list(reader)
+    return objects, [str(w) for w in warnings], reader
+
+
+def test_good_lines_around_bad_ones_all_survive(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        b'\xef\xbb\xbf{"a": 1}\r\n'  # BOM and CRLF on the first line
+        b"\n   \n"  # blank and whitespace lines: not lines at all
+        b"[1, 2]\n"
+        b'"just a string"\n'
+        b'{"b": "\\ud800"}\n'  # lone surrogate escape
+        b'{"c": "\xff"}\n'  # invalid UTF-8 inside a string
+        b'{"d": "x\x00y"}\n'  # raw NUL byte inside a string
+        b'{"e": "\\u0000"}\n'  # escaped NUL
+        b'{"f": 1, "f": 2}\n'  # duplicate keys
+        + b"[" * 100_000 + b"\n"  # nested far too deep
+        b'{"g": 1}\n'
+        b'{"h": tru'  # killed mid-write
+    )
+    objects, warnings, reader = read(path)
+    assert [number for number, _ in objects] == [1, 6, 7, 8, 9, 10, 12]
+    assert objects[0][1] == {"a": 1}
+    assert objects[1][1] == {"b": "\ufffd\ufffd\ufffd"}
+    assert objects[2][1] == {"c": "\ufffd"}
+    assert objects[3][1] == {"d": "x\x00y"}
+    assert objects[5][1] == {"f": 2}
+    assert warnings == [
+        "t.jsonl:4: not a JSON object (a JSON array)",
+        "t.jsonl:5: not a JSON object (a JSON string)",
+        "t.jsonl:6: lone surrogate replaced with U+FFFD",
+        "t.jsonl:7: invalid UTF-8 replaced with U+FFFD",
+        "t.jsonl:8: control characters inside strings",
+        "t.jsonl:11: JSON nested too deeply",
+        "t.jsonl:13: truncated last line (no newline at end): not valid JSON (Expecting value)",
+    ]
+    assert (reader.lines, reader.skipped) == (11, 4)
+
+
+def test_an_unterminated_last_line_that_parses_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2}')
+    objects, warnings, _ = read(path)
+    assert [obj for _, obj in objects] == [{"a": 1}, {"b": 2}]
+    assert warnings == []
+
+
+def test_empty_file_is_one_warning(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"")
+    objects, warnings, _ = read(path)
+    assert objects == [] and warnings == ["t.jsonl: empty file"]
+
+
+def test_a_fifo_is_never_opened(tmp_path: Path) -> None:
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)
+    objects, warnings, _ = read(path)  # would block forever if opened for reading
+    assert objects == [] and warnings == ["pipe.jsonl: not a regular file, skipped"]
+
+
+def test_a_symlink_to_a_device_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "zero.jsonl"
+    path.symlink_to("/dev/zero")
+    objects, warnings, _ = read(path)
+    assert objects == [] and warnings == ["zero.jsonl: not a regular file, skipped"]
+
+
+def test_dangling_and_looping_symlinks_warn(tmp_path: Path) -> None:
+    dangling = tmp_path / "gone.jsonl"
+    dangling.symlink_to(tmp_path / "nowhere")
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to(loop)
+    assert read(dangling)[1] == ["gone.jsonl: cannot read: No such file or directory"]
+    assert read(loop)[1] == ["loop.jsonl: cannot read: Too many levels of symbolic links"]
+
+
+def test_unreadable_file_warns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "secret.jsonl"
+    path.write_bytes(b'{"a": 1}\n')
+    path.chmod(0)
+    if os.geteuid() == 0:
+        # root reads any file (CI runs as root): make open fail the way it does for a user.
+        def refuse(*args, **kwargs):
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(os, "open", refuse)
+    assert read(path)[1] == ["secret.jsonl: cannot read: Permission denied"]
+
+
+def test_a_file_growing_while_read_is_read_up_to_its_size_when_opened(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2}\n')
+    warnings: list = []
+    reader = JsonlFile(path, "t.jsonl", warnings.append)
+    seen = []
+    for number, obj in reader:
+        seen.append(obj)
+        if number == 1:
+            with path.open("ab") as handle:  # the agent appends while bough reads
+                handle.write(b'{"c": 3}\n{"d": ')
+    assert seen == [{"a": 1}, {"b": 2}]
+    assert warnings == []
+
+
+def test_a_fifty_megabyte_line_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    payload = "x" * (50 * 1024 * 1024)
+    path.write_bytes(b'{"a": 1}\n{"big": "' + payload.encode() + b'"}\n{"c": 3}\n')
+    objects, warnings, _ = read(path)
+    assert [len(obj.get("big", "")) for _, obj in objects] == [0, len(payload), 0]
+    assert warnings == []
+
+
+def test_parse_line_reports_why() -> None:
+    assert parse_line(b'{"a": 1}') == ({"a": 1}, "")
+    assert parse_line(b"null") == (None, "not a JSON object (a JSON null)")
+    assert parse_line(b"12") == (None, "not a JSON object (a JSON number)")
+    assert parse_line(b"true") == (None, "not a JSON object (a JSON boolean)")

@@ -1,0 +1,669 @@
+"""The renderer: page structure, hostile input, links, determinism.
+
+Small model objects built by hand (no readers involved), rendered, then parsed
+with ``html.parser`` so assertions are about elements and attributes, not text.
+"""
+
+from __future__ import annotations
+
+import base64
+import posixpath
+import struct
+import zlib
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+from bough_site import urls
+from bough_site.model import (
+    Command,
+    Image,
+    Marker,
+    Project,
+    Prompt,
+    Reply,
+    Session,
+    Site,
+    SubagentRun,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Usage,
+    Warning,
+)
+from bough_site.render import pages
+from bough_site.render.pages import Renderer
+
+# Everything a transcript could use to break out of its place.
+EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'&<style>*{display:none}"
+EVIL_URL = "javascript:alert(3)"
+
+
+def png_bytes() -> bytes:
+    """A valid 1×1 PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+PNG_B64 = base64.b64encode(png_bytes()).decode()
+SVG_B64 = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(4)"></svg>').decode()
+EVIL_MEDIA = 'image/png" onerror="alert(5)'
+
+STATS = {
+    "records": 12,
+    "replies": 3,
+    "prompts": 2,
+    "commands": 1,
+    "tool_calls": 9,
+    "tool_results": 9,
+    "tool_errors": 1,
+    "subagents": 1,
+    "input_tokens": 1200,
+    "output_tokens": 3400,
+    "cache_creation_input_tokens": 5600,
+    "cache_read_input_tokens": 1_234_567,
+    "lines": 40,
+    "skipped_lines": 1,
+}
+
+
+def result(text: str, *, is_error: bool = False, detail: Any = None) -> ToolResult:
+    return ToolResult(content=[Text(text)], is_error=is_error, detail=detail)
+
+
+def subagent(depth: int = 0) -> SubagentRun:
+    """A sub-agent whose own run holds a tool call, and (once) a nested sub-agent."""
+    inner = ToolCall("sub-bash", "Bash", {"command": "ls " + EVIL}, result=result("x.py"))
+    if depth == 0:
+        inner = ToolCall(
+            "sub-task",
+            "Task",
+            {"description": "nested " + EVIL, "prompt": "go"},
+            result=result("done"),
+            subagent=subagent(depth + 1),
+        )
+    return SubagentRun(
+        agent_id=f"agent{depth}<x>",
+        agent_type="Explore" + EVIL,
+        description="look around " + EVIL,
+        file="agent.jsonl",
+        timeline=[
+            Prompt("sp1", "p1", "2025-03-04T10:01:00Z", [Text("sub prompt " + EVIL)]),
+            Reply("sr1", "r1", "2025-03-04T10:01:05Z", "sub-model" + EVIL, [Text("sub reply"), inner], Usage()),
+        ],
+        stats=dict(STATS),
+        models=["sub-model"],
+    )
+
+
+def claude_timeline() -> list[Any]:
+    edit_detail = {
+        "structuredPatch": [
+            {"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "lines": [" keep", "-old " + EVIL, "+new " + EVIL]}
+        ]
+    }
+    todos = [
+        {"content": "write tests " + EVIL, "status": "completed"},
+        {"content": "ship", "status": "in_progress"},
+        {"content": "rest", "status": EVIL},
+    ]
+    calls = [
+        ToolCall("t-bash", "Bash", {"command": "pytest -q " + EVIL, "description": EVIL}, result=result("ok " + EVIL)),
+        ToolCall("t-read", "Read", {"file_path": "src/" + EVIL + ".py"}, result=result("     1→import os\n     2→print(1)")),
+        ToolCall("t-edit", "Edit", {"file_path": "src/x.py", "old_string": "a", "new_string": "b"}, result=result("ok", detail=edit_detail)),
+        ToolCall("t-edit2", "Edit", {"file_path": "src/y.py", "old_string": "one\n", "new_string": "two\n"}, result=result("ok")),
+        ToolCall("t-write", "Write", {"file_path": "src/z.py", "content": "def f():\n    return '" + EVIL + "'\n"}, result=result("written")),
+        ToolCall("t-todo", "TodoWrite", {"todos": todos}, result=result("Todos updated")),
+        ToolCall("t-task", "Task", {"description": "explore " + EVIL, "prompt": "Find " + EVIL, "subagent_type": "Explore"},
+                 result=result("## Report\n" + EVIL), subagent=subagent()),
+        ToolCall("t-fetch", "WebFetch", {"url": EVIL_URL, "prompt": EVIL}, result=result("nope", is_error=True)),
+        ToolCall("t-mcp", "mcp__" + EVIL, {EVIL: EVIL, "path": EVIL}, result=ToolResult([Image(EVIL_MEDIA, PNG_B64)])),
+        ToolCall("t-none", "Glob", {"pattern": "**/*.py"}),
+        ToolCall("t-long", "Bash", {"command": "seq 100"}, result=result("\n".join(str(i) for i in range(1, 101)))),
+    ]
+    return [
+        Prompt("u1", "p1", "2025-03-04T10:00:00Z", [Text(EVIL), Image(EVIL_MEDIA, PNG_B64), Image(EVIL_MEDIA, SVG_B64)]),
+        Reply(
+            "m1",
+            "r1",
+            "2025-03-04T10:00:10Z",
+            "claude-" + EVIL,
+            [Thinking("hmm " + EVIL), Text("**bold** " + EVIL + f" [click]({EVIL_URL})"), *calls, Image(EVIL_MEDIA, SVG_B64)],
+            Usage(1, 2, 3, 4),
+        ),
+        Command("c1", "2025-03-04T10:02:00Z", "/model" + EVIL, EVIL, "\x1b[1mSet model\x1b[0m " + EVIL),
+        Marker("k1", "2025-03-04T10:03:00Z", "compaction", "Summary:\n" + EVIL),
+        Marker("k2", "2025-03-04T10:03:01Z", "interruption", "[Request interrupted by user]"),
+        Marker("k3", "2025-03-04T10:03:02Z", "error", "API Error: " + EVIL),
+        Marker("k4", "2025-03-04T10:03:03Z", "notice", EVIL),
+        Marker("k5", "2025-03-04T10:03:04Z", "meta", "caveat " + EVIL),
+        Marker("k6", "2025-03-04T10:03:05Z", "inherited", "", ref_session="parent-session", count=7),
+        Marker("k7", "2025-03-04T10:03:06Z", EVIL, EVIL),
+        Prompt("u2", "p2", "2025-03-04T10:04:00Z", [Text("thanks")]),
+        Reply("m2", "r2", "2025-03-04T10:04:05Z", None, [Text("You're welcome.")], Usage(), is_error=True),
+    ]
+
+
+def codex_timeline() -> list[Any]:
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-old\n+new\n*** Add File: " + EVIL + "\n+x\n*** End Patch"
+    exec_out = '{"output": "hello\\n", "metadata": {"exit_code": 2, "duration_seconds": 0.1}}'
+    calls = [
+        ToolCall("c-shell", "shell", {"command": ["bash", "-lc", "cargo test " + EVIL]}, result=result(exec_out)),
+        ToolCall("c-exec", "exec_command", {"cmd": "rg foo"}, result=result("Exit code: 0\nOutput:\nfoo")),
+        ToolCall("c-patch", "apply_patch", patch, result=result("Done!")),
+        ToolCall("c-search", "web_search", {"action": {"type": "search", "query": "pagefind " + EVIL}}),
+        ToolCall("c-plan", "update_plan", {"plan": [{"step": "one", "status": "completed"}, {"step": "two", "status": "pending"}]}),
+        ToolCall("c-json", "list_mcp_resources", {"server": "x"}, result=result('{"resources": []}')),
+    ]
+    return [
+        Marker("x0", "2025-03-05T09:00:00Z", "inherited", "", ref_session="unknown-session", count=3),
+        Prompt("x1", "p1", "2025-03-05T09:00:01Z", [Text("fix it")]),
+        Reply("x2", "r1", "2025-03-05T09:00:02Z", "gpt-5", [Thinking("**Planning**"), Text("Working."), *calls], Usage()),
+    ]
+
+
+def session(sid: str, slug: str, source: str, timeline: list[Any], **extra: Any) -> Session:
+    fields: dict[str, Any] = dict(
+        id=sid,
+        source=source,
+        cwd="/home/" + EVIL,
+        title="Title " + EVIL,
+        started="2025-03-04T10:00:00Z",
+        ended="2025-03-04T11:05:00Z",
+        versions=["2.1.0" + EVIL],
+        models=["claude-" + EVIL],
+        git_branch="feat/" + EVIL,
+        files=["a.jsonl"],
+        timeline=timeline,
+        stats=dict(STATS),
+        slug=slug,
+    )
+    fields.update(extra)
+    return Session(**fields)
+
+
+def make_site() -> Site:
+    s1 = session(
+        "s1-" + EVIL,
+        "s1",
+        "claude-code",
+        claude_timeline(),
+        warnings=[Warning("a.jsonl", 3, "not JSON " + EVIL), Warning("b.jsonl", 0, "unreadable")],
+        redactions={"github-token": 2, EVIL: 1},
+        orphan_subagents=[subagent(1)],
+    )
+    s2 = session(
+        "s2",
+        "s2",
+        "codex",
+        codex_timeline(),
+        started="2025-03-05T09:00:00Z",
+        ended="2025-03-05T09:01:00Z",
+        parent_id="parent-session",
+        stats={**STATS, "reasoning_output_tokens": 77},
+    )
+    s3 = session("s3", "s3", "claude-code", [], started="2025-01-10T08:00:00+00:00", ended=None, kept_since="2025-02-01T00:00:00Z")
+    p1 = Project(id="alpha", name="alpha " + EVIL, cwd="/work/" + EVIL, sessions=[s1, s2], stats=dict(STATS))
+    p2 = Project(id="beta", name="beta", cwd="/work/beta", sessions=[s3], stats=dict(STATS))
+    return Site(projects=[p2, p1], stats=dict(STATS), warnings=[Warning(EVIL, 1, EVIL)])
+
+
+LINKS = {"parent-session": urls.session_html("beta", "s3")}
+
+
+# --- a small DOM from html.parser --------------------------------------------------------
+
+
+class Node:
+    def __init__(self, tag: str, attrs: dict[str, str | None], parent: Node | None) -> None:
+        self.tag, self.attrs, self.parent = tag, attrs, parent
+        self.children: list[Node] = []
+        self.text: list[str] = []
+
+    @property
+    def classes(self) -> set[str]:
+        return set((self.attrs.get("class") or "").split())
+
+    def iter(self):
+        yield self
+        for child in self.children:
+            yield from child.iter()
+
+    def find_all(self, tag: str | None = None, cls: str | None = None) -> list[Node]:
+        return [n for n in self.iter() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes)]
+
+    def all_text(self) -> str:
+        return "".join(self.text) + "".join(c.all_text() for c in self.children)
+
+    def ancestors(self):
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+
+VOID = {"meta", "link", "img", "br", "hr", "input", "source", "wbr", "area", "base", "col", "embed", "track"}
+
+
+class Tree(HTMLParser):
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", {}, None)
+        self.current = self.root
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, dict(attrs), self.current)
+        node.raw_attrs = attrs  # type: ignore[attr-defined]
+        self.current.children.append(node)
+        if tag not in VOID:
+            self.current = node
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, dict(attrs), self.current)
+        node.raw_attrs = attrs  # type: ignore[attr-defined]
+        self.current.children.append(node)
+
+    def handle_endtag(self, tag: str) -> None:
+        node: Node | None = self.current
+        while node is not None and node.tag != tag:
+            node = node.parent
+        if node is not None and node.parent is not None:
+            self.current = node.parent
+
+    def handle_data(self, data: str) -> None:
+        self.current.text.append(data)
+
+
+def parse(html: bytes) -> Node:
+    return Tree(html.decode("utf-8")).root
+
+
+# --- fixtures ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site() -> Site:
+    return make_site()
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer()
+
+
+@pytest.fixture(scope="module")
+def rendered(site: Site, renderer: Renderer) -> dict[str, bytes]:
+    """Every file one build would write, by path."""
+    out: dict[str, bytes] = dict(renderer.assets())
+    out[urls.INDEX_HTML] = renderer.index_page(site)
+    for project in site.projects:
+        out[urls.project_html(project.id)] = renderer.project_page(project, site)
+        for s in project.sessions:
+            for path, data in renderer.session_pages(project, s, LINKS):
+                out[path] = data
+    return out
+
+
+def html_pages(rendered: dict[str, bytes]) -> dict[str, bytes]:
+    return {path: data for path, data in rendered.items() if path.endswith(".html")}
+
+
+def s1_page(rendered: dict[str, bytes]) -> Node:
+    return parse(rendered[urls.session_html("alpha", "s1")])
+
+
+# --- structure ------------------------------------------------------------------------------
+
+
+def test_pages_written(rendered: dict[str, bytes]) -> None:
+    assert {urls.INDEX_HTML, urls.project_html("alpha"), urls.project_html("beta")} <= set(rendered)
+    for slug in ("s1", "s2"):
+        assert urls.session_html("alpha", slug) in rendered
+    assert urls.session_html("beta", "s3") in rendered
+
+
+def test_csp_first_in_head(rendered: dict[str, bytes]) -> None:
+    for path, data in html_pages(rendered).items():
+        head = parse(data).find_all("head")[0]
+        first = head.children[0]
+        assert first.tag == "meta" and first.attrs["http-equiv"] == "Content-Security-Policy", path
+        assert "'unsafe-inline'" not in (first.attrs["content"] or "")
+        assert first.attrs["content"] == pages.CSP
+
+
+def test_prompt_and_reply_anchors(rendered: dict[str, bytes]) -> None:
+    root = s1_page(rendered)
+    ids = {n.attrs.get("id") for n in root.iter()}
+    assert {"p1", "r1", "p2", "r2"} <= ids
+    prompt = next(n for n in root.iter() if n.attrs.get("id") == "p1")
+    assert "prompt" in prompt.classes
+    self_links = [a for a in prompt.find_all("a", "self-link")]
+    assert [a.attrs["href"] for a in self_links] == ["#p1"]
+    # The person's words are kept as text, escaped.
+    assert EVIL in prompt.find_all("div", "prompt-text")[0].all_text()
+
+
+def test_ids_are_unique(rendered: dict[str, bytes]) -> None:
+    for path, data in html_pages(rendered).items():
+        ids = [n.attrs["id"] for n in parse(data).iter() if n.attrs.get("id")]
+        assert len(ids) == len(set(ids)), path
+
+
+def test_markdown_and_thinking(rendered: dict[str, bytes]) -> None:
+    reply = next(n for n in s1_page(rendered).iter() if n.attrs.get("id") == "r1")
+    assert reply.find_all("strong"), "assistant text is rendered as Markdown"
+    thinking = reply.find_all("details", "thinking")
+    assert thinking and "open" not in thinking[0].attrs
+
+
+def tools(root: Node) -> dict[str, Node]:
+    """Each .tool element by the tool name in its summary."""
+    found = {}
+    for node in root.find_all("div", "tool"):
+        name = node.find_all("span", "tool-name")[0].all_text()
+        found.setdefault(name, node)
+    return found
+
+
+def test_tool_call_summary_and_result_beside_it(rendered: dict[str, bytes]) -> None:
+    by_name = tools(s1_page(rendered))
+    bash = by_name["Bash"]
+    head = bash.find_all("div", "tool-head")[0].all_text()
+    assert "Bash" in head and "pytest -q" in head
+    # The result is inside the same .tool element, right after the call.
+    kids = [c for c in bash.children if c.tag == "div"]
+    assert "tool-call" in kids[0].classes and "tool-result" in kids[1].classes
+    assert "ok " + EVIL in kids[1].all_text()
+    assert "Read" in by_name and "src/" in by_name["Read"].find_all("div", "tool-head")[0].all_text()
+    assert "tool-error" in by_name["WebFetch"].classes
+    assert by_name["Glob"].find_all("div", "missing"), "a call without a result says so"
+
+
+def test_read_result_highlighted_by_file_name() -> None:
+    call = ToolCall("r", "Read", {"file_path": "x.py"}, result=result("     1→import os\n     2→print(1)"))
+    view = pages.tool_view(call)
+    block = pages.result_text_block(call, view, call.result.content[0].text, pages.ResultView(False))
+    assert "→" not in block.full and 'class="kn"' in block.full  # Python keyword, numbers stripped
+
+
+def test_edit_diffs(rendered: dict[str, bytes]) -> None:
+    edits = [t for t in s1_page(rendered).find_all("div", "tool") if t.find_all("span", "tool-name")[0].all_text() == "Edit"]
+    assert len(edits) == 2
+    for edit in edits:
+        lines = edit.find_all("span", "line")
+        kinds = {c for line in lines for c in line.classes}
+        assert {"add", "del"} <= kinds
+    structured = edits[0].find_all("span", "add")[0].all_text()
+    assert structured == "+new " + EVIL  # from structuredPatch, not the input strings
+
+
+def test_write_and_patch(rendered: dict[str, bytes]) -> None:
+    write = tools(s1_page(rendered))["Write"]
+    assert write.find_all("pre", "code") and write.find_all("span", "k")  # `def` highlighted
+    codex = tools(parse(rendered[urls.session_html("alpha", "s2")]))
+    patch = codex["apply_patch"]
+    assert "src/app.py" in patch.find_all("div", "tool-head")[0].all_text()
+    assert patch.find_all("span", "add") and patch.find_all("span", "del")
+    assert "cargo test" in codex["shell"].find_all("div", "tool-head")[0].all_text()
+    assert "exit code 2" in codex["shell"].find_all("div", "result-head")[0].all_text()
+    assert "rg foo" in codex["exec_command"].find_all("div", "tool-head")[0].all_text()
+    assert "pagefind" in codex["web_search"].find_all("div", "tool-head")[0].all_text()
+    assert len(codex["update_plan"].find_all("li", "todo")) == 2
+    assert codex["list_mcp_resources"].find_all("span", "p")  # JSON result highlighted
+
+
+def test_todo_checklist(rendered: dict[str, bytes]) -> None:
+    todo = tools(s1_page(rendered))["TodoWrite"]
+    items = todo.find_all("ul", "todos")[0].find_all("li")
+    assert [sorted(i.classes - {"todo"}) for i in items] == [["todo-completed"], ["todo-in_progress"], ["todo-pending"]]
+    assert EVIL in items[0].all_text()
+
+
+def test_nested_subagents(rendered: dict[str, bytes]) -> None:
+    task = tools(s1_page(rendered))["Task"]
+    outer = [d for d in task.children if d.tag == "details" and "subagent" in d.classes]
+    assert len(outer) == 1 and "open" not in outer[0].attrs
+    inner = outer[0].find_all("details", "subagent")
+    assert len(inner) == 2  # itself and the nested one
+    nested_ids = {n.attrs.get("id") for n in outer[0].iter() if n.attrs.get("id")}
+    assert nested_ids and all(i.startswith("a-") for i in nested_ids)
+
+
+def test_orphans_and_markers(rendered: dict[str, bytes]) -> None:
+    root = s1_page(rendered)
+    assert root.find_all("section", "orphans")[0].find_all("details", "subagent")
+    markers = root.find_all(None, "marker")
+    types = {c for m in markers for c in m.classes if c.startswith("marker-")}
+    assert {f"marker-{t}" for t in pages.MARKER_TYPES} <= types
+    assert not any(m.find_all(None, "prompt") for m in markers)
+    inherited = next(m for m in markers if "marker-inherited" in m.classes)
+    assert inherited.find_all("a")[0].attrs["href"] == "../../beta/sessions/s3.html"
+    codex = parse(rendered[urls.session_html("alpha", "s2")])
+    unknown = codex.find_all(None, "marker-inherited")[0]
+    assert not unknown.find_all("a") and "unknown-session" in unknown.all_text()
+
+
+def test_command(rendered: dict[str, bytes]) -> None:
+    command = s1_page(rendered).find_all("section", "command")[0]
+    assert command.find_all("code", "command-name")[0].all_text() == "/model" + EVIL
+    assert "\x1b" not in command.all_text() and "Set model" in command.all_text()
+
+
+def test_images(rendered: dict[str, bytes]) -> None:
+    root = s1_page(rendered)
+    imgs = root.find_all("img")
+    assert imgs
+    for img in imgs:
+        assert img.attrs["src"].startswith("../../../images/") and img.attrs["src"].endswith(".png")
+        assert "onerror" not in img.attrs and EVIL_MEDIA not in img.attrs.get("alt", "")
+    missing = root.find_all("p", "image-missing")
+    assert len(missing) == 2 and all(m.all_text().startswith("[image not shown: ") for m in missing)
+    written = [path for path in rendered if path.startswith("images/")]
+    assert len(written) == 1 and rendered[written[0]] == png_bytes()
+
+
+def test_long_results_collapsed(rendered: dict[str, bytes]) -> None:
+    long = [t for t in s1_page(rendered).find_all("div", "tool") if "seq 100" in t.all_text()][0]
+    result = long.find_all("div", "tool-result")[0]
+    collapsible = result.find_all("div", "collapsible")[0]
+    assert collapsible.find_all("div", "preview")
+    assert "1\n2\n3" in collapsible.find_all("div", "preview")[0].all_text()
+    assert "100" in collapsible.find_all("details", "more")[0].all_text()
+
+
+def test_session_header(rendered: dict[str, bytes]) -> None:
+    root = s1_page(rendered)
+    header = root.find_all("header", "session-header")[0]
+    text = header.all_text()
+    for needle in ("/home/" + EVIL, "feat/" + EVIL, "claude-" + EVIL, "2.1.0" + EVIL, "Claude Code", "s1-" + EVIL):
+        assert needle in text
+    assert "1 h 05 min" in text
+    warnings = header.find_all("details", "warnings")[0]
+    assert "2 warnings" in warnings.all_text() and "a.jsonl:3: not JSON " + EVIL in warnings.all_text()
+    assert "github-token" in header.find_all("p", "redactions")[0].all_text()
+    hrefs = [a.attrs["href"] for a in header.find_all("a")]
+    assert "s1.json" in hrefs
+    times = header.find_all("time")
+    assert times[0].attrs["datetime"] == "2025-03-04T10:00:00Z" and times[0].all_text() == "2025-03-04 10:00 UTC"
+    codex = parse(rendered[urls.session_html("alpha", "s2")]).find_all("header", "session-header")[0]
+    assert "../../beta/sessions/s3.html" in [a.attrs["href"] for a in codex.find_all("a")]
+    assert "reasoning tokens" in codex.all_text()
+
+
+def test_kept_since(rendered: dict[str, bytes]) -> None:
+    root = parse(rendered[urls.session_html("beta", "s3")])
+    kept = root.find_all("p", "kept")[0]
+    assert kept.all_text() == "original deleted; kept by bough since 2025-02-01"
+    assert root.find_all("p", "empty")
+
+
+# --- index and project pages ------------------------------------------------------------------
+
+
+class Untouchable(list):
+    """A timeline the index and project pages must never read."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("index/project page read a session timeline")
+
+    __iter__ = __len__ = __getitem__ = __bool__ = __contains__ = _refuse  # type: ignore[assignment]
+
+
+def test_index_and_project_use_summaries_only(renderer: Renderer) -> None:
+    site = make_site()
+    for project in site.projects:
+        for s in project.sessions:
+            s.timeline = Untouchable()
+            s.orphan_subagents = Untouchable()
+    renderer.index_page(site)
+    for project in site.projects:
+        renderer.project_page(project, site)
+
+
+def test_index_page(rendered: dict[str, bytes]) -> None:
+    root = parse(rendered[urls.INDEX_HTML])
+    cards = root.find_all("li", "project")
+    # Most recent activity first: alpha (March) before beta (January).
+    assert [c.find_all("h2")[0].all_text() for c in cards] == ["alpha " + EVIL, "beta"]
+    alpha = cards[0]
+    assert {b.all_text() for b in alpha.find_all("span", "badge")} == {"Claude Code", "Codex"}
+    assert alpha.find_all("a")[0].attrs["href"] == "projects/alpha/index.html"
+    figures = alpha.find_all("dl", "figures")[0].all_text()
+    for label in ("prompts", "replies", "tool calls", "input", "output", "cache writes", "cache reads"):
+        assert label in figures
+    chart = alpha.find_all("svg")[0]
+    assert chart.find_all("rect", "chart-bar")
+    assert all(set(n.attrs) <= {"class", "x", "y", "width", "height", "viewbox", "preserveaspectratio", "role",
+                                "aria-label", "xmlns"} for n in chart.iter())
+    assert "index.json" in [a.attrs["href"] for a in root.find_all("a")]
+
+
+def test_project_page(rendered: dict[str, bytes]) -> None:
+    root = parse(rendered[urls.project_html("alpha")])
+    rows = root.find_all("li", "session")
+    # Newest first: s2 (March 5) before s1 (March 4).
+    assert [r.find_all("a")[0].attrs["href"] for r in rows] == ["sessions/s2.html", "sessions/s1.html"]
+    assert "1 h 05 min" in rows[1].all_text() and "1 sub-agent" in rows[1].all_text()
+    assert "project.json" in [a.attrs["href"] for a in root.find_all("a")]
+    assert root.find_all("dl", "stats")
+
+
+# --- safety ------------------------------------------------------------------------------------
+
+
+def test_no_live_markup_anywhere(rendered: dict[str, bytes]) -> None:
+    for path, data in html_pages(rendered).items():
+        root = parse(data)
+        for node in root.iter():
+            if node.tag == "script":
+                assert node.attrs.get("src"), f"{path}: inline script"
+                assert not node.all_text().strip(), f"{path}: script with a body"
+            assert node.tag not in ("style", "iframe", "object", "embed", "base", "form"), f"{path}: <{node.tag}>"
+            for name, value in getattr(node, "raw_attrs", []):
+                assert not name.startswith("on"), f"{path}: {name}= on <{node.tag}>"
+                assert name != "style", f"{path}: style= on <{node.tag}>"
+                if name in ("href", "src", "action", "formaction", "xlink:href"):
+                    low = (value or "").strip().lower()
+                    assert not low.startswith(("javascript:", "data:", "vbscript:")), f"{path}: {name}={value}"
+            if node.tag == "meta":
+                assert node.attrs.get("http-equiv", "").lower() != "refresh"
+        assert b"<script>alert" not in data and b"<img src=x" not in data, path
+
+
+def test_internal_links_are_relative_and_name_files(rendered: dict[str, bytes]) -> None:
+    for path, data in html_pages(rendered).items():
+        for node in parse(data).iter():
+            for name in ("href", "src"):
+                value = node.attrs.get(name)
+                if value is None or value.startswith(("#", "https://", "http://", "mailto:")):
+                    continue
+                assert not value.startswith("/") and "://" not in value, f"{path}: {value}"
+                target = value.split("#")[0]
+                assert target and not target.endswith("/"), f"{path}: {value} names no file"
+                resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+                if not resolved.startswith("pagefind/") and not resolved.endswith(".json"):
+                    assert resolved in rendered, f"{path}: {value} -> {resolved} not written"
+
+
+def test_assets_hashed_and_linked(renderer: Renderer, rendered: dict[str, bytes]) -> None:
+    names = [name for name, _ in renderer.assets()]
+    assert any(n.startswith("assets/bough.") and n.endswith(".css") and n != "assets/bough.css" for n in names)
+    assert any(n.startswith("assets/bough.") and n.endswith(".js") for n in names)
+    assert any(n.startswith("assets/highlight.") for n in names)
+    index = parse(rendered[urls.INDEX_HTML])
+    linked = {n.attrs.get("href") or n.attrs.get("src") for n in index.find_all("link") + index.find_all("script")}
+    assert {f"{n}" for n in names if n.endswith((".css", ".js"))} <= linked
+
+
+def test_footer_names_version(rendered: dict[str, bytes]) -> None:
+    from bough_site import __version__
+
+    footer = parse(rendered[urls.INDEX_HTML]).find_all("footer")[0]
+    assert footer.all_text().strip() == f"made with bough {__version__}"
+
+
+def test_hostile_webfetch_url_not_linked(rendered: dict[str, bytes]) -> None:
+    fetch = tools(s1_page(rendered))["WebFetch"]
+    assert not fetch.find_all("a") and EVIL_URL in fetch.all_text()
+    ok = pages.tool_view(ToolCall("w", "WebFetch", {"url": "https://example.com/x"}))
+    assert ok.summary_href == "https://example.com/x"
+
+
+# --- determinism and splitting ---------------------------------------------------------------------
+
+
+def test_rendering_twice_gives_identical_bytes(site: Site, rendered: dict[str, bytes]) -> None:
+    again = Renderer()
+    second: dict[str, bytes] = dict(again.assets())
+    second[urls.INDEX_HTML] = again.index_page(make_site())
+    for project in make_site().projects:
+        second[urls.project_html(project.id)] = again.project_page(project, site)
+        for s in project.sessions:
+            second.update(again.session_pages(project, s, LINKS))
+    assert second == rendered
+
+
+def test_large_session_split_into_linked_parts(site: Site) -> None:
+    renderer = Renderer()
+    renderer.page_limit = 4_000
+    project = next(p for p in site.projects if p.id == "beta")
+    timeline = []
+    for i in range(1, 21):
+        timeline.append(Prompt(f"u{i}", f"p{i}", None, [Text("question " + "x" * 300)]))
+        timeline.append(Reply(f"m{i}", f"r{i}", None, None, [Text("answer " + "y" * 300)], Usage()))
+    big = session("big", "big", "claude-code", timeline)
+    out = renderer.session_pages(project, big)
+    paths = [p for p, _ in out]
+    assert paths[0] == urls.session_html("beta", "big") and len(paths) > 2
+    assert paths[1] == urls.session_html("beta", "big-2")
+    anchors = []
+    for number, (path, data) in enumerate(out, start=1):
+        root = parse(data)
+        nav = root.find_all("nav", "parts")[0]
+        rels = {a.attrs.get("rel"): a.attrs["href"] for a in nav.find_all("a")}
+        if number > 1:
+            assert rels["prev"] == posixpath.basename(paths[number - 2])
+        if number < len(out):
+            assert rels["next"] == posixpath.basename(paths[number])
+        anchors += [n.attrs["id"] for n in root.iter() if n.attrs.get("id", "").startswith(("p", "r"))]
+    assert anchors == [a for i in range(1, 21) for a in (f"p{i}", f"r{i}")]
+
+
+def test_time_and_number_helpers() -> None:
+    assert pages.when("2025-03-04T10:00:00.123+02:00").iso == "2025-03-04T08:00:00Z"
+    assert pages.when("not a time") is None and pages.when(None) is None
+    assert pages.duration("2025-01-01T00:00:00Z", "2025-01-01T00:00:42Z") == "42 s"
+    assert pages.duration("2025-01-01T00:00:00Z", "2025-01-03T05:00:00Z") == "2 d 5 h"
+    assert pages.compact(1_234_567) == "1.2M" and pages.compact(999) == "999" and pages.num(12345) == "12,345"
+    assert pages.shell_command(["bash", "-lc", "ls -la"]) == "ls -la"
+    assert pages.shell_command(["git", "status", "a b"]) == "git status 'a b'"
+    assert pages.patch_files("*** Begin Patch\n*** Add File: a.py\n+x\n*** Delete File: b.py\n") == ["a.py", "b.py"]

@@ -1,0 +1,188 @@
+"""Themes: a user theme directory overrides or wraps the default one, safely."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from bough_site import urls
+from bough_site.errors import BoughError
+from bough_site.render.env import default_theme_dir, make_env
+from bough_site.render.pages import Renderer
+from tests.test_render import EVIL, LINKS, make_site, parse
+
+DEFAULT_TEMPLATES = default_theme_dir() / "templates"
+
+
+def theme(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "mytheme"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def alpha_s1(renderer: Renderer) -> bytes:
+    site = make_site()
+    project = next(p for p in site.projects if p.id == "alpha")
+    pages = dict(renderer.session_pages(project, project.sessions[0], LINKS))
+    return pages[urls.session_html("alpha", "s1")]
+
+
+def test_default_theme_found() -> None:
+    assert (DEFAULT_TEMPLATES / "session.html").is_file()
+    assert (default_theme_dir() / "static" / "bough.css").is_file()
+
+
+def test_user_template_extends_default(tmp_path: Path) -> None:
+    root = theme(
+        tmp_path,
+        {
+            "templates/session.html": (
+                '{% extends "default:session.html" %}\n'
+                "{% block session_header %}{{ super() }}"
+                '<p class="reviewed">Reviewed: {{ session.title }}</p>{% endblock %}\n'
+            )
+        },
+    )
+    tree = parse(alpha_s1(Renderer(root)))
+    reviewed = tree.find_all("p", "reviewed")
+    assert len(reviewed) == 1 and reviewed[0].all_text() == "Reviewed: Title " + EVIL  # escaped, as text
+    # The rest of the default page is still there.
+    assert tree.find_all("header", "session-header") and tree.find_all("div", "timeline")
+    assert {"p1", "r1"} <= {n.attrs.get("id") for n in tree.iter()}
+
+
+def test_user_index_replaces_default(tmp_path: Path) -> None:
+    root = theme(
+        tmp_path,
+        {"templates/index.html": '<!DOCTYPE html><p class="mine">{{ site.projects|length }} projects</p>\n'},
+    )
+    html = Renderer(root).index_page(make_site()).decode()
+    assert html == '<!DOCTYPE html><p class="mine">2 projects</p>\n'
+
+
+def test_user_partial_changes_it_everywhere(tmp_path: Path) -> None:
+    """Overriding one item template reaches prompts at the top and inside sub-agents."""
+    root = theme(
+        tmp_path,
+        {"templates/items/prompt.html": '<section class="my-prompt" id="{{ prefix }}{{ item.anchor }}"></section>\n'},
+    )
+    tree = parse(alpha_s1(Renderer(root)))
+    ids = [n.attrs["id"] for n in tree.find_all("section", "my-prompt")]
+    assert "p1" in ids and any(i.startswith("a-") for i in ids)
+    assert not tree.find_all("section", "prompt")
+
+
+def test_user_base_wraps_every_page(tmp_path: Path) -> None:
+    root = theme(
+        tmp_path,
+        {
+            "templates/base.html": (
+                '{% extends "default:base.html" %}'
+                '{% block footer %}<span class="mine">hosted by us</span> · {{ super() }}{% endblock %}'
+            )
+        },
+    )
+    renderer = Renderer(root)
+    for html in (renderer.index_page(make_site()), alpha_s1(renderer)):
+        footer = parse(html).find_all("footer")[0]
+        assert footer.find_all("span", "mine") and "made with bough" in footer.all_text()
+
+
+def test_static_override_and_additions(tmp_path: Path) -> None:
+    root = theme(tmp_path, {"static/bough.css": "body { color: red; }\n", "static/extra.css": "p {}\n", "static/logo.svg": "<svg/>"})
+    assets = dict(Renderer(root).assets())
+    css = [data for name, data in assets.items() if name.startswith("assets/bough.") and name.endswith(".css")]
+    assert css == [b"body { color: red; }\n"]
+    assert any(name.startswith("assets/extra.") for name in assets)
+    assert assets["assets/logo.svg"] == b"<svg/>"  # non-CSS/JS files keep their names
+    assert any(name.startswith("assets/bough.") and name.endswith(".js") for name in assets)  # defaults remain
+
+
+def test_template_can_link_a_theme_asset(tmp_path: Path) -> None:
+    root = theme(
+        tmp_path,
+        {
+            "static/extra.css": "p {}\n",
+            "templates/base.html": (
+                '{% extends "default:base.html" %}'
+                '{% block head %}<link rel="stylesheet" href="{{ asset(\'extra.css\') }}">{% endblock %}'
+            ),
+        },
+    )
+    renderer = Renderer(root)
+    extra = next(name for name, _ in renderer.assets() if name.startswith("assets/extra."))
+    hrefs = [n.attrs.get("href") for n in parse(alpha_s1(renderer)).find_all("link")]
+    assert "../../../" + extra in hrefs
+
+
+def test_missing_asset_is_an_error(tmp_path: Path) -> None:
+    root = theme(tmp_path, {"templates/index.html": "{{ asset('nope.css') }}"})
+    with pytest.raises(jinja2.TemplateError):
+        Renderer(root).index_page(make_site())
+
+
+def test_strict_undefined_in_user_template(tmp_path: Path) -> None:
+    root = theme(tmp_path, {"templates/index.html": "{{ sitee.projects }}"})
+    with pytest.raises(jinja2.UndefinedError):
+        Renderer(root).index_page(make_site())
+    root2 = theme(tmp_path / "b", {"templates/index.html": "{{ site.projectz }}"})
+    with pytest.raises(jinja2.UndefinedError):
+        Renderer(root2).index_page(make_site())
+
+
+def test_autoescape_whatever_the_template_name(tmp_path: Path) -> None:
+    """autoescape=True, not select_autoescape: a .j2 or .txt include escapes too."""
+    root = theme(
+        tmp_path,
+        {
+            "templates/index.html": '{% include "bits.j2" %}',
+            "templates/bits.j2": "{{ site.projects[1].name }}",
+        },
+    )
+    html = Renderer(root).index_page(make_site()).decode()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_theme_dir_must_exist_and_look_like_one(tmp_path: Path) -> None:
+    with pytest.raises(BoughError):
+        make_env(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BoughError):
+        make_env(tmp_path / "empty")
+
+
+# --- what the default templates may not contain ------------------------------------------
+
+
+def template_files() -> list[Path]:
+    files = sorted(DEFAULT_TEMPLATES.rglob("*.html"))
+    assert files
+    return files
+
+
+@pytest.mark.parametrize("path", template_files(), ids=lambda p: p.relative_to(DEFAULT_TEMPLATES).as_posix())
+def test_templates_have_no_escape_hatches(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert not re.search(r"\|\s*safe\b", text), "|safe: our renderers return Markup already"
+    assert "autoescape" not in text and "Markup(" not in text
+    assert not re.search(r"\sstyle\s*=", text, re.IGNORECASE), "style attribute (CSP)"
+    assert not re.search(r"<style\b", text, re.IGNORECASE), "<style> element (CSP)"
+    assert not re.search(r"\son[a-z]+\s*=", text, re.IGNORECASE), "event handler attribute (CSP)"
+    for tag in re.findall(r"<script\b[^>]*>", text, re.IGNORECASE):
+        assert "src=" in tag, "inline script (CSP)"
+    # Attributes are always quoted: an escaped value in an unquoted attribute still injects.
+    for tag in re.findall(r"<[a-zA-Z][^<>]*>", text):
+        outside_quotes = re.sub(r"\"[^\"]*\"|'[^']*'", '""', tag)
+        assert not re.search(r"\s[a-zA-Z-]+=(?![\"'])", outside_quotes), f"unquoted attribute in {tag}"
+
+
+def test_static_js_never_fetches() -> None:
+    for path in (default_theme_dir() / "static").glob("*.js"):
+        text = path.read_text(encoding="utf-8")
+        assert "fetch(" not in text and "XMLHttpRequest" not in text and "innerHTML" not in text
