@@ -93,7 +93,9 @@ class Rule:
     most _BACK characters before a keyword and ending at most ``reach`` after
     it: its regex then runs only on those stretches of the string instead of the
     whole of it (generic rules whose keywords, like "key" and "token", occur in
-    most long code listings).
+    most long code listings). ``near``, if given, must match at a keyword for
+    that keyword to open a stretch (the name must be followed by "=" or ":"),
+    which drops the keywords of prose and of base64 data cheaply.
     """
 
     kind: str
@@ -105,6 +107,7 @@ class Rule:
     spans: Callable[[re.Match[str]], list[Span]] | None = None
     case_sensitive: bool = False
     reach: int = 0
+    near: re.Pattern[str] | None = None
 
     def secret_spans(self, m: re.Match[str]) -> list[Span]:
         if self.spans is not None:
@@ -269,7 +272,7 @@ def _cookie_spans(m: re.Match[str]) -> list[Span]:
 _A = "0-9A-Za-z"  # alphanumerics
 _B = "0-9A-Za-z_-"  # base64url
 
-_BACK = 300  # how far before a keyword a windowed rule's match can start
+_BACK = 120  # how far before a keyword a windowed rule's match can start (name <= 81, plus "--data '" etc.)
 
 
 def _rule(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
@@ -277,7 +280,8 @@ def _rule(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> 
 
 
 def _provider(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
-    return _rule(kind, keywords, pattern, flags, case_sensitive=True, **kw)
+    kw.setdefault("case_sensitive", True)
+    return _rule(kind, keywords, pattern, flags, **kw)
 
 
 def _lit(literal: str, boundary: str) -> str:
@@ -286,10 +290,18 @@ def _lit(literal: str, boundary: str) -> str:
     return f"{esc}(?<![{boundary}]{esc})"
 
 
-# Keywords implied by every name is_secret_name() accepts (KEY also covers API_KEY, *_KEY).
-_NAME_KW = "secret token passw passphrase pwd key auth credential"
+# Keywords implied by every name is_secret_name() accepts (KEY also covers API_KEY, *_KEY;
+# PASS covers PASSWORD, PASSWD, PASSPHRASE).
+_NAME_KW = "secret token pass pwd key auth credential"
 # Longest value a windowed assignment rule takes, plus name, annotation and quotes.
-_NAME_REACH = 2400
+_NAME_REACH = 700
+# What must follow a keyword (in the lower-cased text) for a windowed rule to look at its line:
+# the rest of the name, then the rule's operator.
+_ENV_NEAR = re.compile(r"[a-z0-9_]{0,80}=")
+_QUERY_NEAR = re.compile(r"[\w\[\]-]{0,80}=(?!=)")
+_ASSIGN_NEAR = re.compile(r"[\w.-]{0,80}[\"'\]]{0,2}[ \t]*(?::[^\n=]{0,45})?(?::=|=>|:|=(?!=))[ \t]*[\"']")
+_YAML_NEAR = re.compile(r"[\w.-]{0,80}[\"']?[ \t]*:[ \t]")
+_FLAG_NEAR = re.compile(r"[\w-]{0,60}(?:=|[ \t]+[^\s-])")
 
 # A quoted or bare value, as the last groups of an assignment pattern.
 _QUOTED_VALUE = r"""(?:"(?P<dq>[^"\r\n]{1,500})"|'(?P<sq>[^'\r\n]{1,500})')"""
@@ -299,7 +311,7 @@ RULES: tuple[Rule, ...] = (
     # Private keys: the whole block, to its END line or to the end of the text.
     _provider(
         "private-key",
-        "PRIVATE",
+        "-----BEGIN",
         r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
         r".*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
         re.DOTALL,
@@ -316,18 +328,25 @@ RULES: tuple[Rule, ...] = (
     # or as the SecretAccessKey of an STS / credentials JSON.
     _provider(
         "aws-secret-key",
-        "aws AWS Aws ecretAccessKey",
-        r"(?:(?:aws|AWS|Aws)[^\n]{0,40}?(?:secret|Secret|SECRET|key|Key|KEY)|[Ss]ecretAccessKey)"
+        "aws",
+        r"(?:aws|AWS|Aws)[^\n]{0,40}?(?:secret|Secret|SECRET|key|Key|KEY)"
         r"[^\n]{0,40}?[:=][ \t]*[\"']?(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        reach=200,
+        case_sensitive=False,
+    ),
+    _provider(
+        "aws-secret-key",
+        "ecretAccessKey",
+        r"[Ss]ecretAccessKey[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
     ),
     _provider(
         "github-token",
-        "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
+        "gh",
         rf"(?P<s>{_lit('gh', _A + '_')}(?:[pousr]_[{_A}]{{36,251}}|ithub_pat_[{_A}_]{{22,255}}))(?![{_A}_])",
     ),
     _provider(
         "gitlab-token",
-        "glpat- gldt- glrt- glptt- glcbt- gloas-",
+        "gl",
         rf"(?P<s>{_lit('gl', _A + '_')}(?:pat|dt|rt|ptt|cbt|oas)-[{_B}]{{20,300}}(?:\.[{_B}]{{1,300}}){{0,3}})",
     ),
     _provider(
@@ -403,9 +422,11 @@ RULES: tuple[Rule, ...] = (
     # ... and auth tokens: any 32 hex assigned next to the word twilio.
     _provider(
         "twilio-key",
-        "twilio TWILIO Twilio",
+        "twilio",
         r"(?:twilio|TWILIO|Twilio)[^\n]{0,40}?(?i:token|secret|key|auth)[^\n]{0,30}?[:=][ \t]*[\"']?"
         r"(?P<s>[0-9a-f]{32})(?![0-9A-Za-z])",
+        reach=200,
+        case_sensitive=False,
     ),
     _provider(
         "digitalocean-token",
@@ -441,15 +462,25 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_url_password_ok,
     ),
-    # Secret-named query parameters and form fields: ?access_token=… &password=… (not JS's && or ==).
+    # Secret-named query parameters: ?access_token=… &password=… (not JS's && or ==).
+    # [?&] first: the engine skips quickly to those two characters.
     _rule(
         "url-password",
         _NAME_KW + " sig",
-        r"(?:\?|(?<!&)&(?!&)|(?<![\w-])(?:-d|--data(?:-raw|-urlencode|-binary)?|-F|--form)[ \t=]+[\"']?)"
+        r"[?&](?<!&&)(?!&)(?P<name>[A-Za-z_][\w\[\]-]{0,80})=(?P<s>[^=&#\s\"'<>`(){};][^&#\s\"'<>`(){};]{0,1999})",
+        tier=TIER_GENERIC,
+        check=_query_ok,
+    ),
+    # ... and the first field of curl form data: -d "password=…&…".
+    _rule(
+        "url-password",
+        _NAME_KW,
+        r"(?<![\w-])(?:-d|--data(?:-raw|-urlencode|-binary)?|-F|--form)[ \t=]+[\"']?"
         r"(?P<name>[A-Za-z_][\w\[\]-]{0,80})=(?P<s>[^=&#\s\"'<>`(){};][^&#\s\"'<>`(){};]{0,1999})",
         tier=TIER_GENERIC,
         check=_query_ok,
-        reach=_NAME_REACH,
+        reach=2200,
+        near=_QUERY_NEAR,
     ),
     _rule(
         "auth-header",
@@ -461,6 +492,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_value_ok,
         reach=4200,
+        near=re.compile(r"[\w-]{0,40}[\"']?[ \t]*[:=]"),
     ),
     # curl -u user:password / --user user:password: a Basic Authorization header in the making.
     _rule(
@@ -470,6 +502,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_curl_user_ok,
         reach=_NAME_REACH,
+        near=re.compile(r"-u(?:ser)?[ \t]"),
     ),
     _rule(
         "cookie",
@@ -478,6 +511,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         spans=_cookie_spans,
         reach=8200,
+        near=re.compile(r"cookie(?:[\"']?[ \t]*:|[ \t=])"),
     ),
     # Shell / .env / Dockerfile: NAME=value with an upper-case NAME (export NAME=… too).
     _rule(
@@ -488,6 +522,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_env_ok,
         reach=_NAME_REACH,
+        near=_ENV_NEAR,
     ),
     # Code: password = "…", api_key: '…', "token": "…", cfg["secret"] = "…", key: str = "…".
     # Comparisons (token == "lambda") are left alone: parsers are full of them.
@@ -501,6 +536,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_named_value_ok,
         reach=_NAME_REACH,
+        near=_ASSIGN_NEAR,
     ),
     # YAML and "Label: value" lines: password: hunter2
     _rule(
@@ -511,6 +547,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_named_value_ok,
         reach=_NAME_REACH,
+        near=_YAML_NEAR,
     ),
     # Command-line flags: --api-key xyz, --password=xyz.
     _rule(
@@ -522,6 +559,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_named_value_ok,
         reach=_NAME_REACH,
+        near=_FLAG_NEAR,
     ),
 )
 
@@ -730,20 +768,16 @@ class Redactor:
 
     def _find(self, s: str) -> list[_Candidate]:
         """Every candidate secret span, from the rules whose keywords occur in s."""
-        low = s.lower()
+        scan = _Scan(s)
         wanted: set[int] = set()
         for kw, case, idxs in _KEYWORD_RULES:
-            if kw in (s if case else low):
+            if scan.occurs(kw, case):
                 wanted.update(idxs)
         found: list[_Candidate] = []
-        windows: dict[tuple[tuple[str, ...], int], list[Span]] = {}
         for i in sorted(wanted):
             rule = RULES[i]
             if rule.reach:
-                key = (rule.keywords, rule.reach)
-                if key not in windows:
-                    windows[key] = _windows(s, low, rule.keywords, rule.reach)
-                matches = (m for lo, hi in windows[key] for m in rule.regex.finditer(s, lo, hi))
+                matches: Any = (m for lo, hi in scan.windows(rule) for m in rule.regex.finditer(s, lo, hi))
             else:
                 matches = rule.regex.finditer(s)
             for m in matches:
@@ -775,35 +809,66 @@ class Redactor:
         return seg
 
 
-def _windows(s: str, low: str, keywords: tuple[str, ...], reach: int) -> list[Span]:
-    """The stretches of s a windowed rule must search: around each keyword, within its line.
+class _Scan:
+    """Keyword lookups in one string, shared by the rules that use the same keywords."""
 
-    Each stretch runs from the start of the keyword's line (at most _BACK
-    characters back) to the end of the line (at most ``reach`` characters on);
-    overlapping stretches are merged, so no match is found twice.
-    """
-    hits: list[int] = []
-    for kw in keywords:
-        p = low.find(kw)
-        while p >= 0:
-            hits.append(p)
-            p = low.find(kw, p + 1)
-    hits.sort()
-    out: list[Span] = []
-    n = len(s)
-    for p in hits:
-        if out and p < out[-1][1]:  # same line as the previous stretch, or close to it
-            lo = out[-1][0]
-        else:
+    def __init__(self, s: str) -> None:
+        self.s = s
+        self.low = s.lower()
+        self._first: dict[tuple[str, bool], int] = {}
+        self._hits: dict[tuple[str, bool], list[int]] = {}
+
+    def occurs(self, kw: str, case: bool) -> bool:
+        p = (self.s if case else self.low).find(kw)
+        if p >= 0:
+            self._first[kw, case] = p
+        return p >= 0
+
+    def hits(self, kw: str, case: bool) -> list[int]:
+        """Every position of a keyword (in s, or in its lower-cased copy)."""
+        key = (kw, case)
+        if key not in self._hits:
+            hay = self.s if case else self.low
+            out: list[int] = []
+            p = self._first.get(key, -1)
+            while p >= 0:
+                out.append(p)
+                p = hay.find(kw, p + 1)
+            self._hits[key] = out
+        return self._hits[key]
+
+    def windows(self, rule: Rule) -> list[Span]:
+        """The stretches of s a windowed rule must search: around each keyword, within its line.
+
+        Each stretch runs from the start of the keyword's line (at most _BACK
+        characters back) to the end of the line (at most ``rule.reach``
+        characters on). A keyword opens a stretch only where ``rule.near``
+        matches at it. Overlapping stretches are merged, so no match is found twice.
+        """
+        s, near = self.s, rule.near
+        hay = s if rule.case_sensitive else self.low
+        hits = sorted(
+            p
+            for kw in rule.keywords
+            for p in self.hits(kw, rule.case_sensitive)
+            if near is None or near.match(hay, p)
+        )
+        out: list[Span] = []
+        n, reach = len(s), rule.reach
+        for p in hits:
+            if out and p < out[-1][1]:  # inside the previous stretch: only its end can grow
+                nl = s.find("\n", out[-1][1], p + reach)
+                out[-1] = (out[-1][0], max(out[-1][1], nl if nl >= 0 else min(n, p + reach)))
+                continue
             nl = s.rfind("\n", max(0, p - _BACK), p)
             lo = nl + 1 if nl >= 0 else max(0, p - _BACK)
-        nl = s.find("\n", p, p + reach)
-        hi = nl if nl >= 0 else min(n, p + reach)
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
+            nl = s.find("\n", p, p + reach)
+            hi = nl if nl >= 0 else min(n, p + reach)
+            if out and lo <= out[-1][1]:
+                out[-1] = (out[-1][0], max(out[-1][1], hi))
+            else:
+                out.append((lo, hi))
+        return out
 
 
 def _resolve(candidates: list[_Candidate]) -> list[tuple[int, int, str]]:

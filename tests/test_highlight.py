@@ -209,6 +209,31 @@ def test_diff_matches_difflib_unified_diff(old: str, new: str) -> None:
     assert [SPAN_CLASS.match(line).group(1) for line in lines] == [f"line {kinds[e[0]]}" for e in expected]
 
 
+def test_large_diff_of_a_small_edit_matches_difflib() -> None:
+    old = "\n".join(f"line {i}" for i in range(1500))
+    new = old.replace("line 700\n", "line 700 changed\n")
+    expected = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
+    out = str(highlight_diff(old, new))
+    assert [text_of(line) for line in out[len(DPRE) : -len(END)].split("\n")] == expected
+
+
+def test_crafted_large_diff_does_not_go_quadratic(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 20,000 lines of 150 repeated values took difflib a minute; above the
+    # budget the renderer must not run SequenceMatcher's matching at all.
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("SequenceMatcher matching used on a large input")
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match", refuse)
+    old_lines = ["head"] + [f"x{i % 150}" for i in range(20_000)] + ["tail"]
+    new_lines = ["head"] + [f"x{(i * 7 + 1) % 150}" for i in range(20_000)] + ["tail"]
+    out = str(highlight_diff("\n".join(old_lines), "\n".join(new_lines)))
+    lines = out[len(DPRE) : -len(END)].split("\n")
+    assert text_of(lines[0]) == "@@ -1,20002 +1,20002 @@"
+    assert [text_of(line)[1:] for line in lines if 'class="line del"' in line] == old_lines[1:-1]
+    assert [text_of(line)[1:] for line in lines if 'class="line add"' in line] == new_lines[1:-1]
+    assert [text_of(line) for line in lines if 'class="line ctx"' in line] == [" head", " tail"]
+
+
 def test_diff_with_filename_highlights_inside_lines() -> None:
     out = str(highlight_diff("def f():\n    return 1\n", "def f():\n    return 2\n", filename="m.py"))
     assert out == (

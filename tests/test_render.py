@@ -106,7 +106,13 @@ def subagent(depth: int = 0) -> SubagentRun:
 def claude_timeline() -> list[Any]:
     edit_detail = {
         "structuredPatch": [
-            {"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "lines": [" keep", "-old " + EVIL, "+new " + EVIL]}
+            {
+                "oldStart": 1,
+                "oldLines": 2,
+                "newStart": 1,
+                "newLines": 2,
+                "lines": [" keep", "-old " + EVIL, "+new " + EVIL],
+            }
         ]
     }
     todos = [
@@ -116,26 +122,55 @@ def claude_timeline() -> list[Any]:
     ]
     calls = [
         ToolCall("t-bash", "Bash", {"command": "pytest -q " + EVIL, "description": EVIL}, result=result("ok " + EVIL)),
-        ToolCall("t-read", "Read", {"file_path": "src/" + EVIL + ".py"}, result=result("     1→import os\n     2→print(1)")),
-        ToolCall("t-edit", "Edit", {"file_path": "src/x.py", "old_string": "a", "new_string": "b"}, result=result("ok", detail=edit_detail)),
-        ToolCall("t-edit2", "Edit", {"file_path": "src/y.py", "old_string": "one\n", "new_string": "two\n"}, result=result("ok")),
-        ToolCall("t-write", "Write", {"file_path": "src/z.py", "content": "def f():\n    return '" + EVIL + "'\n"}, result=result("written")),
+        ToolCall(
+            "t-read", "Read", {"file_path": "src/" + EVIL + ".py"}, result=result("     1→import os\n     2→print(1)")
+        ),
+        ToolCall(
+            "t-edit",
+            "Edit",
+            {"file_path": "src/x.py", "old_string": "a", "new_string": "b"},
+            result=result("ok", detail=edit_detail),
+        ),
+        ToolCall(
+            "t-edit2",
+            "Edit",
+            {"file_path": "src/y.py", "old_string": "one\n", "new_string": "two\n"},
+            result=result("ok"),
+        ),
+        ToolCall(
+            "t-write",
+            "Write",
+            {"file_path": "src/z.py", "content": "def f():\n    return '" + EVIL + "'\n"},
+            result=result("written"),
+        ),
         ToolCall("t-todo", "TodoWrite", {"todos": todos}, result=result("Todos updated")),
-        ToolCall("t-task", "Task", {"description": "explore " + EVIL, "prompt": "Find " + EVIL, "subagent_type": "Explore"},
-                 result=result("## Report\n" + EVIL), subagent=subagent()),
+        ToolCall(
+            "t-task",
+            "Task",
+            {"description": "explore " + EVIL, "prompt": "Find " + EVIL, "subagent_type": "Explore"},
+            result=result("## Report\n" + EVIL),
+            subagent=subagent(),
+        ),
         ToolCall("t-fetch", "WebFetch", {"url": EVIL_URL, "prompt": EVIL}, result=result("nope", is_error=True)),
         ToolCall("t-mcp", "mcp__" + EVIL, {EVIL: EVIL, "path": EVIL}, result=ToolResult([Image(EVIL_MEDIA, PNG_B64)])),
         ToolCall("t-none", "Glob", {"pattern": "**/*.py"}),
         ToolCall("t-long", "Bash", {"command": "seq 100"}, result=result("\n".join(str(i) for i in range(1, 101)))),
     ]
     return [
-        Prompt("u1", "p1", "2025-03-04T10:00:00Z", [Text(EVIL), Image(EVIL_MEDIA, PNG_B64), Image(EVIL_MEDIA, SVG_B64)]),
+        Prompt(
+            "u1", "p1", "2025-03-04T10:00:00Z", [Text(EVIL), Image(EVIL_MEDIA, PNG_B64), Image(EVIL_MEDIA, SVG_B64)]
+        ),
         Reply(
             "m1",
             "r1",
             "2025-03-04T10:00:10Z",
             "claude-" + EVIL,
-            [Thinking("hmm " + EVIL), Text("**bold** " + EVIL + f" [click]({EVIL_URL})"), *calls, Image(EVIL_MEDIA, SVG_B64)],
+            [
+                Thinking("hmm " + EVIL),
+                Text("**bold** " + EVIL + f" [click]({EVIL_URL})"),
+                *calls,
+                Image(EVIL_MEDIA, SVG_B64),
+            ],
             Usage(1, 2, 3, 4),
         ),
         Command("c1", "2025-03-04T10:02:00Z", "/model" + EVIL, EVIL, "\x1b[1mSet model\x1b[0m " + EVIL),
@@ -152,20 +187,28 @@ def claude_timeline() -> list[Any]:
 
 
 def codex_timeline() -> list[Any]:
-    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-old\n+new\n*** Add File: " + EVIL + "\n+x\n*** End Patch"
+    patch = (
+        "*** Begin Patch\n*** Update File: src/app.py\n@@\n-old\n+new\n*** Add File: " + EVIL + "\n+x\n*** End Patch"
+    )
     exec_out = '{"output": "hello\\n", "metadata": {"exit_code": 2, "duration_seconds": 0.1}}'
     calls = [
         ToolCall("c-shell", "shell", {"command": ["bash", "-lc", "cargo test " + EVIL]}, result=result(exec_out)),
         ToolCall("c-exec", "exec_command", {"cmd": "rg foo"}, result=result("Exit code: 0\nOutput:\nfoo")),
         ToolCall("c-patch", "apply_patch", patch, result=result("Done!")),
         ToolCall("c-search", "web_search", {"action": {"type": "search", "query": "pagefind " + EVIL}}),
-        ToolCall("c-plan", "update_plan", {"plan": [{"step": "one", "status": "completed"}, {"step": "two", "status": "pending"}]}),
+        ToolCall(
+            "c-plan",
+            "update_plan",
+            {"plan": [{"step": "one", "status": "completed"}, {"step": "two", "status": "pending"}]},
+        ),
         ToolCall("c-json", "list_mcp_resources", {"server": "x"}, result=result('{"resources": []}')),
     ]
     return [
         Marker("x0", "2025-03-05T09:00:00Z", "inherited", "", ref_session="unknown-session", count=3),
         Prompt("x1", "p1", "2025-03-05T09:00:01Z", [Text("fix it")]),
-        Reply("x2", "r1", "2025-03-05T09:00:02Z", "gpt-5", [Thinking("**Planning**"), Text("Working."), *calls], Usage()),
+        Reply(
+            "x2", "r1", "2025-03-05T09:00:02Z", "gpt-5", [Thinking("**Planning**"), Text("Working."), *calls], Usage()
+        ),
     ]
 
 
@@ -209,7 +252,15 @@ def make_site() -> Site:
         parent_id="parent-session",
         stats={**STATS, "reasoning_output_tokens": 77},
     )
-    s3 = session("s3", "s3", "claude-code", [], started="2025-01-10T08:00:00+00:00", ended=None, kept_since="2025-02-01T00:00:00Z")
+    s3 = session(
+        "s3",
+        "s3",
+        "claude-code",
+        [],
+        started="2025-01-10T08:00:00+00:00",
+        ended=None,
+        kept_since="2025-02-01T00:00:00Z",
+    )
     p1 = Project(id="alpha", name="alpha " + EVIL, cwd="/work/" + EVIL, sessions=[s1, s2], stats=dict(STATS))
     p2 = Project(id="beta", name="beta", cwd="/work/beta", sessions=[s3], stats=dict(STATS))
     return Site(projects=[p2, p1], stats=dict(STATS), warnings=[Warning(EVIL, 1, EVIL)])
@@ -396,7 +447,9 @@ def test_read_result_highlighted_by_file_name() -> None:
 
 
 def test_edit_diffs(rendered: dict[str, bytes]) -> None:
-    edits = [t for t in s1_page(rendered).find_all("div", "tool") if t.find_all("span", "tool-name")[0].all_text() == "Edit"]
+    edits = [
+        t for t in s1_page(rendered).find_all("div", "tool") if t.find_all("span", "tool-name")[0].all_text() == "Edit"
+    ]
     assert len(edits) == 2
     for edit in edits:
         lines = edit.find_all("span", "line")
@@ -542,8 +595,11 @@ def test_index_page(rendered: dict[str, bytes]) -> None:
         assert label in figures
     chart = alpha.find_all("svg")[0]
     assert chart.find_all("rect", "chart-bar")
-    assert all(set(n.attrs) <= {"class", "x", "y", "width", "height", "viewbox", "preserveaspectratio", "role",
-                                "aria-label", "xmlns"} for n in chart.iter())
+    assert all(
+        set(n.attrs)
+        <= {"class", "x", "y", "width", "height", "viewbox", "preserveaspectratio", "role", "aria-label", "xmlns"}
+        for n in chart.iter()
+    )
     assert "index.json" in [a.attrs["href"] for a in root.find_all("a")]
 
 
@@ -646,7 +702,7 @@ def test_large_session_split_into_linked_parts(site: Site) -> None:
     assert paths[0] == urls.session_html("beta", "big") and len(paths) > 2
     assert paths[1] == urls.session_html("beta", "big-2")
     anchors = []
-    for number, (path, data) in enumerate(out, start=1):
+    for number, (_path, data) in enumerate(out, start=1):
         root = parse(data)
         nav = root.find_all("nav", "parts")[0]
         rels = {a.attrs.get("rel"): a.attrs["href"] for a in nav.find_all("a")}
@@ -667,3 +723,32 @@ def test_time_and_number_helpers() -> None:
     assert pages.shell_command(["bash", "-lc", "ls -la"]) == "ls -la"
     assert pages.shell_command(["git", "status", "a b"]) == "git status 'a b'"
     assert pages.patch_files("*** Begin Patch\n*** Add File: a.py\n+x\n*** Delete File: b.py\n") == ["a.py", "b.py"]
+
+
+def test_search_mode_marks_pages_for_pagefind(site: Site) -> None:
+    renderer = Renderer(search=True)
+    project = next(p for p in site.projects if p.id == "alpha")
+    page = parse(dict(renderer.session_pages(project, project.sessions[0], LINKS))[urls.session_html("alpha", "s1")])
+    csp = page.find_all("meta")[0].attrs["content"]
+    assert csp == pages.CSP_SEARCH and "'unsafe-inline'" not in csp
+    assert "data-pagefind-body" in page.find_all("main")[0].attrs
+    scripts = [n.attrs["src"] for n in page.find_all("script")]
+    assert "../../../pagefind/pagefind-ui.js" in scripts
+    index = parse(renderer.index_page(site))
+    assert index.find_all("div", "search") and "data-pagefind-body" not in index.find_all("main")[0].attrs
+    # Without search: no Pagefind anywhere.
+    plain = Renderer().index_page(site)
+    assert b"pagefind" not in plain
+
+
+def test_unknown_kinds_do_not_fail_the_build(site: Site) -> None:
+    """A kind a newer reader adds shows as a quiet note until the theme knows it."""
+
+    class Mystery:
+        kind = "mystery"
+
+    project = next(p for p in site.projects if p.id == "beta")
+    odd = session("odd", "odd", "claude-code", [Mystery(), Reply("m", "r1", None, None, [Mystery()], Usage())])
+    root = parse(Renderer().session_pages(project, odd)[0][1])
+    assert "mystery" in root.find_all("div", "marker")[0].all_text()
+    assert "[mystery not shown]" in root.find_all("section", "reply")[0].all_text()

@@ -95,7 +95,10 @@ def test_user_base_wraps_every_page(tmp_path: Path) -> None:
 
 
 def test_static_override_and_additions(tmp_path: Path) -> None:
-    root = theme(tmp_path, {"static/bough.css": "body { color: red; }\n", "static/extra.css": "p {}\n", "static/logo.svg": "<svg/>"})
+    root = theme(
+        tmp_path,
+        {"static/bough.css": "body { color: red; }\n", "static/extra.css": "p {}\n", "static/logo.svg": "<svg/>"},
+    )
     assets = dict(Renderer(root).assets())
     css = [data for name, data in assets.items() if name.startswith("assets/bough.") and name.endswith(".css")]
     assert css == [b"body { color: red; }\n"]

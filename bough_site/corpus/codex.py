@@ -41,14 +41,23 @@ PROMPTS = (
     "The nightly job logs a KeyError for missing 'region'. Make it skip such rows.",
     "Split utils.py into io.py and text.py without changing behaviour.",
 )
-COMMANDS = ("pytest -q", "rg -n 'timeout' src", "git status --short", "python -m mypy src", "ls src tests", "pytest tests/test_export.py -q")
-AGENTS_MD = "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nRun the tests before you finish. Keep functions short.\n</INSTRUCTIONS>"
+COMMANDS = (
+    "pytest -q", "rg -n 'timeout' src", "git status --short", "python -m mypy src", "ls src tests",
+    "pytest tests/test_export.py -q",
+)
+AGENTS_MD = (
+    "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n"
+    "Run the tests before you finish. Keep functions short.\n</INSTRUCTIONS>"
+)
 ENVIRONMENT = (
     "<environment_context>\n  <cwd>{cwd}</cwd>\n  <approval_policy>on-request</approval_policy>\n"
     "  <sandbox_mode>workspace-write</sandbox_mode>\n  <shell>bash</shell>\n</environment_context>"
 )
 USER_INSTRUCTIONS = "<user_instructions>\nPrefer the standard library.\n</user_instructions>"
-PERMISSIONS = "<permissions instructions>\nFilesystem sandboxing: workspace-write. Approval policy: on-request.\n</permissions instructions>"
+PERMISSIONS = (
+    "<permissions instructions>\nFilesystem sandboxing: workspace-write. "
+    "Approval policy: on-request.\n</permissions instructions>"
+)
 BAD_LINE = '{"timestamp":"2026-03-05T10:00:00.000Z","type":"response_item","payload":{"type":"mess'
 
 
@@ -113,6 +122,8 @@ class _Thread:
         self.turn_id = ""
         self.seen_null_token = False
         self.record_usage = False  # also write token_usage_record lines (newer builds)
+        self.archive = False  # also copy the file to archived_sessions/
+        self.tool_names: dict[str, str] = {}  # call id -> tool name (outputs differ by tool)
 
     # time and raw lines -------------------------------------------------------
 
@@ -207,13 +218,16 @@ class _Thread:
 
     def say(self, text: str, phase: str = "commentary") -> None:
         self.event("agent_message", message=text)
-        payload = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}], "phase": phase}
+        content = [{"type": "output_text", "text": text}]
+        payload = {"type": "message", "role": "assistant", "content": content, "phase": phase}
         self.emit("response_item", payload)
 
     def call(self, name: str, arguments: dict[str, Any]) -> str:
         call_id = f"call_{self.rng.getrandbits(96):024x}"
-        self.emit("response_item", {"type": "function_call", "name": name, "arguments": _dumps(arguments), "call_id": call_id})
+        payload = {"type": "function_call", "name": name, "arguments": _dumps(arguments), "call_id": call_id}
+        self.emit("response_item", payload)
         self.stats["tool_calls"] += 1
+        self.tool_names[call_id] = name
         return call_id
 
     def patch(self, body: str) -> str:
@@ -229,12 +243,18 @@ class _Thread:
         self.stats["tool_calls"] += 1
 
     def output(self, call_id: str, text: str, *, exit_code: int = 0, custom: bool = False) -> None:
-        body = (
-            f"Chunk ID: {self.rng.getrandbits(24):06x}\nWall time: {self.rng.uniform(0.1, 4):.1f} seconds\n"
-            f"Process exited with code {exit_code}\nOriginal token count: {len(text) // 4}\nOutput:\n{text}"
-        )
+        """A call's output in the shape its tool writes (FORMATS B6): exec_command's
+        structured text, shell's ``Exit code:`` text, or JSON inside the string."""
+        wall = f"{self.rng.uniform(0.1, 4):.1f}"
         if custom:
-            body = _dumps({"output": text, "metadata": {"exit_code": exit_code, "duration_seconds": 0.1}})
+            body = _dumps({"output": text, "metadata": {"exit_code": exit_code, "duration_seconds": float(wall)}})
+        elif self.tool_names.get(call_id) == "shell":
+            body = f"Exit code: {exit_code}\nWall time: {wall} seconds\nOutput:\n{text}"
+        else:
+            body = (
+                f"Chunk ID: {self.rng.getrandbits(24):06x}\nWall time: {wall} seconds\n"
+                f"Process exited with code {exit_code}\nOriginal token count: {len(text) // 4}\nOutput:\n{text}"
+            )
         kind = "custom_tool_call_output" if custom else "function_call_output"
         self.emit("response_item", {"type": kind, "call_id": call_id, "output": body})
         self.stats["tool_results"] += 1
@@ -247,7 +267,10 @@ class _Thread:
         cached = (context * self.rng.randint(70, 95) // 100) // 128 * 128
         output = self.rng.randint(60, 900)
         reasoning = self.rng.randint(0, output // 2)
-        last = {"input_tokens": context, "cached_input_tokens": cached, "output_tokens": output, "reasoning_output_tokens": reasoning}
+        last = {
+            "input_tokens": context, "cached_input_tokens": cached,
+            "output_tokens": output, "reasoning_output_tokens": reasoning,
+        }
         for key, value in last.items():
             self.totals[key] += value
         self.stats["replies"] += 1
@@ -285,11 +308,16 @@ class _Thread:
         return {"limit_id": "codex", "primary": {"used_percent": float(self.rng.randint(1, 40)), "window_minutes": 300},
                 "secondary": {"used_percent": float(self.rng.randint(1, 20)), "window_minutes": 10080}}
 
-    def end_turn(self, text: str) -> None:
-        self.think("Summarizing the change for the user.")
+    def end_turn(self, text: str, thought: str = "Summarizing the change for the user.") -> None:
+        self.think(thought)
         self.say(text, phase="final_answer")
         self.model_call()
         self.event("task_complete", turn_id=self.turn_id, last_agent_message=text)
+
+
+def _bare_message(role: str, text: str) -> dict[str, Any]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
 
 
 # --- the history ----------------------------------------------------------------------------
@@ -315,16 +343,20 @@ class _History:
         thread.start_turn(PROMPTS[(number + rng.randint(0, 7)) % len(PROMPTS)], mirrored=mirrored)
         thread.think("Looking at the code involved first.")
         thread.say("I'll look at the relevant files and run the tests.")
-        first = thread.call("exec_command", {"cmd": rng.choice(COMMANDS), "workdir": thread.cwd, "yield_time_ms": 10_000})
+        command = rng.choice(COMMANDS)
+        first = thread.call("exec_command", {"cmd": command, "workdir": thread.cwd, "yield_time_ms": 10000})
         second = thread.call("exec_command", {"cmd": "rg -n 'def ' src | head -20", "workdir": thread.cwd})
         thread.model_call()
         # Parallel calls: the outputs arrive in the other order (FORMATS D10).
         thread.output(second, "src/app.py:12:def main():\nsrc/io.py:3:def read_rows(path):")
         failed = rng.random() < 0.3
-        thread.output(first, "1 failed, 11 passed in 0.84s" if failed else "12 passed in 0.81s", exit_code=1 if failed else 0)
+        summary = "1 failed, 11 passed in 0.84s" if failed else "12 passed in 0.81s"
+        thread.output(first, summary, exit_code=1 if failed else 0)
         thread.reemit()
         thread.think("The fix belongs in one function.")
-        patch = thread.patch("*** Begin Patch\n*** Update File: src/app.py\n@@\n-    retries = None\n+    retries = 5\n*** End Patch\n")
+        patch = thread.patch(
+            "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    retries = None\n+    retries = 5\n*** End Patch\n"
+        )
         thread.model_call()
         thread.output(patch, "Success. Updated the following files:\nM src/app.py\n", custom=True)
         thread.reemit()
@@ -396,12 +428,12 @@ class _History:
         task = "audit_sleeps"
         spawn = parent.call("spawn_agent", {"task_name": task, "message": _fernet_like(self.rng), "fork_turns": "all"})
         child = self.new_thread(index, parent.clock + timedelta(milliseconds=300))
-        parent.model_call()
-        copied = len(parent.items) - 1  # the history up to and including the spawn call
         child.meta(session_id=parent.tid, source={"subagent": {"thread_spawn": {
             "parent_thread_id": parent.tid, "depth": 1, "agent_path": f"/root/{task}",
             "agent_nickname": "Hopper", "agent_role": "explorer"}}})
-        child.copy_from(parent, copied, child.tick())
+        # The child gets the history up to and including the spawn call.
+        child.copy_from(parent, len(parent.items), child.tick())
+        parent.model_call()
         self.subagent_work(child, task)
         parent.output(spawn, _dumps({"agent_id": child.tid, "nickname": "Hopper"}))
         parent.reemit()
@@ -415,9 +447,12 @@ class _History:
     def subagent_work(self, child: _Thread, task: str) -> None:
         child.message("developer", PERMISSIONS)
         envelope = f"Message Type: NEW_TASK\nTask name: /root/{task}\nSender: /root\nPayload:\n"
-        child.emit("response_item", {"type": "agent_message", "author": "/root", "recipient": f"/root/{task}",
-                                     "content": [{"type": "input_text", "text": envelope},
-                                                 {"type": "encrypted_content", "encrypted_content": _fernet_like(self.rng)}]})
+        content = [
+            {"type": "input_text", "text": envelope},
+            {"type": "encrypted_content", "encrypted_content": _fernet_like(self.rng)},
+        ]
+        payload = {"type": "agent_message", "author": "/root", "recipient": f"/root/{task}", "content": content}
+        child.emit("response_item", payload)
         child.turn_id = _uuid7(self.rng, child.clock)
         child.turn_context()
         child.think("Searching the tests for sleep calls.")
@@ -450,10 +485,10 @@ class _History:
 
         bare({"id": thread.tid, "timestamp": _stamp(start), "instructions": None, "cwd": cwd,
               "originator": "codex_cli_rs", "cli_version": "0.21.0", "git": {"branch": "legacy-import"}}, record=False)
-        bare({"type": "message", "role": "user", "content": [{"type": "input_text", "text": ENVIRONMENT.format(cwd=cwd)}]})
+        bare(_bare_message("user", ENVIRONMENT.format(cwd=cwd)))
         for number in range(self.turns):
             prompt = PROMPTS[(number + rng.randint(0, 7)) % len(PROMPTS)]
-            bare({"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]})
+            bare(_bare_message("user", prompt))
             thread.stats["prompts"] += 1
             bare({"record_type": "state"}, record=False)
             bare({"type": "reasoning", "id": f"rs_{rng.getrandbits(64):016x}",
@@ -463,14 +498,15 @@ class _History:
             bare({"type": "function_call", "name": "shell", "call_id": call_id,
                   "arguments": _dumps({"command": ["bash", "-lc", rng.choice(COMMANDS)], "workdir": cwd})})
             failed = number == 0
-            bare({"type": "function_call_output", "call_id": call_id, "output": _dumps(
-                {"output": "E   AssertionError" if failed else "ok", "metadata": {"exit_code": int(failed), "duration_seconds": 0.4}})})
+            result = {"output": "E   AssertionError" if failed else "ok",
+                      "metadata": {"exit_code": int(failed), "duration_seconds": 0.4}}
+            bare({"type": "function_call_output", "call_id": call_id, "output": _dumps(result)})
             thread.stats["tool_calls"] += 1
             thread.stats["tool_results"] += 1
             thread.stats["tool_errors"] += failed
-            bare({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Fixed; the tests pass."}]})
+            bare(_bare_message("assistant", "Fixed; the tests pass."))
         self.expected.sessions[thread.tid] = thread.stats
-        thread.archive = True  # type: ignore[attr-defined]
+        thread.archive = True
 
     def newer_session(self, index: int, start: datetime) -> None:
         """A 2026 file: ordinals, no user_message events (the prompt is the
@@ -486,7 +522,8 @@ class _History:
             if number == 0:
                 self.bad[thread.tid] = thread.bad_line()
                 # Typed text after an injected block in one message counts once.
-                thread.start_turn(ENVIRONMENT.format(cwd=thread.cwd) + "\nAlso bump the version to 1.4.0.", mirrored=False)
+                mixed = ENVIRONMENT.format(cwd=thread.cwd) + "\nAlso bump the version to 1.4.0."
+                thread.start_turn(mixed, mirrored=False)
                 thread.say("Bumped to 1.4.0.", phase="final_answer")
                 thread.model_call()
         self.expected.sessions[thread.tid] = thread.stats
@@ -501,7 +538,7 @@ class _History:
             path.write_text("\n".join(thread.lines) + "\n", encoding="utf-8")
             if thread.tid in self.bad:
                 self.expected.bad_lines.append((relative.as_posix(), self.bad[thread.tid]))
-            if getattr(thread, "archive", False):
+            if thread.archive:
                 archived = Path("archived_sessions", *relative.parts[1:])
                 (self.root / archived).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, self.root / archived)
@@ -523,8 +560,6 @@ def generate_codex_history(root: Path, *, seed: int = 0, sessions: int = 4, turn
 # --- the bundled examples ---------------------------------------------------------------------
 
 EXAMPLE_CWD = "/home/ada/src/tidepool"
-_EXAMPLE_PARENT = "019cb1a2-5c40-7d21-9a3e-4f6b8c2d1e07"
-_EXAMPLE_FORK = "019cb1c8-07e2-7f14-8b5a-2c9d3e4f5a61"
 _EXAMPLE_PATCH = """*** Begin Patch
 *** Update File: tidepool/tides.py
 @@ def next_high_tide(readings):
@@ -539,8 +574,9 @@ _EXAMPLE_PATCH = """*** Begin Patch
 class _Example(_Thread):
     """A hand-written thread: fixed ids, times and token figures, no randomness in what is said."""
 
-    def __init__(self, tid: str, start: datetime):
-        super().__init__(random.Random(tid), tid, EXAMPLE_CWD, start)
+    def __init__(self, name: str, start: datetime):
+        rng = random.Random(f"bough example {name}")
+        super().__init__(rng, _uuid7(rng, start), EXAMPLE_CWD, start)
         self.model = "gpt-5.4"
 
     def tick(self, low: float = 0.05, high: float = 2.0) -> str:
@@ -552,7 +588,7 @@ def write_codex_examples(root: Path) -> list[Path]:
     """The demo's two rollouts under ``root/sessions/2026/03/``: a session in
     tidepool (the same project as a Claude example) that runs the tests, applies
     a patch and explains itself, and a fork of it in a second file."""
-    parent = _Example(_EXAMPLE_PARENT, datetime(2026, 3, 9, 14, 2, 11, tzinfo=timezone.utc))
+    parent = _Example("tides", datetime(2026, 3, 9, 14, 2, 11, tzinfo=timezone.utc))
     parent.meta()
     parent.initial_context()
     parent.start_turn("`test_next_high_tide` fails on the first reading of the day. Can you find out why and fix it?")
@@ -560,7 +596,8 @@ def write_codex_examples(root: Path) -> list[Path]:
     parent.say("Let me run that test first.")
     run = parent.call("shell", {"command": ["bash", "-lc", "pytest tests/test_tides.py -q"], "workdir": EXAMPLE_CWD})
     parent.model_call()
-    parent.output(run, "F.....\nAttributeError: 'NoneType' object has no attribute 'height'\n1 failed, 5 passed in 0.31s", exit_code=1)
+    failure = "F.....\nAttributeError: 'NoneType' object has no attribute 'height'\n1 failed, 5 passed in 0.31s"
+    parent.output(run, failure, exit_code=1)
     parent.reemit()
     parent.think("The first reading has no `previous`, so the comparison dereferences None.")
     parent.say("The first reading of a day has no predecessor, and `next_high_tide` compares against it anyway.")
@@ -575,14 +612,17 @@ def write_codex_examples(root: Path) -> list[Path]:
     parent.end_turn(
         "Fixed. `next_high_tide` now skips readings without a predecessor:\n\n"
         "- `tidepool/tides.py`: a reading needs a `previous` to count as a peak\n"
-        "- all 22 tests pass (`pytest -q`)"
+        "- all 22 tests pass (`pytest -q`)",
+        thought="The whole suite passes; time to report what changed.",
     )
 
-    fork = _Example(_EXAMPLE_FORK, parent.clock + timedelta(minutes=12))
+    fork = _Example("tides-fork", parent.clock + timedelta(minutes=12))
     fork.meta(session_id=parent.tid, forked_from_id=parent.tid)
     fork.copy_from(parent, len(parent.items), fork.tick())
     fork.message("developer", PERMISSIONS)
-    fork.start_turn("Different approach: instead of skipping it, compare the first reading with the last one of the previous day.")
+    fork.start_turn(
+        "Different approach: instead of skipping it, compare the first reading with the last one of the previous day."
+    )
     fork.think("That needs the previous day's readings, which `load_day` can already return.")
     fork.say("I'll look at how readings are loaded.")
     look = fork.call("shell", {"command": ["bash", "-lc", "rg -n 'def load_day' -A6 tidepool"], "workdir": EXAMPLE_CWD})
@@ -591,7 +631,8 @@ def write_codex_examples(root: Path) -> list[Path]:
     fork.reemit()
     fork.end_turn(
         "`load_day(..., with_previous=True)` already returns the last reading of the day before, so the first "
-        "reading can be linked to it instead of being skipped. Shall I make that change?"
+        "reading can be linked to it instead of being skipped. Shall I make that change?",
+        thought="`with_previous` already exists, so the change is small.",
     )
     written = []
     for thread in (parent, fork):

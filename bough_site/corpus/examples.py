@@ -64,7 +64,7 @@ import re
 import struct
 import zlib
 from base64 import b64encode
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -192,8 +192,9 @@ class Workspace:
         self.files[rel] = before.replace(old, new)
         return before, self.files[rel]
 
-    def grep(self, pattern: str, under: str = "") -> list[str]:
-        """``path:line:text`` for every matching line, like ``rg -n``."""
+    def grep(self, pattern: str, under: str = "", *, absolute: bool = False) -> list[str]:
+        """``path:line:text`` for every matching line, like ``rg -n``. The Grep
+        tool prints absolute paths; a shell ``grep`` in the cwd, relative ones."""
         regex = re.compile(pattern)
         hits = []
         for rel in sorted(self.files):
@@ -201,7 +202,7 @@ class Workspace:
                 continue
             for number, line in enumerate(self.files[rel].splitlines(), 1):
                 if regex.search(line):
-                    hits.append(f"{rel}:{number}:{line}")
+                    hits.append(f"{self.path(rel) if absolute else rel}:{number}:{line}")
         return hits
 
 
@@ -427,16 +428,17 @@ class Transcript:
 
     # -- the model's side ---------------------------------------------------------
 
-    def reply(self, blocks: list[dict[str, Any] | Call], usage: Usage, *, model: str | None = None, wait: float = 2.4) -> list[Call]:
+    def reply(self, blocks: list[dict[str, Any] | Call], usage: Usage, *, model: str | None = None, wait: float | None = None) -> list[Call]:
         """One API reply, written the way Claude Code streams it: one record per
         content block, all sharing ``message.id`` and ``requestId``. Only the last
         record carries the final ``output_tokens``."""
         message_id, request_id = self.ids.message(), self.ids.request()
         calls = []
-        self.clock.wait(wait)
+        # Time to first token varies a little from call to call; then each block
+        # is written when it has streamed, at roughly 250 characters a second.
+        self.clock.wait(wait if wait is not None else 1.3 + (int(request_id[-4:], 36) % 17) / 10)
         for index, block in enumerate(blocks):
-            if index:
-                self.clock.wait(0.35 + len(dumps(_block(block))) / 900)
+            self.clock.wait(0.05 + len(dumps(_block(block))) / 250)
             if isinstance(block, Call):
                 block.id = self.ids.tool()
                 calls.append(block)
@@ -872,7 +874,7 @@ def tidepool_local_time(ws: Workspace) -> Transcript:
         ],
         Usage(4, 10244, 0, 96, early=3),
     )
-    hits = ws.grep(r"gmt|utc|UTC|tzinfo|timezone", "tidepool/")
+    hits = ws.grep(r"gmt|utc|UTC|tzinfo|timezone", "tidepool/", absolute=True)
     grep_content(side, grep, hits)
     report = (
         "Two places assume UTC:\n\n"
@@ -895,7 +897,7 @@ def tidepool_local_time(ws: Workspace) -> Transcript:
     fix_request = call(
         "Edit", file_path=ws.path("tidepool/noaa.py"), old_string='        "time_zone": "gmt",', new_string='        "time_zone": "lst_ldt",'
     )
-    (edit,) = t.reply([say("Both are small. First the request:"), fix_request], Usage(6, 529, 17251, 164, early=5))
+    (edit,) = t.reply([say("Both are small. First the request:"), fix_request], Usage(6, 929, 16851, 164, early=5))
     edit_file(t, ws, edit)
     label_fix = call(
         "Edit",
@@ -972,6 +974,26 @@ def tidepool_local_time(ws: Workspace) -> Transcript:
     return t
 
 
+def diffstat(before: dict[str, str], after: dict[str, str], paths: list[str]) -> str:
+    """``git log --stat`` lines for the given files."""
+    counts = {}
+    for rel in paths:
+        a, b = before.get(rel, "").splitlines(), after[rel].splitlines()
+        added = removed = 0
+        for tag, a1, a2, b1, b2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            if tag != "equal":
+                removed += a2 - a1
+                added += b2 - b1
+        counts[rel] = (added, removed)
+    name_width = max(len(rel) for rel in paths)
+    count_width = len(str(max(a + r for a, r in counts.values())))
+    lines = [f" {rel:<{name_width}} | {a + r:>{count_width}} {'+' * a}{'-' * r}" for rel, (a, r) in counts.items()]
+    total_a = sum(a for a, _ in counts.values())
+    total_r = sum(r for _, r in counts.values())
+    lines.append(f" {len(paths)} files changed, {total_a} insertions(+), {total_r} deletions(-)")
+    return "\n".join(lines)
+
+
 def function_source(ws: Workspace, rel: str, name: str) -> str:
     """A top-level function's text, from its ``def`` to the blank lines after it."""
     text = ws.read(rel)
@@ -986,6 +1008,7 @@ def _line(ws: Workspace, rel: str, needle: str) -> int:
 
 def tidepool_cache(ws: Workspace, t1: Transcript) -> tuple[Transcript, Transcript]:
     """T2 (2.0.69): --days and an on-disk cache; old-layout sub-agent, a git commit."""
+    committed = dict(ws.files)  # Ada committed T1's work herself; this is HEAD now
     clock = Clock("2025-12-10T09:02:44.150Z")
     t = Transcript(
         session_id=T2, cwd=ws.cwd, era=ERA_2_0, branch="main", clock=clock, ids=Ids("tidepool-2"),
@@ -1034,18 +1057,18 @@ def tidepool_cache(ws: Workspace, t1: Transcript) -> tuple[Transcript, Transcrip
     )
     agent.result(
         fetch,
-        "The documentation's data-length limits table lists, for **predictions**: 10 years per request for "
-        "interval=hilo, and 1 year for 6-minute and hourly intervals. `range` is given in hours and "
-        "counts back from the end date when used alone, or forward from begin_date when given with it. "
-        "No numeric rate limit is documented; the page asks clients to add an `application` parameter "
-        "identifying themselves.",
+        "The API documentation's table of data length limits per request: 1-minute water level, 4 days; "
+        "6-minute interval data, 1 month; hourly data, 1 year; **High/Low data, 1 year**. `range` is a "
+        "number of hours, counted forward from `begin_date` when both are given. No numeric rate limit is "
+        "published; CO-OPS may throttle clients that generate heavy load, and asks every request to carry "
+        "an `application` parameter naming the client.",
         took=3.4,
     )
     summary = (
-        "- **Span:** hilo predictions allow up to 10 years per request, so a week (`range=168`) is fine.\n"
+        "- **Span:** high/low requests may cover up to a year, so a week (`range=168`) is fine.\n"
         "- **`range`** is in hours, counted forward from `begin_date` when both are given.\n"
-        "- **Rate limits:** none documented; NOAA asks clients to send an `application` name "
-        "(tidepool already does)."
+        "- **Rate limits:** no published number, but heavy clients can be throttled. NOAA asks for an "
+        "`application` parameter (tidepool already sends one)."
     )
     agent.reply([say(summary)], Usage(5, 412, 9822, 117, early=117))
     clock.wait(0.2)
@@ -1176,12 +1199,12 @@ def store(params: dict, payload: dict) -> None:
                 ),
             )
         ],
-        Usage(6, 731, 16507, 261, early=261),
+        Usage(6, 731, 17663, 261, early=261),
     )
     edit_file(t, ws, cli_edit)
     t.snapshot(first, {"tidepool/cache.py": 1, "tidepool/noaa.py": 1, "tidepool/cli.py": 1}, update=True)
 
-    (tests,) = t.reply([call("Bash", command="python -m pytest -q", description="Run the tests")], Usage(6, 409, 17238, 64, early=64))
+    (tests,) = t.reply([call("Bash", command="python -m pytest -q", description="Run the tests")], Usage(6, 409, 18394, 64, early=64))
     bash_ok(t, tests, ".........                                                                [100%]\n9 passed in 0.44s", took=2.0)
     (timing,) = t.reply(
         [
@@ -1192,7 +1215,7 @@ def store(params: dict, payload: dict) -> None:
                 description="Time a cold and a warm run",
             ),
         ],
-        Usage(6, 166, 17647, 133, early=5),
+        Usage(6, 166, 18803, 133, early=5),
     )
     bash_ok(t, timing, "", "1.12s\n0.09s", took=1.6)
     t.reply(
@@ -1205,11 +1228,11 @@ def store(params: dict, payload: dict) -> None:
                 "- The cache key is a hash of the request parameters, so a different station or day never "
                 "gets a stale answer.\n"
                 "- A corrupt or unreadable cache file counts as a miss rather than an error.\n"
-                "- NOAA allows 10 years of hilo predictions per request, so `--days` needs no upper bound "
-                "for any sensible value."
+                "- NOAA serves up to a year of highs and lows per request, so `--days` up to 365 is a single "
+                "call; beyond that it would need chunking."
             )
         ],
-        Usage(6, 241, 17813, 264, early=3),
+        Usage(6, 241, 18969, 264, early=3),
     )
 
     commit = t.prompt("great, commit it please", wait=48.7)
@@ -1225,19 +1248,11 @@ def store(params: dict, payload: dict) -> None:
                 description="Commit the cache and --days",
             )
         ],
-        Usage(3, 419, 18054, 118, early=118),
+        Usage(3, 419, 19210, 118, early=118),
     )
-    bash_ok(
-        t,
-        git,
-        "4c1e2a9 Add --days and an on-disk response cache\n"
-        " tidepool/cache.py | 37 +++++++++++++++++++++++++++++++++++++\n"
-        " tidepool/cli.py   |  3 ++-\n"
-        " tidepool/noaa.py  | 17 +++++++++++------\n"
-        " 3 files changed, 50 insertions(+), 7 deletions(-)",
-        took=0.4,
-    )
-    t.reply([say("Committed as `4c1e2a9` on `main`.")], Usage(6, 301, 18473, 19, early=19))
+    changed = ["tidepool/cache.py", "tidepool/cli.py", "tidepool/noaa.py"]
+    bash_ok(t, git, "4c1e2a9 Add --days and an on-disk response cache\n" + diffstat(committed, ws.files, changed), took=0.4)
+    t.reply([say("Committed as `4c1e2a9` on `main`.")], Usage(6, 301, 19629, 19, early=19))
     return t, agent
 
 
@@ -1366,6 +1381,60 @@ def summarize_note(note_id: int, db: Database = Depends(get_db)) -> dict[str, st
     note = get_note(note_id, db)
     return {"summary": summarize(note.body)}
 ''',
+    "app/__init__.py": "",
+    "app/routes/__init__.py": "",
+    "app/models.py": '''from pydantic import BaseModel
+
+
+class NoteIn(BaseModel):
+    title: str
+    body: str
+
+
+class Note(NoteIn):
+    id: int
+    created_at: str
+''',
+    "app/summarize.py": '''"""One-paragraph summaries of a note, by an OpenAI model."""
+
+from openai import OpenAI
+
+from .settings import settings
+
+
+def summarize(text: str) -> str:
+    key = settings.openai_api_key
+    client = OpenAI(api_key=key.get_secret_value() if key else "")
+    reply = client.responses.create(model=settings.summary_model, input=f"Summarize in one paragraph:\\n\\n{text}")
+    return reply.output_text
+''',
+    "tests/test_notes.py": '''def test_health(client):
+    assert client.get("/health").json() == {"status": "ok"}
+
+
+def test_empty_list(client):
+    assert client.get("/notes").json() == []
+
+
+def test_create_and_get(client):
+    created = client.post("/notes", json={"title": "groceries", "body": "oat milk, lemons"})
+    assert created.status_code == 201
+    assert client.get(f"/notes/{created.json()['id']}").json()["title"] == "groceries"
+
+
+def test_list_is_newest_first(client):
+    for title in ("first", "second"):
+        client.post("/notes", json={"title": title, "body": "."})
+    assert [note["title"] for note in client.get("/notes").json()] == ["second", "first"]
+
+
+def test_missing_note_is_404(client):
+    assert client.get("/notes/999").status_code == 404
+
+
+def test_title_is_required(client):
+    assert client.post("/notes", json={"body": "no title"}).status_code == 422
+''',
     "tests/conftest.py": '''import pytest
 from fastapi.testclient import TestClient
 
@@ -1472,7 +1541,7 @@ def notes_openai_401(ws: Workspace) -> Transcript:
     t.result(rename, REJECTED, "User rejected tool use", is_error=True, took=6.2)
     t.user([say("[Request interrupted by user for tool use]")], wait=0)
 
-    t.prompt(
+    both_names = t.prompt(
         "Please don't touch .env, other tools read OPENAI_API_KEY from it. Can the settings accept both names instead?",
         wait=31.5,
     )
@@ -1528,7 +1597,7 @@ def notes_openai_401(ws: Workspace) -> Transcript:
         ],
         Usage(6, 153, 19237, 118, early=4),
     )
-    t.turn_done(first)
+    t.turn_done(both_names)
 
     t.slash_command_as_system("model", "sonnet", "Set model to \u001b[1msonnet (claude-sonnet-4-5-20250929)\u001b[22m", wait=52.0)
     t.model = SONNET_45
@@ -1647,11 +1716,12 @@ def notes_pagination(ws: Workspace) -> tuple[Transcript, Transcript, Transcript,
     )
     (glob,) = agent.reply([call("Glob", pattern="app/**/*.py", path=ws.cwd)], Usage(5, 11406, 0, 47, early=47), wait=1.8)
     agent.result(glob, "\n".join(ws.path(rel) for rel in sorted(ws.files) if rel.startswith("app/")), took=0.2)
+    listing = r"all_notes|list_notes|ORDER BY|client\.post"
     (grep,) = agent.reply(
-        [call("Grep", pattern="all_notes|list_notes|ORDER BY", path=ws.path("app"), output_mode="content", **{"-n": True})],
+        [call("Grep", pattern=listing, path=ws.cwd, glob="*.py", output_mode="content", **{"-n": True})],
         Usage(5, 356, 11406, 61, early=61),
     )
-    agent.result(grep, "\n".join(ws.path(hit) for hit in ws.grep(r"all_notes|list_notes|ORDER BY", "app/")), took=0.1)
+    agent.result(grep, "\n".join(ws.grep(listing, absolute=True)), took=0.1)
     (read,) = agent.reply([call("Read", file_path=ws.path("app/db.py"))], Usage(5, 512, 11762, 58, early=58))
     agent.result(read, numbered(ws.read("app/db.py")), took=0.05)
     report = (
@@ -1662,8 +1732,8 @@ def notes_pagination(ws: Workspace) -> tuple[Transcript, Transcript, Transcript,
         "`SELECT id, title, body, created_at FROM notes ORDER BY id DESC`, with no `LIMIT`.\n"
         "- **Ordering:** by `id` descending. `id` is `INTEGER PRIMARY KEY` (the rowid), so it is indexed "
         "and increases with insertion; newest first is already the order.\n"
-        "- **Tests** build the schema in `tests/conftest.py` and create notes through the API "
-        "(`client.post(\"/notes\", ...)`)."
+        "- **Tests** create notes through the API (`client.post(\"/notes\", ...)` in "
+        "`tests/test_notes.py`)."
     )
     agent.reply([say(report)], Usage(5, 1187, 12274, 274, early=274))
     tail = (
@@ -1695,7 +1765,7 @@ def notes_pagination(ws: Workspace) -> tuple[Transcript, Transcript, Transcript,
             )
         return [Note(**row) for row in rows]
 '''
-    anchor = "        return [Note(**row) for row in rows]\n\n    def get_note"
+    anchor = "        return [Note(**row) for row in rows]\n\n    def get_note"  # the end of all_notes()
     (db_edit,) = t.reply(
         [
             say(
@@ -1706,7 +1776,7 @@ def notes_pagination(ws: Workspace) -> tuple[Transcript, Transcript, Transcript,
                 "an `X-Next-Cursor` header, so old clients see no change except a default page size.\n"
                 "3. Tests that walk every page."
             ),
-            call("Edit", file_path=ws.path("app/db.py"), old_string=anchor, new_string=anchor.replace("\n\n    def get_note", new_method + "\n    def get_note")),
+            call("Edit", file_path=ws.path("app/db.py"), old_string=anchor, new_string=anchor.replace("\n    def get_note", new_method + "\n    def get_note")),
         ],
         Usage(6, 2711, 18586, 602, early=7),
     )
@@ -1776,11 +1846,11 @@ def test_limit_is_capped(client):
     write_file(t, ws, write)
     t.snapshot(first, {"app/db.py": 1, "app/routes/notes.py": 1, "tests/test_pagination.py": 1}, update=True)
     (run,) = t.reply([call("Bash", command="uv run pytest -q", description="Run the test suite")], Usage(6, 571, 23121, 66, early=66))
-    bash_ok(t, run, "...........                                                              [100%]\n11 passed in 1.38s", took=3.3)
+    bash_ok(t, run, "............                                                             [100%]\n12 passed in 1.38s", took=3.3)
     t.reply(
         [
             say(
-                "Pagination is in, and all 11 tests pass.\n\n"
+                "Pagination is in, and all 12 tests pass.\n\n"
                 "```http\nGET /notes?limit=2 HTTP/1.1\n\nHTTP/1.1 200 OK\nX-Next-Cursor: 118\n\n"
                 '[{"id": 120, "title": "groceries", ...}, {"id": 119, "title": "standup", ...}]\n```\n\n'
                 "- `limit` defaults to 50 and is capped at 200 (a larger value is a 422).\n"
@@ -1817,7 +1887,7 @@ def test_limit_is_capped(client):
         "4. Errors and fixes: none.\n\n"
         "5. Pending Tasks: none.\n\n"
         "6. Current Work:\n"
-        "   Pagination is finished; all 11 tests pass."
+        "   Pagination is finished; all 12 tests pass."
     )
     compactor.reply(
         [say(f"<analysis>\nThe conversation covered one feature, completed and tested.\n</analysis>\n\n<summary>\n{summary}\n</summary>")],
@@ -1851,41 +1921,29 @@ def test_limit_is_capped(client):
     )
     t.snapshot(link)
     old_header = '        response.headers["X-Next-Cursor"] = str(notes[-1].id)\n'
-    new_header = (
-        old_header
-        + '        next_url = request.url.include_query_params(cursor=notes[-1].id, limit=limit)\n'
-        + '        response.headers["Link"] = f\'<{next_url}>; rel="next"\'\n'
+    new_header = old_header + (
+        '        response.headers["Link"] = f\'</notes?limit={limit}&cursor={notes[-1].id}>; rel="next"\'\n'
     )
     (header,) = t.reply(
         [
-            say("Building it from the request URL keeps any other query parameters the client sent:"),
+            say("A relative link is allowed (RFC 8288) and stays right behind a proxy that rewrites the host:"),
             call("Edit", file_path=ws.path("app/routes/notes.py"), old_string=old_header, new_string=new_header),
         ],
-        Usage(3, 3304, 11522, 247, early=4),
+        Usage(3, 3304, 13377, 247, early=4),
         wait=3.6,
     )
     edit_file(t, ws, header)
-    (param,) = t.reply(
-        [call("Edit", file_path=ws.path("app/routes/notes.py"), old_string="    response: Response,\n", new_string="    request: Request,\n    response: Response,\n")],
-        Usage(6, 389, 14826, 104, early=104),
-    )
-    edit_file(t, ws, param)
-    (imp,) = t.reply(
-        [call("Edit", file_path=ws.path("app/routes/notes.py"), old_string="Query, Response\n", new_string="Query, Request, Response\n")],
-        Usage(6, 235, 15215, 93, early=93),
-    )
-    edit_file(t, ws, imp)
-    (run,) = t.reply([call("Bash", command="uv run pytest -q", description="Run the test suite")], Usage(6, 231, 15450, 66, early=66))
-    bash_ok(t, run, "...........                                                              [100%]\n11 passed in 1.41s", took=3.2)
+    (run,) = t.reply([call("Bash", command="uv run pytest -q", description="Run the test suite")], Usage(6, 389, 16681, 66, early=66))
+    bash_ok(t, run, "............                                                             [100%]\n12 passed in 1.41s", took=3.2)
     t.reply(
         [
             say(
-                'Each page that has a successor now also carries `Link: <http://…/notes?limit=50&cursor=71>; rel="next"`, '
+                'Each page that has a successor now also carries `Link: </notes?limit=50&cursor=71>; rel="next"`, '
                 "alongside `X-Next-Cursor`. Tests still pass. It might be worth a test for the header itself; "
                 "say if you'd like one."
             )
         ],
-        Usage(6, 397, 15681, 96, early=3),
+        Usage(6, 231, 17070, 96, early=3),
     )
     t.turn_done(link)
     return t, agent, compactor, meta
@@ -2000,8 +2058,16 @@ limiter = Limiter(key_func=api_key_or_address)
         Usage(6, 311, 21413, 153, early=153),
     )
     edit_file(t, ws, route)
+    old_imports = "Query, Response\n\nfrom ..db import Database, get_db\nfrom ..models import Note, NoteIn\n"
     (imp,) = t.reply(
-        [call("Edit", file_path=ws.path("app/routes/notes.py"), old_string="from ..models import Note, NoteIn\n", new_string="from ..models import Note, NoteIn\nfrom ..ratelimit import limiter\n")],
+        [
+            call(
+                "Edit",
+                file_path=ws.path("app/routes/notes.py"),
+                old_string=old_imports,
+                new_string=old_imports.replace("Query, Response", "Query, Request, Response") + "from ..ratelimit import limiter\n",
+            )
+        ],
         Usage(6, 228, 21724, 109, early=109),
     )
     edit_file(t, ws, imp)
@@ -2034,10 +2100,10 @@ def test_limits_are_per_key(client):
         {
             **t._envelope(run.record),
             "type": "user",
-            "message": {"role": "user", "content": [{"tool_use_id": run.id, "type": "tool_result", "content": "Exit code 1\n..FF.........", "is_error": True}]},
+            "message": {"role": "user", "content": [{"tool_use_id": run.id, "type": "tool_result", "content": "Exit code 1\n.FF...........", "is_error": True}]},
         }
     )
-    t.broken(cut[: cut.index("..FF") + 4])
+    t.broken(cut[: cut.index(".FF..") + 3])
 
     # `claude --continue` an hour later, from a newer build: it re-appends a few
     # records it had already written (same uuids; the new version, and for the
@@ -2054,7 +2120,7 @@ def test_limits_are_per_key(client):
         promptSource="typed",
     )
     t.snapshot(resumed)
-    (rerun,) = t.reply([call("Bash", command="uv run pytest -q", description="Run the test suite")], Usage(3, 7702, 14418, 71, early=71), wait=3.3)
+    (rerun,) = t.reply([call("Bash", command="uv run pytest -q", description="Run the test suite")], Usage(3, 9184, 13980, 71, early=71), wait=3.3)
     bash_failed(
         t,
         rerun,
@@ -2062,11 +2128,11 @@ def test_limits_are_per_key(client):
         ".FF...........                                                           [100%]\n"
         "=================================== FAILURES ===================================\n"
         "_______________________ test_first_page_is_newest_first _______________________\n"
-        "tests/test_pagination.py:8: in test_first_page_is_newest_first\n"
+        f"tests/test_pagination.py:{_line(ws, 'tests/test_pagination.py', 'range(120, 70')}: in test_first_page_is_newest_first\n"
         "    assert [note[\"id\"] for note in page.json()] == list(range(120, 70, -1))\n"
         "E   assert [30, 29, 28, 27, 26, 25, ...] == [120, 119, 118, 117, 116, 115, ...]\n"
         "__________________________ test_walks_every_page_once __________________________\n"
-        "tests/test_pagination.py:24: in test_walks_every_page_once\n"
+        f"tests/test_pagination.py:{_line(ws, 'tests/test_pagination.py', 'assert seen ==')}: in test_walks_every_page_once\n"
         "    assert seen == list(range(120, 0, -1))\n"
         "E   assert [30, 29, 28, 27, 26, 25, ...] == [120, 119, 118, 117, 116, 115, ...]\n"
         "=========================== short test summary info ============================\n"
@@ -2075,25 +2141,8 @@ def test_limits_are_per_key(client):
         "2 failed, 12 passed in 1.72s",
         took=3.5,
     )
-    (conftest_import,) = t.reply(
-        [
-            say(
-                "The limiter works a little too well: the pagination tests seed 120 notes through "
-                "`POST /notes`, and everything after the 30th gets a 429. Two things to fix in "
-                "`tests/conftest.py`: counters must not leak between tests, and only the rate-limit tests "
-                "should run with limits on."
-            ),
-            call(
-                "Edit",
-                file_path=ws.path("tests/conftest.py"),
-                old_string="from app.main import app\n",
-                new_string="from app.main import app\nfrom app.ratelimit import limiter\n",
-            ),
-        ],
-        Usage(6, 1893, 22117, 288, early=5),
-    )
-    edit_file(t, ws, conftest_import)
-    fixture = '''
+    fixture = '''from app.ratelimit import limiter
+
 
 @pytest.fixture(autouse=True)
 def rate_limits(request):
@@ -2103,17 +2152,29 @@ def rate_limits(request):
     yield
     limiter.enabled = True
 '''
-    tail = "    app.dependency_overrides.clear()\n"
-    (conftest_fixture,) = t.reply(
-        [call("Edit", file_path=ws.path("tests/conftest.py"), old_string=tail, new_string=tail + fixture)],
-        Usage(6, 404, 24010, 187, early=187),
+    (conftest,) = t.reply(
+        [
+            say(
+                "The limiter works a little too well: the pagination tests seed 120 notes through "
+                "`POST /notes`, and everything after the 30th gets a 429. Counters must not leak between "
+                "tests either, so in `tests/conftest.py`: limits off except in the rate-limit tests, and "
+                "fresh counters for every test."
+            ),
+            call(
+                "Edit",
+                file_path=ws.path("tests/conftest.py"),
+                old_string="from app.main import app\n",
+                new_string="from app.main import app\n" + fixture,
+            ),
+        ],
+        Usage(6, 1893, 23164, 431, early=5),
     )
-    edit_file(t, ws, conftest_fixture)
-    (final_run,) = t.reply([call("Bash", command="uv run pytest -q", description="Run the test suite again")], Usage(6, 301, 24414, 64, early=64))
+    edit_file(t, ws, conftest)
+    (final_run,) = t.reply([call("Bash", command="uv run pytest -q", description="Run the test suite again")], Usage(6, 597, 25057, 64, early=64))
     bash_ok(t, final_run, "..............                                                           [100%]\n14 passed in 1.66s", took=3.4)
     done = [todo(item["content"], "completed", item["activeForm"]) for item in plan]
     progress_so_far = [plan[0] | {"status": "completed"}, plan[1] | {"status": "completed"}, plan[2] | {"status": "in_progress"}]
-    (finish,) = t.reply([call("TodoWrite", todos=done)], Usage(6, 352, 24715, 139, early=139))
+    (finish,) = t.reply([call("TodoWrite", todos=done)], Usage(6, 352, 25654, 139, early=139))
     todos(t, finish, progress_so_far)
     t.reply(
         [
@@ -2130,7 +2191,238 @@ def rate_limits(request):
                 "```python\nlimiter = Limiter(key_func=api_key_or_address, storage_uri=\"redis://localhost:6379\")\n```"
             )
         ],
-        Usage(6, 611, 25067, 402, early=4),
+        Usage(6, 611, 26006, 402, early=4),
     )
     t.turn_done(resumed)
     return t
+
+
+DOTFILES_FILES = {
+    "zsh/exports.zsh": f"""# Environment for interactive shells.
+export EDITOR=nvim
+export PAGER="less -R"
+export LANG=en_US.UTF-8
+
+# Go and Rust toolchains
+export GOPATH="$HOME/.local/go"
+path=("$HOME/.cargo/bin" "$GOPATH/bin" "$HOME/.local/bin" $path)
+
+# AWS: personal account, used by the backup script
+export AWS_PROFILE=personal
+export AWS_ACCESS_KEY_ID={FAKE_AWS_KEY_ID}
+export AWS_SECRET_ACCESS_KEY="$(pass show aws/personal/secret)"
+export AWS_DEFAULT_REGION=us-west-2
+""",
+    "zsh/prompt.zsh": """# Two lines: directory and git branch, then the cursor.
+autoload -Uz vcs_info
+zstyle ':vcs_info:git:*' formats '%F{109} %b%f'
+precmd() { vcs_info }
+setopt PROMPT_SUBST
+PROMPT='%F{180}%~%f ${vcs_info_msg_0_}
+%F{245}❯%f '
+""",
+    "git/config": """[user]
+\tname = Ada Quill
+\temail = ada@example.org
+[init]
+\tdefaultBranch = main
+[pull]
+\trebase = true
+[credential "https://github.com"]
+\thelper = !pass show github/token
+""",
+}
+
+SEA_GREEN = (0x2E, 0x8B, 0x57)
+
+
+def dotfiles() -> Project:
+    project = Project(f"{HOME}/dotfiles")
+    ws = Workspace(project.cwd, DOTFILES_FILES)
+    project.files[f"{D1}.jsonl"] = dotfiles_secrets(ws)
+    return project
+
+
+def dotfiles_secrets(ws: Workspace) -> Transcript:
+    """D1 (2.1.118, Haiku): a secrets check before publishing, an AWS key id in
+    a Bash output, a pasted colour swatch; the last line is cut off."""
+    clock = Clock("2026-04-03T19:40:12.774Z")
+    t = Transcript(
+        session_id=D1, cwd=ws.cwd, era=ERA_2_1_MID, branch="main", clock=clock, ids=Ids("dotfiles-1"),
+        model=HAIKU_45, slug="careful-sweeping-wren",
+    )  # fmt: skip
+    first = t.prompt(
+        "I'm about to make my dotfiles repo public on GitHub. Can you check it for anything secret first? "
+        "Keys, tokens, passwords, and the git history too.",
+        permissionMode="default",
+    )
+    t.snapshot(first)
+    pattern = r"AKIA[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}|ghp_[A-Za-z0-9]{36}|password|secret|token"
+    (grep,) = t.reply(
+        [
+            say("I'll search the working tree first, then the history."),
+            call("Grep", pattern=pattern, path=ws.cwd, output_mode="files_with_matches", **{"-i": True}),
+        ],
+        Usage(10, 9217, 0, 129, early=3),
+    )
+    found = sorted({hit.split(":", 1)[0] for hit in ws.grep("(?i)" + pattern)})
+    t.result(
+        grep,
+        f"Found {len(found)} files\n" + "\n".join(ws.path(rel) for rel in found),
+        {"mode": "files_with_matches", "filenames": [ws.path(rel) for rel in found], "numFiles": len(found)},
+        took=0.09,
+    )
+    (history,) = t.reply(
+        [
+            call(
+                "Bash",
+                command=(
+                    "grep -nE 'AKIA|SECRET|token' zsh/exports.zsh git/config; "
+                    "git log -p --format='%h %s' -S AKIA -- zsh/exports.zsh | grep -E '^[0-9a-f]{7} |^[+-]export AWS'"
+                ),
+                description="Show the matching lines and when the AWS key id was committed",
+            )
+        ],
+        Usage(10, 297, 9217, 142, early=142),
+    )
+    matches = ws.grep(r"AKIA|SECRET|token", "zsh/") + ws.grep(r"AKIA|SECRET|token", "git/")
+    aws_lines = [line for line in ws.read("zsh/exports.zsh").splitlines() if line.startswith("export AWS")]
+    bash_ok(
+        t,
+        history,
+        "\n".join(matches)
+        + "\nb71e0c4 zsh: aws env for the backup script\n"
+        + "\n".join("+" + line for line in aws_lines),
+        took=0.3,
+    )
+    (read,) = t.reply([call("Read", file_path=ws.path("zsh/exports.zsh"))], Usage(10, 388, 9514, 61, early=61))
+    read_file(t, ws, read, "zsh/exports.zsh")
+    key_line = f"export AWS_ACCESS_KEY_ID={FAKE_AWS_KEY_ID}"
+    (edit,) = t.reply(
+        [
+            say(
+                "## One finding: an AWS access key id\n\n"
+                f"| file | line | what | verdict |\n|---|---|---|---|\n"
+                f"| `zsh/exports.zsh` | {_line(ws, 'zsh/exports.zsh', 'AWS_ACCESS_KEY_ID')} | AWS access key id, hard-coded | **fix** |\n"
+                f"| `zsh/exports.zsh` | {_line(ws, 'zsh/exports.zsh', 'AWS_SECRET')} | secret key, read from `pass` | fine |\n"
+                f"| `git/config` | {_line(ws, 'git/config', 'token')} | GitHub token, read from `pass` | fine |\n\n"
+                "The key id was added in `b71e0c4` and is in the history. The secret half has always come "
+                "from `pass`, so nobody can sign requests with what's in the repo. Still, a key id names "
+                "your account and half a credential pair, so it shouldn't go public.\n\n"
+                "What I'd do:\n\n"
+                "1. Read the id from `pass` as well (doing that now).\n"
+                "2. Rotate the key pair, which makes the id in history worthless:\n\n"
+                "```sh\naws iam create-access-key --user-name ada\n"
+                "aws iam update-access-key --access-key-id <old id> --status Inactive --user-name ada\n```\n\n"
+                "3. If you'd rather the old id never appears publicly, rewrite that file's history before "
+                "pushing: `git filter-repo --replace-text` with the id on one line."
+            ),
+            call(
+                "Edit",
+                file_path=ws.path("zsh/exports.zsh"),
+                old_string=key_line,
+                new_string='export AWS_ACCESS_KEY_ID="$(pass show aws/personal/key-id)"',
+            ),
+        ],
+        Usage(10, 471, 9902, 583, early=6),
+    )
+    edit_file(t, ws, edit)
+    t.reply(
+        [say("Done: `zsh/exports.zsh` now reads the id from `pass show aws/personal/key-id`. Store it there before opening a new shell, then rotate the key.")],
+        Usage(10, 702, 10373, 52, early=52),
+    )
+
+    swatch = b64encode(swatch_png(SEA_GREEN)).decode()
+    colour = t.prompt(
+        [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": swatch}},
+            say(
+                "unrelated: I want the git branch in my prompt to be this colour (swatch attached). "
+                "What's the closest 256-colour code?"
+            ),
+        ],
+        wait=96.4,
+        imagePasteIds=[1],
+        permissionMode="default",
+    )
+    t.snapshot(colour)
+    (prompt_read,) = t.reply(
+        [
+            say(
+                "That swatch is `#2E8B57` (CSS calls it *sea green*). On the xterm 256-colour cube the "
+                "nearest match is **29**, which is `#00875F`: the channels round to 0, 135 and 95. Let me "
+                "find where the branch colour is set."
+            ),
+            call("Read", file_path=ws.path("zsh/prompt.zsh")),
+        ],
+        Usage(10, 1291, 11075, 187, early=4),
+    )
+    read_file(t, ws, prompt_read, "zsh/prompt.zsh")
+    (recolour,) = t.reply(
+        [call("Edit", file_path=ws.path("zsh/prompt.zsh"), old_string="formats '%F{109} %b%f'", new_string="formats '%F{29} %b%f'")],
+        Usage(10, 320, 12366, 96, early=96),
+    )
+    edit_file(t, ws, recolour)
+    t.reply(
+        [say("The branch is now `%F{29}`. Run `exec zsh` to see it; if it looks too dark on your background, **35** (`#00AF5F`) is the next step up.")],
+        Usage(10, 210, 12686, 49, early=49),
+    )
+    # Claude Code was killed while writing the end-of-turn record: the file
+    # ends in the middle of a line, with no newline.
+    clock.wait(0.04)
+    started = datetime.fromisoformat(next(i["timestamp"] for i in t.items if isinstance(i, dict) and i.get("uuid") == colour).replace("Z", "+00:00"))
+    whole = dumps(
+        {
+            **t._envelope(t.last),
+            "type": "system",
+            "subtype": "turn_duration",
+            "durationMs": int((clock.now - started).total_seconds() * 1000),
+            "timestamp": clock.stamp(),
+            "uuid": t.ids.uuid(),
+            "isMeta": False,
+        }
+    )
+    t.broken(whole[: whole.index('"durationMs"') + 16])
+    t.final_newline = False
+    return t
+
+
+# --- writing ----------------------------------------------------------------------
+
+
+def example_files() -> dict[str, str]:
+    """Every example file: path under ``projects/`` -> text."""
+    out: dict[str, str] = {}
+    for project in (tidepool(), notes_api(), dotfiles()):
+        for rel, content in project.files.items():
+            out[f"{project.dirname}/{rel}"] = content if isinstance(content, str) else content.text()
+    return out
+
+
+def write_claude_examples(root: Path) -> None:
+    """Write the examples under ``root/projects/``, as Claude Code lays out
+    ``~/.claude``. Files a previous version wrote but this one does not are
+    removed, so regenerating gives exactly this set."""
+    projects = Path(root) / "projects"
+    files = example_files()
+    for rel, text in files.items():
+        path = projects / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    if projects.is_dir():
+        for path in sorted(projects.rglob("*"), reverse=True):
+            rel = path.relative_to(projects).as_posix()
+            if path.is_file() and rel not in files and path.suffix in (".jsonl", ".json"):
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+
+
+def bundled_root() -> Path:
+    """Where the examples live inside the package."""
+    return Path(__file__).resolve().parent.parent / "examples" / "claude"
+
+
+if __name__ == "__main__":
+    write_claude_examples(bundled_root())
+    print(f"wrote {len(example_files())} files under {bundled_root() / 'projects'}")

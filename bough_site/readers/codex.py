@@ -29,7 +29,7 @@ import os
 import re
 import shlex
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,7 +39,6 @@ import orjson
 
 from ..model import (
     SOURCE_CODEX,
-    Block,
     Content,
     Image,
     Marker,
@@ -395,7 +394,10 @@ def _plan(scan: _Scan, scans: dict[str, _Scan]) -> _Plan:
         count, how = _burst_prefix(own), "from the leading burst of copied lines and their token totals"
     plan.inherited = count
     if count:
-        plan.warning = f"parent session {source_id} is not among the inputs; its copied history ({count} lines) was told apart {how}"
+        plan.warning = (
+            f"parent session {source_id} is not among the inputs; "
+            f"its copied history ({count} lines) was told apart {how}"
+        )
     else:
         plan.warning = f"parent session {source_id} is not among the inputs; no copied history could be told apart"
     return plan
@@ -565,10 +567,6 @@ def _parts(content: Any) -> list[dict[str, Any]]:
 def _image(url: Any) -> Image | None:
     match = _DATA_URL.fullmatch(url) if isinstance(url, str) else None
     return Image(media_type=match.group(1), data=match.group(2)) if match else None
-
-
-def _text_of(parts: Iterable[dict[str, Any]]) -> str:
-    return "\n".join(as_str(p.get("text")) for p in parts if p.get("type") in ("input_text", "output_text", "text"))
 
 
 @dataclass
@@ -904,7 +902,8 @@ def tool_call_input(payload: dict[str, Any]) -> tuple[str, Any]:
         return "web_search", _web_search_input(as_dict(payload.get("action")))
     if kind == "local_shell_call":
         action = as_dict(payload.get("action"))
-        return _shell_input("local_shell", {"command": action.get("command"), "workdir": action.get("working_directory")})
+        args = {"command": action.get("command"), "workdir": action.get("working_directory")}
+        return _shell_input("local_shell", args)
     if kind == "tool_search_call":
         return "tool_search", _parse_json(payload.get("arguments"))
     name = as_str(payload.get("name")) or ("custom_tool" if kind == "custom_tool_call" else "function")
@@ -1021,9 +1020,12 @@ def _exit_code(value: Any) -> int | None:
 
 
 def _exit_code_in(content: list[Content]) -> int | None:
+    """The exit code Codex writes at the head of a shell output (``Exit code: N``,
+    or ``Process exited with code N`` after the chunk and wall-time lines).
+    Only the head is read: a log further down may mention other exit codes."""
     for part in content:
         if isinstance(part, Text):
-            match = _EXIT_CODE.search(part.text[:2000])
+            match = _EXIT_CODE.search("\n".join(part.text[:2000].split("\n", 5)[:5]))
             if match:
                 return int(match.group(1))
             parsed = _parse_json(part.text) if part.text.lstrip().startswith("{") else None
@@ -1214,7 +1216,8 @@ def _spawning_call(child: _Thread, parent: _Thread) -> ToolCall | None:
     cid = child.scan.id
     spawn = child.plan.lineage.spawn
     source = as_dict(child.scan.meta.get("source"))
-    for candidate in (spawn.get("spawn_call_id"), spawn.get("call_id"), spawn.get("item_id"), source.get("spawn_call_id")):
+    recorded = (spawn.get("spawn_call_id"), spawn.get("call_id"), spawn.get("item_id"), source.get("spawn_call_id"))
+    for candidate in recorded:
         if isinstance(candidate, str) and candidate in parent.calls:
             return parent.calls[candidate]
     for call_id in parent.spawn_links.get(cid, ()):
@@ -1263,7 +1266,7 @@ def _session(thread: _Thread, orphans: list[SubagentRun], children: list[_Thread
         id=scan.id,
         source=SOURCE_CODEX,
         cwd=thread.cwd,
-        title=thread.thread_name or one_line(thread.first_prompt) or f"Session {scan.id}",
+        title=thread.thread_name or one_line(thread.first_prompt) or _fallback_title(thread),
         started=thread.started,
         ended=thread.ended,
         versions=[version] if version else [],
@@ -1279,6 +1282,13 @@ def _session(thread: _Thread, orphans: list[SubagentRun], children: list[_Thread
     )
     session.tally = thread.tally
     return session
+
+
+def _fallback_title(thread: _Thread) -> str:
+    if thread.plan.lineage.kind == "subagent":
+        run = _subagent_run(thread)
+        return one_line(f"Sub-agent {run.description or run.agent_id}")
+    return f"Session {thread.scan.id}"
 
 
 def _orphan_note(lineage: _Lineage) -> str:

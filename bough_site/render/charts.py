@@ -10,7 +10,7 @@ rebuild gives the same bytes.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from markupsafe import Markup, escape
@@ -38,7 +38,7 @@ def _started(session: Session) -> date | None:
     except ValueError:
         return None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc)
+        moment = moment.astimezone(UTC)
     return moment.date()
 
 

@@ -68,9 +68,7 @@ def make_env(theme: Path | None = None) -> jinja2.Environment:
     default_templates = jinja2.FileSystemLoader(str(default_theme_dir() / "templates"))
     # "default:NAME" is answered first, so a user file can never stand in for
     # the default it means to extend; a plain name falls through to the others.
-    loaders: list[jinja2.BaseLoader] = [
-        jinja2.PrefixLoader({DEFAULT_PREFIX: default_templates}, delimiter=":")
-    ]
+    loaders: list[jinja2.BaseLoader] = [jinja2.PrefixLoader({DEFAULT_PREFIX: default_templates}, delimiter=":")]
     if theme is not None:
         check_theme_dir(theme)
         if (theme / "templates").is_dir():

@@ -18,7 +18,7 @@ import re
 import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -126,8 +126,8 @@ def parse_time(value: object) -> datetime | None:
     except ValueError:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)  # transcripts write UTC
-    return moment.astimezone(timezone.utc)
+        moment = moment.replace(tzinfo=UTC)  # transcripts write UTC
+    return moment.astimezone(UTC)
 
 
 def when(value: object) -> When | None:
@@ -341,7 +341,8 @@ def _todo_summary(todos: list[TodoItem]) -> str:
 
 def _view_bash(view: ToolView, args: dict[str, Any], command: str) -> None:
     view.summary = one_line(command)
-    view.note = _str(args.get("description"))
+    workdir = _str(args.get("workdir"))
+    view.note = _str(args.get("description")) or (f"in {workdir}" if workdir else "")
     if "\n" in command.strip() or len(command) > SUMMARY_CHARS:
         view.body = code_block(command, language="bash")
 
@@ -425,7 +426,7 @@ def _view_codex(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
             _view_patch(view, _str(command[1]))  # Codex often runs apply_patch through shell
         else:
             _view_bash(view, args, shell_command(command))
-    elif name == "exec_command":
+    elif name in ("exec_command", "unified_exec"):
         _view_bash(view, args, shell_command(args.get("cmd") or args.get("command")))
     elif name == "apply_patch":
         patch = call.input if isinstance(call.input, str) else _str(args.get("input") or args.get("patch"))
@@ -452,6 +453,10 @@ def tool_view(call: ToolCall) -> ToolView:
     view = ToolView(name=call.name if isinstance(call.name, str) else "tool")
     args = _args(call)
     if _view_claude(view, call, args) or _view_codex(view, call, args):
+        if not view.summary and not view.body and isinstance(call.input, str) and call.input:
+            # Arguments that were not JSON (or were redacted whole): show them as written.
+            view.summary = one_line(call.input)
+            view.body = code_block(call.input) if is_long(call.input) else None
         return view
     # An unknown tool (MCP and the rest): its key input on one line, all of it as JSON.
     key = next((k for k in _SUMMARY_KEYS if isinstance(args.get(k), str) and args[k]), None)
@@ -490,12 +495,11 @@ _READ_PREFIX = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
 
 def strip_line_numbers(text: str) -> str:
     """Claude's Read output is ``cat -n`` style (``   12→code``); the numbers
-    would break highlighting, so drop them when every line has one."""
-    lines = text.split("\n")
-    numbered = [line for line in lines if line]
-    if not numbered or len(_READ_PREFIX.findall(text)) < len(numbered):
+    would break highlighting, so drop them when the text starts numbered (lines
+    the harness appended, such as a ``<system-reminder>``, have none)."""
+    if not _READ_PREFIX.match(text.lstrip("\n")):
         return text
-    return "\n".join(_READ_PREFIX.sub("", line, count=1) for line in lines)
+    return _READ_PREFIX.sub("", text)
 
 
 def _looks_json(text: str) -> bool:
@@ -586,10 +590,15 @@ class SessionState:
         if call.result is None:
             return None
         out = ResultView(is_error=bool(call.result.is_error))
+        # A Read's recorded file text is the file itself: no line numbers, no
+        # harness reminder appended. Prefer it to the text the model was shown.
+        file_text = _read_content(call.result) if call.name == "Read" and not out.is_error else None
+        if file_text is not None:
+            out.parts.append(code_block(file_text, filename=view.file))
         for part in call.result.content:
             if isinstance(part, Image):
                 out.parts.append(self.image(part))
-            elif isinstance(getattr(part, "text", None), str) and part.text:
+            elif file_text is None and isinstance(getattr(part, "text", None), str) and part.text:
                 out.parts.append(result_text_block(call, view, part.text, out))
         return out
 
@@ -670,7 +679,7 @@ class ProjectSummary:
     last_moment: datetime | None
 
 
-_EPOCH = datetime.min.replace(tzinfo=timezone.utc)
+_EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
 def session_moment(session: Session) -> datetime:

@@ -3,6 +3,7 @@
    - a click on a "#" self-link also copies the link
    - expand / collapse all on session pages
    - opening the <details> around a linked moment
+   - making code blocks that scroll sideways reachable by keyboard
    - starting Pagefind's search box when the site was built with search
    Nothing here fetches anything. */
 (function () {
@@ -71,6 +72,18 @@
     target.scrollIntoView();
   }
 
+  // A <pre> wider than its box scrolls; keyboard users need to focus it to scroll.
+  // All reads first, then all writes, so the layout is computed once. Blocks
+  // inside a closed <details> have no width yet: checked again when opened.
+  function focusableScrollers(root) {
+    var blocks = root.querySelectorAll("pre:not([tabindex])");
+    var wide = [];
+    for (var i = 0; i < blocks.length; i++) {
+      if (blocks[i].scrollWidth > blocks[i].clientWidth) wide.push(blocks[i]);
+    }
+    for (var j = 0; j < wide.length; j++) wide[j].setAttribute("tabindex", "0");
+  }
+
   function search() {
     var box = document.querySelector("[data-bough-search]");
     if (box && typeof window.PagefindUI === "function") {
@@ -84,6 +97,11 @@
     copySelfLinks();
     toolbar();
     revealTarget();
+    focusableScrollers(document);
+    // "toggle" does not bubble; listening in the capture phase sees every one.
+    document.addEventListener("toggle", function (event) {
+      if (event.target.open) focusableScrollers(event.target);
+    }, true);
     search();
     window.addEventListener("hashchange", revealTarget);
   });
