@@ -120,7 +120,8 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     check_separate(config.out, found.inputs)
     from .render.pages import Renderer
 
-    renderer = Renderer(config.theme, search=config.search)
+    # The search index is not built yet: pages must not link a Pagefind bundle that is not there.
+    renderer = Renderer(config.theme, search=False)
     with SiteWriter(config.out, force=config.force) as writer:
         _write_site(writer, renderer, site, config)
         if config.prune:

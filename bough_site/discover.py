@@ -129,6 +129,12 @@ def _add_file(
     sessions: dict[str, ClaudeSource] | None = None,
 ) -> None:
     label = _relative_label(path, label_root)
+    # A FIFO, device, dangling link or unreadable file is one warning here, not an
+    # empty session later: open_regular never blocks on a FIFO and gives the reasons.
+    handle = open_regular(path, label, warn)
+    if handle is None:
+        return
+    handle.close()
     found.labels[path] = label
     if _is_codex(path):
         if config.wants("codex"):

@@ -73,7 +73,8 @@ Span = tuple[int, int]
 # Tiers for resolving overlaps: the lower tier wins.
 TIER_BLOCK = 0  # private key blocks: everything inside goes with them
 TIER_PROVIDER = 1  # a provider's own prefix or shape
-TIER_GENERIC = 2  # names, headers, URLs, cookies: the shape of a secret, not its issuer
+TIER_GENERIC = 2  # URLs, headers, cookies, values of sensitive files: a secret's place, not its issuer
+TIER_ASSIGN = 3  # NAME=value and name: "value": the loosest shape (a header in a dict is auth-header)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ _PLACEHOLDER_RE = re.compile(
       | \{\{.*                                # {{ template }}
       | \{[\w.]*\}                            # {name} (format fields)
       | <[^<>]*>                              # <token>
-      | \[redacted.*                          # our own label: redaction is idempotent
+      | .*\[redacted:\ .*                     # holds our own label: redaction is idempotent
       | \**redacted\**                        # ***REDACTED***
       | (?:your|my)[-_ ].*                    # your-api-key-here, YOUR_TOKEN
       | .*[-_]here                            # insert-key-here
@@ -305,7 +306,7 @@ _FLAG_NEAR = re.compile(r"[\w-]{0,60}(?:=|[ \t]+[^\s-])")
 
 # A quoted or bare value, as the last groups of an assignment pattern.
 _QUOTED_VALUE = r"""(?:"(?P<dq>[^"\r\n]{1,500})"|'(?P<sq>[^'\r\n]{1,500})')"""
-_BARE_CHARS = r"""[^\s"'`;&|<>]"""
+_BARE_CHARS = r"""[^\s"'`]"""  # an unquoted value ends at white space (.env values hold & and ;)
 
 RULES: tuple[Rule, ...] = (
     # Private keys: the whole block, to its END line or to the end of the text.
@@ -342,7 +343,12 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "github-token",
         "gh",
-        rf"(?P<s>{_lit('gh', _A + '_')}(?:[pousr]_[{_A}]{{36,251}}|ithub_pat_[{_A}_]{{22,255}}))(?![{_A}_])",
+        rf"(?P<s>{_lit('gh', _A + '_')}[pousr]_[{_A}]{{36,251}})(?![{_A}_])",
+    ),
+    _provider(
+        "github-token",
+        "github_pat_",
+        rf"(?P<s>{_lit('github_pat_', _A + '_')}[{_A}_]{{22,255}})(?![{_A}_])",
     ),
     _provider(
         "gitlab-token",
@@ -519,7 +525,7 @@ RULES: tuple[Rule, ...] = (
         _NAME_KW,
         rf"(?<![\w$.{{/-])(?P<name>[A-Z_][A-Z0-9_]{{0,80}})=(?:{_QUOTED_VALUE}|(?P<bare>{_BARE_CHARS}{{1,500}}))",
         groups=("dq", "sq", "bare"),
-        tier=TIER_GENERIC,
+        tier=TIER_ASSIGN,
         check=_env_ok,
         reach=_NAME_REACH,
         near=_ENV_NEAR,
@@ -533,7 +539,7 @@ RULES: tuple[Rule, ...] = (
         r"(?::[ \t]*[A-Za-z_][\w\[\]|., ]{0,40}?[ \t]*)?"  # an optional type annotation
         rf"(?::=|=>|:|=(?!=))[ \t]*{_QUOTED_VALUE}",
         groups=("dq", "sq"),
-        tier=TIER_GENERIC,
+        tier=TIER_ASSIGN,
         check=_named_value_ok,
         reach=_NAME_REACH,
         near=_ASSIGN_NEAR,
@@ -543,8 +549,8 @@ RULES: tuple[Rule, ...] = (
         "password-assignment",
         _NAME_KW,
         r"(?m)^[ \t]*(?:-[ \t]+)?[\"']?(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?[ \t]*:[ \t]+"
-        r"(?P<s>[^\s\"'#{}\[\]()|,;&<>]{1,500})[ \t\r]*(?:#[^\n]*)?$",
-        tier=TIER_GENERIC,
+        r"(?P<s>[^\s\"'#{}\[\]()|,;&<>*!%@`=$][^\n#\"'\[\](){}=;<>$]{0,499}?)[ \t\r]*(?:#[^\n]*)?$",
+        tier=TIER_ASSIGN,
         check=_named_value_ok,
         reach=_NAME_REACH,
         near=_YAML_NEAR,
@@ -556,14 +562,14 @@ RULES: tuple[Rule, ...] = (
         rf"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{{0,60}})(?:=|[ \t]+)"
         rf"(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`;&|<>-]{_BARE_CHARS}{{0,499}}))",
         groups=("dq", "sq", "bare"),
-        tier=TIER_GENERIC,
+        tier=TIER_ASSIGN,
         check=_named_value_ok,
         reach=_NAME_REACH,
         near=_FLAG_NEAR,
     ),
 )
 
-GENERIC_KINDS = frozenset(r.kind for r in RULES if r.tier == TIER_GENERIC) | {"sensitive-file"}
+GENERIC_KINDS = frozenset(r.kind for r in RULES if r.tier >= TIER_GENERIC) | {"sensitive-file"}
 
 # (keyword, case-sensitive?) -> indexes of the rules it unlocks, so each distinct keyword is scanned once.
 _KEYWORD_RULES: tuple[tuple[str, bool, tuple[int, ...]], ...] = tuple(
@@ -649,7 +655,7 @@ def _value_span(line: str, start: int) -> Span | None:
     elif line.find(" #", a, b) >= 0:  # unquoted value with a trailing comment
         b = line.find(" #", a, b)
     value = line[a:b]
-    if not value or value[0] in "{[" or value == "null":
+    if not value or value[0] in "{[" or value == "null":  # empty, JSON structure, [redacted: …] labels
         return None
     return a, b
 
@@ -696,7 +702,7 @@ class Redactor:
         self._home = home.rstrip("/\\") if home and home.rstrip("/\\") else None
         self._user = user if user and len(user) >= 2 else None
         self._home_re = re.compile(re.escape(self._home) + r"(?![\w-])") if self._home else None
-        self._user_re = re.compile(r"\b" + re.escape(self._user) + r"\b") if self._user else None
+        self._user_re = re.compile(r"(?<!\w)" + re.escape(self._user) + r"(?!\w)") if self._user else None
 
     # ---- public ----
 

@@ -2,8 +2,11 @@
 
 Pages, sidecars and the search index are all made from the model, so passing
 every transcript string of a Session through the Redactor here is what keeps
-secrets out of every output. Ids are left alone: they are never shown raw
-(file names come from safe slugs of them).
+secrets out of every output. Ids, versions, model names and file labels are
+transcript strings too (a page shows the session id, a sidecar every id, and a
+label holds the project directory's name), so they pass through it as well; the
+reader has joined everything on them already, and the fingerprint is the same
+in every session, so links between sessions still meet.
 """
 
 from __future__ import annotations
@@ -32,8 +35,12 @@ _FILE_TOOLS = ("Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRe
 def scrub_session(session: Session, redactor: Redactor) -> None:
     """Redact every transcript string of ``session`` in place and record the counts."""
     text = redactor.text
+    session.id = text(session.id)
+    session.parent_id = _maybe(redactor, session.parent_id)
     session.title = text(session.title)
     session.cwd = text(session.cwd) if session.cwd else session.cwd
+    session.versions = [text(v) for v in session.versions]
+    session.models = [text(m) for m in session.models]
     session.git_branch = text(session.git_branch) if session.git_branch else session.git_branch
     session.files = [text(name) for name in session.files]
     session.warnings = [Warning(text(w.file), w.line, text(w.reason)) for w in session.warnings]
@@ -43,8 +50,13 @@ def scrub_session(session: Session, redactor: Redactor) -> None:
     session.redactions = dict(sorted(redactor.counts.items()))
 
 
+def _maybe(redactor: Redactor, value: str | None) -> str | None:
+    return redactor.text(value) if value else value
+
+
 def _timeline(items: list[TimelineItem], redactor: Redactor) -> None:
     for item in items:
+        item.id = redactor.text(item.id)
         if isinstance(item, Prompt):
             _contents(item.content, redactor)
         elif isinstance(item, Reply):
@@ -54,9 +66,11 @@ def _timeline(items: list[TimelineItem], redactor: Redactor) -> None:
             item.output = redactor.text(item.output)
         elif isinstance(item, Marker):
             item.text = redactor.text(item.text)
+            item.ref_session = _maybe(redactor, item.ref_session)
 
 
 def _reply(reply: Reply, redactor: Redactor) -> None:
+    reply.model = _maybe(redactor, reply.model)
     for block in reply.blocks:
         if isinstance(block, (Text, Thinking)):
             block.text = redactor.text(block.text)
@@ -65,7 +79,7 @@ def _reply(reply: Reply, redactor: Redactor) -> None:
 
 
 def _call(call: ToolCall, redactor: Redactor) -> None:
-    call.name = redactor.text(call.name)
+    call.id, call.name = redactor.text(call.id), redactor.text(call.name)
     path = _file_path(call.input)
     if path and call.name in _FILE_TOOLS:
         call.input = _file_input(call.input, path, redactor)
@@ -130,4 +144,6 @@ def _contents(blocks: list, redactor: Redactor) -> None:
 def _subagent(run: SubagentRun, redactor: Redactor) -> None:
     run.description = redactor.text(run.description) if run.description else run.description
     run.agent_type = redactor.text(run.agent_type) if run.agent_type else run.agent_type
+    run.agent_id, run.file = redactor.text(run.agent_id), redactor.text(run.file)
+    run.models = [redactor.text(m) for m in run.models]
     _timeline(run.timeline, redactor)

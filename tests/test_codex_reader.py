@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bough_site.model import Marker, Prompt, Reply, Session, Text, Thinking, ToolCall, Warning
 from bough_site.readers.codex import find_rollouts, is_codex_rollout, read_codex_sessions
@@ -581,3 +583,50 @@ def test_localpush_totals_equal_the_last_cumulative_totals_exactly() -> None:
         assert stats["output_tokens"] == total["output_tokens"], path.name
         assert stats["reasoning_output_tokens"] == total["reasoning_output_tokens"], path.name
         assert stats["replies"] == advancing, path.name
+
+
+# --- never fatal -----------------------------------------------------------------------------------------
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=True) | st.text(max_size=12)
+    | st.sampled_from(["gAAAAA" + "x" * 50, "data:image/png;base64,AAAA", "Exit code: 3", "{\"cmd\": 1}", "P"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+_TEMPLATES = [
+    meta("P"), meta("C", session_id="P", source={"subagent": {"thread_spawn": {"parent_thread_id": "P"}}}),
+    meta("F", forked_from_id="P"), message("user", "hi"), message("assistant", "ok"), reasoning("r"),
+    event("user_message", message="hi", images=[]), tokens(usage(10, 2, 3, 1)), tokens(None), turn_context(),
+    call("c1", "shell", "{}"), call("c2", "spawn_agent", "{}"), output("c1", "x"), line("compacted", {"message": ""}),
+    line("response_item", {"type": "local_shell_call", "call_id": "c3", "action": {"command": ["ls"]}}),
+    line("response_item", {"type": "web_search_call", "action": {"query": "q"}}),
+    line("response_item", {"type": "agent_message", "content": [{"type": "input_text", "text": "t"}]}),
+    line("response_item", {"type": "tool_search_output", "call_id": "c4", "tools": []}),
+    line("inter_agent_communication", {"content": "c"}), line("token_usage_record", {"response_id": "r", "usage": {}}),
+    line("event_msg", {"type": "sub_agent_activity", "kind": "started", "agent_thread_id": "C", "id": "c2"}),
+    event("turn_aborted"),
+    {"id": "L", "timestamp": "2025-08-01T00:00:00Z"},
+]
+
+
+@st.composite
+def _hostile_line(draw: st.DrawFn) -> dict[str, Any]:
+    template = json.loads(json.dumps(draw(st.sampled_from(_TEMPLATES))))
+    target = template.get("payload", template)
+    for _ in range(draw(st.integers(0, 3))):
+        key = draw(st.sampled_from(sorted(target) + ["info", "source", "content", "output", "arguments", "images"]))
+        target[key] = draw(_json)
+    if draw(st.booleans()):
+        template["timestamp"] = draw(_json)
+    return template
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.lists(st.lists(_hostile_line(), min_size=1, max_size=8), min_size=1, max_size=3))
+def test_hostile_shapes_are_never_fatal(tmp_path: Path, files: list[list[dict[str, Any]]]) -> None:
+    folder = tmp_path / str(abs(hash(json.dumps(files, default=str))))
+    paths = [write(folder / f"rollout-{n}.jsonl", [json.dumps(item, default=str) for item in lines])
+             for n, lines in enumerate(files)]
+    sessions, _ = read(*paths)
+    for session in sessions:
+        assert session.stats == session.tally.stats()

@@ -50,6 +50,9 @@ dotfiles  (/home/ada/dotfiles)
               PNG colour swatch), Haiku as the main model; the last line is
               cut off with no newline.
 
+Dates follow the versions, so the history reads as one person's year: the
+1.0.x and 2.0.x sessions are from autumn 2025, the 2.1.x ones from 2026.
+
 All keys and secrets in here are fake: ``sk-proj-EXAMPLE...`` and
 ``AKIAIOSFODNN7EXAMPLE`` (AWS's documentation example) exist to show
 redaction.
@@ -65,7 +68,7 @@ import struct
 import zlib
 from base64 import b64encode
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -87,7 +90,6 @@ N3_AGENT = "a4f1c9e27b3d06e18"  # late 2.1.x: 17 chars, under <session>/subagent
 N3_COMPACT = "acompact-7d2e91"  # the compaction call's own transcript
 
 OPUS_41 = "claude-opus-4-1-20250805"
-SONNET_4 = "claude-sonnet-4-20250514"
 SONNET_45 = "claude-sonnet-4-5-20250929"
 OPUS_46 = "claude-opus-4-6"
 HAIKU_45 = "claude-haiku-4-5-20251001"
@@ -159,7 +161,7 @@ class Clock:
     """Story time. Advanced explicitly, in milliseconds, so timestamps are exact."""
 
     def __init__(self, start: str):
-        self.now = datetime.fromisoformat(start.replace("Z", "+00:00")).astimezone(timezone.utc)
+        self.now = datetime.fromisoformat(start).astimezone(UTC)
 
     def wait(self, seconds: float) -> None:
         self.now += timedelta(milliseconds=round(seconds * 1000))
@@ -536,7 +538,7 @@ class Transcript:
     def turn_done(self, prompt_uuid: str) -> None:
         """``system/turn_duration``: how long the turn since that prompt took."""
         stamp = next(i["timestamp"] for i in self.items if isinstance(i, dict) and i.get("uuid") == prompt_uuid)
-        began = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        began = datetime.fromisoformat(stamp)
         self.system("turn_duration", level=None, wait=0.02, durationMs=int((self.clock.now - began).total_seconds() * 1000), isMeta=False)
 
     def progress(self, data: dict[str, Any], *, tool_use_id: str, parent_tool_use_id: str, wait: float = 0.02) -> None:
@@ -562,9 +564,11 @@ class Transcript:
         """A metadata line (summary, ai-title ...): no uuid, not in the chain."""
         self.items.append(record)
 
-    def broken(self, text: str) -> None:
-        """A line that is not JSON: a write cut off part way."""
-        self.items.append(text)
+    def cut_off_last(self, after: str) -> None:
+        """The write of the last record stopped just after ``after``: the line
+        stays, unparseable, and the record is lost."""
+        text = dumps(self.items.pop())
+        self.items.append(text[: text.index(after) + len(after)])
 
     def copy_from(self, other: Transcript, **changes: Any) -> None:
         """Re-append another file's conversation records, same uuids (a resume
@@ -1752,7 +1756,7 @@ def notes_pagination(ws: Workspace) -> tuple[Transcript, Transcript, Transcript,
     }
     clock.wait(0.4)
     t.result(explore, [say(report), say(tail)], detail, took=0.01)
-    meta = json.dumps({"agentType": "Explore", "toolUseId": explore.id, "spawnDepth": 1})
+    meta = json.dumps({"agentType": "Explore", "toolUseId": explore.id, "spawnDepth": 1}, separators=(",", ":"))
 
     new_method = '''
     def notes_before(self, cursor: int | None, limit: int) -> list[Note]:
@@ -2093,17 +2097,10 @@ def test_limits_are_per_key(client):
     t.snapshot(first, {"app/ratelimit.py": 1, "app/main.py": 1, "app/routes/notes.py": 1, "tests/test_ratelimit.py": 1}, update=True)
     (run,) = t.reply([call("Bash", command="uv run pytest -q", description="Run the test suite")], Usage(6, 672, 22217, 66, early=66))
 
-    # The laptop slept and the terminal died mid-write: the tool result's line
-    # stops part way (the file still gets a newline from the next append).
-    clock.wait(3.1)
-    cut = dumps(
-        {
-            **t._envelope(run.record),
-            "type": "user",
-            "message": {"role": "user", "content": [{"tool_use_id": run.id, "type": "tool_result", "content": "Exit code 1\n.FF...........", "is_error": True}]},
-        }
-    )
-    t.broken(cut[: cut.index(".FF..") + 3])
+    # The laptop slept and the terminal died while the tool result was being
+    # written: the line stops part way (the next append starts a new line).
+    t.result(run, "Exit code 1\n.FF...........", is_error=True, took=3.1)
+    t.cut_off_last(".FF")
 
     # `claude --continue` an hour later, from a newer build: it re-appends a few
     # records it had already written (same uuids; the new version, and for the
@@ -2369,20 +2366,8 @@ def dotfiles_secrets(ws: Workspace) -> Transcript:
     )
     # Claude Code was killed while writing the end-of-turn record: the file
     # ends in the middle of a line, with no newline.
-    clock.wait(0.04)
-    started = datetime.fromisoformat(next(i["timestamp"] for i in t.items if isinstance(i, dict) and i.get("uuid") == colour).replace("Z", "+00:00"))
-    whole = dumps(
-        {
-            **t._envelope(t.last),
-            "type": "system",
-            "subtype": "turn_duration",
-            "durationMs": int((clock.now - started).total_seconds() * 1000),
-            "timestamp": clock.stamp(),
-            "uuid": t.ids.uuid(),
-            "isMeta": False,
-        }
-    )
-    t.broken(whole[: whole.index('"durationMs"') + 16])
+    t.turn_done(colour)
+    t.cut_off_last('"durationMs":')
     t.final_newline = False
     return t
 
@@ -2401,16 +2386,17 @@ def example_files() -> dict[str, str]:
 
 def write_claude_examples(root: Path) -> None:
     """Write the examples under ``root/projects/``, as Claude Code lays out
-    ``~/.claude``. Files a previous version wrote but this one does not are
-    removed, so regenerating gives exactly this set."""
+    ``~/.claude``. In the three project directories this writes, files an
+    earlier version wrote but this one does not are removed, so regenerating
+    gives exactly this set; nothing else under ``root`` is touched."""
     projects = Path(root) / "projects"
     files = example_files()
     for rel, text in files.items():
         path = projects / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8"))
-    if projects.is_dir():
-        for path in sorted(projects.rglob("*"), reverse=True):
+    for project in {rel.split("/", 1)[0] for rel in files}:
+        for path in sorted((projects / project).rglob("*"), reverse=True):
             rel = path.relative_to(projects).as_posix()
             if path.is_file() and rel not in files and path.suffix in (".jsonl", ".json"):
                 path.unlink()

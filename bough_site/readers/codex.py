@@ -174,7 +174,7 @@ def is_codex_rollout(path: Path) -> bool:
 
 
 def _looks_like_rollout_line(obj: dict[str, Any], *, first: bool) -> bool:
-    if obj.get("type") in ENVELOPE_TYPES and isinstance(obj.get("payload"), dict):
+    if as_str(obj.get("type")) in ENVELOPE_TYPES and isinstance(obj.get("payload"), dict):
         return True
     if isinstance(obj.get("record_type"), str) and "timestamp" in obj:
         return True
@@ -266,7 +266,7 @@ def _normalize(obj: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return mapped.get(record_type, ""), flat
     if _is_legacy_meta(obj):
         return "session_meta", obj
-    if kind in RESPONSE_TYPES and payload is None:
+    if as_str(kind) in RESPONSE_TYPES and payload is None:
         return "response_item", obj
     return "", {}
 
@@ -673,7 +673,7 @@ class _ThreadReader:
         self.cwd = self.cwd or as_str(payload.get("cwd")) or None
 
     def _item(self, key: str, payload: dict[str, Any], stamp: str | None) -> None:
-        kind = payload.get("type")
+        kind = as_str(payload.get("type"))
         if kind == "message":
             self._message(key, payload, stamp)
         elif kind == "reasoning":
@@ -753,7 +753,7 @@ class _ThreadReader:
             call.result = result
 
     def _event(self, key: str, payload: dict[str, Any], stamp: str | None) -> None:
-        kind = payload.get("type")
+        kind = as_str(payload.get("type"))
         if kind == "user_message":
             self._user_message(key, payload, stamp)
         elif kind == "token_count":
@@ -778,7 +778,7 @@ class _ThreadReader:
         else:
             self._side_event(kind, payload)
 
-    def _side_event(self, kind: Any, payload: dict[str, Any]) -> None:
+    def _side_event(self, kind: str, payload: dict[str, Any]) -> None:
         """Events that say which call spawned a thread, or that a call failed."""
         call_id = as_str(payload.get("call_id"))
         if kind == "collab_agent_spawn_end" and call_id and as_str(payload.get("new_thread_id")):
@@ -803,7 +803,8 @@ class _ThreadReader:
         text = typed_text(as_str(payload.get("message")))
         if text:
             content.append(Text(text))
-        for url in payload.get("images") or ():
+        images = payload.get("images")
+        for url in images if isinstance(images, list) else ():
             image = _image(url)
             if image:
                 content.append(image)
@@ -897,7 +898,7 @@ def tool_call_input(payload: dict[str, Any]) -> tuple[str, Any]:
     ``{"command": "<one string>", "workdir": ...}``, patches ``{"patch": body}``,
     web searches ``{"query": ...}``; other arguments are parsed JSON, or the raw
     string when they are not JSON. Fernet ciphertext is never passed on."""
-    kind = payload.get("type")
+    kind = as_str(payload.get("type"))
     if kind == "web_search_call":
         return "web_search", _web_search_input(as_dict(payload.get("action")))
     if kind == "local_shell_call":
@@ -990,7 +991,8 @@ def tool_result(payload: dict[str, Any], stamp: str | None) -> ToolResult:
     a reported failure makes it an error."""
     output = payload.get("output")
     if payload.get("type") == "tool_search_output":
-        names = [as_str(t.get("name")) for t in payload.get("tools") or () if isinstance(t, dict)]
+        tools = payload.get("tools")
+        names = [as_str(t.get("name")) for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
         return ToolResult([Text(", ".join(n for n in names if n) or "(no tools)")], False, stamp)
     detail: Any = None
     content: list[Content] = []

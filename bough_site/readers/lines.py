@@ -29,6 +29,10 @@ from ..model import Warning
 
 # A line longer than this is skipped (read through, never held whole).
 MAX_LINE_BYTES = 256 * 1024 * 1024
+# JSON nested deeper than this is cut off below this depth (and warned about): orjson
+# reads 1024 levels but writes only 255, and a sidecar puts a record a dozen levels down.
+MAX_DEPTH = 100
+CUT_TEXT = "[cut: JSON nested too deeply]"
 _CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
@@ -147,7 +151,29 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
             return None, note
     if not isinstance(value, dict):
         return None, f"not a JSON object (a JSON {_json_kind(value)})"
+    # Counting brackets is a cheap bound on the depth: only such lines are walked.
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _cut_deep(value):
+        cut = f"JSON nested deeper than {MAX_DEPTH} levels; the deeper part is cut"
+        note = f"{note}; {cut}" if note else cut
     return value, note
+
+
+def _cut_deep(root: dict[str, Any]) -> bool:
+    """Replace every list or object deeper than MAX_DEPTH with CUT_TEXT, in place
+    (iteratively: the nesting may be deeper than Python's recursion limit)."""
+    cut = False
+    stack: list[tuple[Any, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        for key, child in list(node.items() if isinstance(node, dict) else enumerate(node)):
+            if not isinstance(child, (dict, list)):
+                continue
+            if depth >= MAX_DEPTH:
+                node[key] = CUT_TEXT
+                cut = True
+            else:
+                stack.append((child, depth + 1))
+    return cut
 
 
 def _lenient(raw: bytes) -> tuple[Any, str]:

@@ -374,7 +374,7 @@ def _edit_diff(call: ToolCall, args: dict[str, Any], path: str) -> Block:
 def _view_claude(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
     """Claude Code's tools; False when the name is not one of them."""
     name = call.name
-    path = _str(args.get("file_path")) or _str(args.get("notebook_path"))
+    path = one_line(_str(args.get("file_path")) or _str(args.get("notebook_path")))
     if name == "Bash":
         _view_bash(view, args, _str(args.get("command")))
     elif name == "Read":
@@ -403,6 +403,9 @@ def _view_claude(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
     elif name in ("Glob", "Grep"):
         where = _str(args.get("path"))
         view.summary = one_line(_str(args.get("pattern")) + (f" in {where}" if where else ""))
+        # Grep's options (glob filter, output mode, -i ...) change what it found.
+        options = [f"{k}={v}" for k, v in args.items() if k not in ("pattern", "path") and isinstance(v, str | int)]
+        view.note = one_line(", ".join(options))
     elif name == "WebFetch":
         url = _str(args.get("url"))
         view.summary, view.summary_href = one_line(url), safe_href(url)
@@ -439,7 +442,7 @@ def _view_codex(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
         action = args.get("action") if isinstance(args.get("action"), dict) else {}
         view.summary = one_line(_str(args.get("query")) or _str(action.get("query")))
     elif name == "view_image":
-        view.summary = _str(args.get("path"))
+        view.summary = one_line(_str(args.get("path")))
     else:
         return False
     return True
