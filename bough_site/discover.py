@@ -20,7 +20,7 @@ import orjson
 from .config import BuildConfig, claude_project_roots, codex_session_roots
 from .model import Warning
 from .readers.claude import ClaudeSource
-from .readers.lines import open_regular
+from .readers.lines import open_regular, printable_name
 
 WarnFn = Callable[[Warning], None]
 EXAMPLES = Path(__file__).parent / "examples"
@@ -219,7 +219,8 @@ def _is_dir(entry: os.DirEntry) -> bool:
 
 
 def _relative_label(path: Path, root: Path) -> str:
+    # printable_name: a name that is not UTF-8 must not crash the pages that show it.
     try:
-        return path.relative_to(root).as_posix()
+        return printable_name(path.relative_to(root).as_posix())
     except ValueError:
-        return path.name
+        return printable_name(path.name)

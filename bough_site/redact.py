@@ -143,7 +143,7 @@ _PLACEHOLDER_RE = re.compile(
       | \{\{.*                                # {{ template }}
       | \{[\w.]*\}                            # {name} (format fields)
       | <[^<>]*>                              # <token>
-      | .*\[redacted:\ .*                     # holds our own label: redaction is idempotent
+      | .*\[redacted:.*                       # holds our own label: redaction is idempotent
       | \**redacted\**                        # ***REDACTED***
       | (?:your|my)[-_ ].*                    # your-api-key-here, YOUR_TOKEN
       | .*[-_]here                            # insert-key-here
@@ -794,7 +794,7 @@ class Redactor:
 
     def _apply(self, s: str, candidates: list[_Candidate]) -> str:
         """Replace the winning spans; rewrite home/user in the text between them."""
-        chosen = _resolve(candidates)
+        chosen = _resolve(candidates, s)
         if not chosen and self._home_re is None and self._user_re is None:
             return s
         parts: list[str] = []
@@ -877,17 +877,42 @@ class _Scan:
         return out
 
 
-def _resolve(candidates: list[_Candidate]) -> list[tuple[int, int, str]]:
-    """Non-overlapping spans, in text order: lower tier first, then longer, then earlier, then table order."""
+def _resolve(candidates: list[_Candidate], s: str) -> list[tuple[int, int, str]]:
+    """Non-overlapping spans, in text order.
+
+    Candidates are taken lower tier first, then longer, then earlier, then in
+    table order. A candidate that overlaps spans already taken keeps the pieces
+    outside them that hold 3 letters or digits or more when it is a provider shape (what
+    is left of a known secret is still secret) or when a private key block cut
+    into it (a value running into "-----BEGIN"). A generic candidate overlapped
+    by a provider key is dropped: what is left of it is context, like the
+    "Bearer " of a header value or the tail of a query value.
+    """
     if not candidates:
         return []
     if len(candidates) == 1:
         _, a, b, kind, _ = candidates[0]
         return [(a, b, kind)]
-    taken: list[tuple[int, int, str]] = []  # sorted by start, never overlapping
-    for _, a, b, kind, _ in sorted(candidates, key=lambda c: (c[0], c[1] - c[2], c[1], c[4])):
+    taken: list[tuple[int, int, str, int]] = []  # (start, end, kind, tier), sorted, never overlapping
+    for tier, a, b, kind, _ in sorted(candidates, key=lambda c: (c[0], c[1] - c[2], c[1], c[4])):
         i = bisect.bisect_left(taken, (a,))
-        if (i > 0 and taken[i - 1][1] > a) or (i < len(taken) and taken[i][0] < b):
-            continue
-        taken.insert(i, (a, b, kind))
-    return taken
+        if i > 0 and taken[i - 1][1] > a:  # the span before this one reaches into it
+            i -= 1
+        pieces: list[Span] = []
+        cut_by_block = False
+        pos = a
+        while i < len(taken) and taken[i][0] < b:
+            if taken[i][0] > pos:
+                pieces.append((pos, taken[i][0]))
+            pos = max(pos, taken[i][1])
+            cut_by_block = cut_by_block or taken[i][3] == TIER_BLOCK
+            i += 1
+        if pos < b:
+            pieces.append((pos, b))
+        if pieces == [(a, b)]:
+            bisect.insort(taken, (a, b, kind, tier))
+        elif tier <= TIER_PROVIDER or cut_by_block:
+            for pa, pb in pieces:
+                if sum(ch.isalnum() for ch in s[pa:pb]) >= 3:
+                    bisect.insort(taken, (pa, pb, kind, tier))
+    return [(a, b, kind) for a, b, kind, _ in taken]

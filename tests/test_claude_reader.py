@@ -316,3 +316,30 @@ def test_old_layout_subagent_files_attach_to_the_session_they_name(tmp_path: Pat
     [project] = site.projects
     [session] = project.sessions
     assert (session.stats["subagents"], session.stats["replies"], session.stats["output_tokens"]) == (1, 2, 17)
+
+
+def test_a_summary_naming_another_files_leaf_is_not_this_sessions_title(tmp_path: Path) -> None:
+    records = [{"type": "summary", "summary": "Earlier session", "leafUuid": "elsewhere"}, prompt("u1", "Today's work")]
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
+    assert session.title == "Today's work"
+    records[0]["leafUuid"] = "u1"
+    session, _ = read(write_jsonl(tmp_path / "t.jsonl", records))
+    assert session.title == "Earlier session"
+
+
+def test_an_old_layout_agent_without_agent_id_nests_by_its_task_prompt(tmp_path: Path) -> None:
+    folder = tmp_path / "projects" / "-p"
+    write_jsonl(folder / f"{SESSION}.jsonl", [
+        prompt("u1", "hi"),
+        reply("a1", "m1", [tool_use("t1", "Task", description="Scan", prompt="List the modules")]),
+        tool_result("r1", "t1", [text("three modules")]),
+    ])
+    write_jsonl(folder / "agent-de30ae5d.jsonl", [
+        prompt("s1", "List the modules", isSidechain=True, agentId="de30ae5d"),
+        reply("s2", "sm1", [text("a, b, c")], isSidechain=True, agentId="de30ae5d"),
+    ])
+    site = load_site(BuildConfig(sources=[tmp_path / "projects"]))
+    [session] = site.projects[0].sessions
+    call = items(session, Reply)[0].blocks[0]
+    assert call.subagent is not None and call.subagent.agent_id == "de30ae5d"
+    assert session.orphan_subagents == []

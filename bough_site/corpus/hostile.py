@@ -48,7 +48,7 @@ class HostileCase:
     name: str
     folder: Path  # the project directory: read it alone to test this case
     good: list[str] = field(default_factory=list)  # marker texts that must survive
-    warn_lines: list[tuple[str, int]] = field(default_factory=list)  # (file label, line)
+    warn_lines: list[tuple[str, int, str]] = field(default_factory=list)  # (file label, line, reason start)
     file_warnings: list[tuple[str, str]] = field(default_factory=list)  # (file label, reason start)
     cwd: str = ""
 
@@ -69,7 +69,7 @@ class HostileExpected:
 
     @property
     def warnings(self) -> list[tuple[str, int]]:
-        return [w for c in self.cases.values() for w in c.warn_lines]
+        return [(file, line) for c in self.cases.values() for file, line, _ in c.warn_lines]
 
     @property
     def file_warnings(self) -> list[tuple[str, str]]:
@@ -140,9 +140,10 @@ class _Writer:
             else:
                 self.add(self.reply([{"type": "text", "text": self.marker()}]))
 
-    def bad(self, line: bytes) -> int:
+    def bad(self, line: bytes, reason: str) -> int:
+        """A line that must warn, with how the warning's reason starts."""
         number = self.add(line)
-        self.case.warn_lines.append((self.label, number))
+        self.case.warn_lines.append((self.label, number, reason))
         return number
 
     @property
@@ -170,7 +171,7 @@ def _dumps(record: dict[str, Any]) -> bytes:
 def _truncated_middle(w: _Writer) -> None:
     w.good()
     full = _dumps(w.prompt("cut off before its end"))
-    w.bad(full[: len(full) // 2])
+    w.bad(full[: len(full) // 2], "not valid JSON")
     w.good()
     w.write()
 
@@ -178,7 +179,7 @@ def _truncated_middle(w: _Writer) -> None:
 def _truncated_end(w: _Writer) -> None:
     w.good(4)
     full = _dumps(w.prompt("killed mid-write"))
-    w.bad(full[:40])
+    w.bad(full[:40], "truncated last line")
     w.write(final_newline=False)
 
 
@@ -186,14 +187,15 @@ def _appending(w: _Writer) -> None:
     # What a reader sees of a file the agent is still writing: the last line half there.
     w.good(4)
     full = _dumps(w.reply([{"type": "text", "text": "still streaming"}]))
-    w.bad(full[: len(full) - 7])
+    w.bad(full[: len(full) - 7], "truncated last line")
     w.write(final_newline=False)
 
 
 def _not_objects(w: _Writer) -> None:
     w.good()
-    for line in (b"[1, 2, 3]", b'"a string"', b"42", b"-1.5e3", b"null", b"true", b"false", b"[]"):
-        w.bad(line)
+    for line, kind in ((b"[1, 2, 3]", "array"), (b'"a string"', "string"), (b"42", "number"), (b"-1.5e3", "number"),
+                       (b"null", "null"), (b"true", "boolean"), (b"false", "boolean"), (b"[]", "array")):
+        w.bad(line, f"not a JSON object (a JSON {kind})")
         w.good()
     w.write()
 
@@ -202,37 +204,37 @@ def _invalid_utf8(w: _Writer) -> None:
     w.good()
     # Inside a string: kept, the bad byte replaced (and warned about).
     kept = _dumps(w.prompt(w.marker() + " caf@ na@ve")).replace(b"@", b"\xff", 1).replace(b"@", b"\xc3\x28", 1)
-    w.bad(kept)
+    w.bad(kept, "invalid UTF-8 replaced")
     w.good()
     # A UTF-8-encoded surrogate (CESU style) inside a string: also invalid UTF-8.
-    w.bad(_dumps(w.prompt(w.marker() + " cesu=@")).replace(b"@", b"\xed\xa0\x80"))
+    w.bad(_dumps(w.prompt(w.marker() + " cesu=@")).replace(b"@", b"\xed\xa0\x80"), "invalid UTF-8 replaced")
     w.good()
     # Outside any string: the line is not JSON any more.
-    w.bad(_dumps(w.prompt("lost")).replace(b",", b",\xfe", 1))
+    w.bad(_dumps(w.prompt("lost")).replace(b",", b",\xfe", 1), "not valid JSON")
     w.good()
     w.write()
 
 
 def _lone_surrogates(w: _Writer) -> None:
     w.good()
-    w.bad(_dumps(w.prompt(w.marker() + " @")).replace(b"@", b"\\ud800"))
+    w.bad(_dumps(w.prompt(w.marker() + " @")).replace(b"@", b"\\ud800"), "lone surrogate replaced")
     w.good()
-    w.bad(_dumps(w.reply([{"type": "text", "text": w.marker() + " @ tail"}])).replace(b"@", b"\\udfff"))
+    w.bad(_dumps(w.reply([{"type": "text", "text": w.marker() + " @ tail"}])).replace(b"@", b"\\udfff"), "lone surrogate replaced")
     w.good()
     # As a key of a tool input, next to a valid pair (an emoji) that must stay whole.
     call = {"type": "tool_use", "id": "toolu_surrogate01", "name": "Bash", "input": {"@": "\U0001f600 @"}}
-    w.bad(_dumps(w.reply([{"type": "text", "text": w.marker()}, call])).replace(b"@", b"\\udc00"))
+    w.bad(_dumps(w.reply([{"type": "text", "text": w.marker()}, call])).replace(b"@", b"\\udc00"), "lone surrogate replaced")
     w.good()
     w.write()
 
 
 def _nul_bytes(w: _Writer) -> None:
     w.good()
-    w.bad(_dumps(w.prompt(w.marker() + " raw@nul")).replace(b"@", b"\x00"))  # raw NUL inside a string
+    w.bad(_dumps(w.prompt(w.marker() + " raw@nul")).replace(b"@", b"\x00"), "control characters")  # raw NUL in a string
     w.good()
     w.add(_dumps(w.prompt(w.marker() + " escaped\u0000nul")))  # escaped NUL: plain JSON, no warning
     w.good()
-    w.bad(b"\x00" * 4096)  # the NUL padding a crash can leave behind
+    w.bad(b"\x00" * 4096, "not valid JSON")  # the NUL padding a crash can leave behind
     w.good()
     w.write()
 
@@ -244,7 +246,7 @@ def _bom(w: _Writer) -> None:
 
 def _crlf(w: _Writer) -> None:
     w.good(3)
-    w.bad(b'{"type": "user", "uuid": ')
+    w.bad(b'{"type": "user", "uuid": ', "not valid JSON")
     w.good(3)
     w.write(newline=b"\r\n")
 
@@ -272,16 +274,16 @@ def _huge_line(w: _Writer) -> None:
 
 def _deep_nesting(w: _Writer) -> None:
     w.good()
-    w.bad(b"[" * DEEP_NESTING + b"]" * DEEP_NESTING)
+    w.bad(b"[" * DEEP_NESTING + b"]" * DEEP_NESTING, "JSON nested too deeply")
     w.good()
-    w.bad(b'{"a":' * DEEP_NESTING + b"1" + b"}" * DEEP_NESTING)
+    w.bad(b'{"a":' * DEEP_NESTING + b"1" + b"}" * DEEP_NESTING, "JSON nested too deeply")
     w.good()
     # Deep, but not too deep to parse: kept, the part too deep to write cut off (and warned).
     nested: Any = "bottom"
     for _ in range(DEEP_TOOL_INPUT):
         nested = {"k": [nested]}
     call = {"type": "tool_use", "id": "toolu_deep0000001", "name": "mcp__x__deep", "input": nested}
-    w.bad(_dumps(w.reply([{"type": "text", "text": w.marker()}, call])))
+    w.bad(_dumps(w.reply([{"type": "text", "text": w.marker()}, call])), "JSON nested deeper than")
     w.good()
     w.write()
 
@@ -349,7 +351,7 @@ def _timestamps(w: _Writer) -> None:
         if bad == "" or bad is None:
             w.add(record)  # empty: as good as absent
         else:
-            w.bad(_dumps(record))
+            w.bad(_dumps(record), "unparsable timestamp")
         w.good()
     w.write()
 
@@ -526,7 +528,7 @@ def _secrets_case(case: HostileCase, cwd: str, s: _Secrets) -> None:
     w.add({"type": "custom-title", "customTitle": f"Rotate {github} everywhere", "sessionId": session})
     w.add({"type": "ai-title", "aiTitle": f"Leaked {s.gitlab()} in CI", "sessionId": session})
     w.add({"type": "summary", "summary": f"Fix auth with {s.slack()}", "leafUuid": w.uid("x")})
-    w.add(w.prompt(f"{w.marker()} my key is {github} and AWS {aws_id}", gitBranch=f"fix/{s.npm()}"))
+    w.add(w.prompt(f"{w.marker()} my key is {github} and AWS {aws_id}"))
     bash_id, read_id, curl_id, task_id = "toolu_sec000001", "toolu_sec000002", "toolu_sec000003", "toolu_sec000004"
     db_password = s.password("url-password")
     w.add(w.reply([
@@ -536,7 +538,7 @@ def _secrets_case(case: HostileCase, cwd: str, s: _Secrets) -> None:
                    "description": f"uses {s.google()}"}},
     ]))
     w.add(w.result(bash_id, f"{w.marker()}\nAuthorization: Bearer {s.jwt()}\nstripe={s.stripe()}",
-                   detail={"stdout": f"token {s.huggingface()}", "stderr": ""}))
+                   detail={"stdout": f"token {s.huggingface()}", "stderr": f"slack said {s.slack()}"}))
     env_password, env_plain = s.password("env-secret"), s.password("sensitive-file")
     env_text = f"DB_PASSWORD={env_password}\nANTHROPIC_API_KEY={s.anthropic()}\nSESSION_SALT={env_plain}\n"
     w.add(w.reply([{"type": "tool_use", "id": read_id, "name": "Read", "input": {"file_path": f"{cwd}/.env"}}]))
@@ -553,7 +555,7 @@ def _secrets_case(case: HostileCase, cwd: str, s: _Secrets) -> None:
     w.add(w.reply([{"type": "tool_use", "id": task_id, "name": "Task",
                     "input": {"description": f"check {agent_secret}", "prompt": "look", "subagent_type": "x"}}]))
     w.add(w.result(task_id, [{"type": "text", "text": w.marker()}], detail={"agentId": "5ec0a9e1"}))
-    w.good()
+    w.add(w.prompt(w.marker(), gitBranch=f"fix/{s.npm()}"))  # the last branch is the session's
     w.write()
     agent = _Writer(case, "agent-5ec0a9e1", cwd)
     agent.add(agent.prompt("look", isSidechain=True, agentId="5ec0a9e1", sessionId=session))
@@ -636,6 +638,11 @@ def _name_cases(expected: HostileExpected) -> None:
         w = _Writer(case, session, case.cwd)
         w.good()
         w.write()
+    # Names that are not UTF-8 at all (Python keeps their bytes as lone surrogates).
+    case = _case(expected, "name-bytes", "/home/u/bytes-\ufffd", folder=os.fsdecode(b"-home-u-bytes-\xff\xfe"))
+    w = _Writer(case, os.fsdecode(b"\xfe\xff-session"), case.cwd)
+    w.good()
+    w.write()
 
 
 # --- the whole tree ---------------------------------------------------------------------

@@ -46,7 +46,7 @@ from ..model import (
     Warning,
 )
 from ..stats import Tally
-from .lines import JsonlFile
+from .lines import JsonlFile, printable_name
 
 WarnFn = Callable[[Warning], None]
 LabelFn = Callable[[Path], str]
@@ -197,7 +197,7 @@ class _Collected:
     skipped: int = 0
     ai_title: str = ""
     custom_title: str = ""
-    summary: str = ""
+    summaries: list[tuple[str, str]] = field(default_factory=list)  # (leafUuid, text)
     versions: list[str] = field(default_factory=list)
     cwd: str | None = None
     git_branch: str | None = None
@@ -307,8 +307,10 @@ def _take_metadata(found: _Collected, obj: dict[str, Any]) -> None:
         found.ai_title = obj["aiTitle"]  # may repeat; the last wins
     elif kind == "custom-title" and isinstance(obj.get("customTitle"), str):
         found.custom_title = obj["customTitle"]
-    elif kind == "summary" and isinstance(obj.get("summary"), str) and not found.summary:
-        found.summary = obj["summary"]
+    elif kind == "summary" and isinstance(obj.get("summary"), str):
+        # A summary names its conversation by leafUuid, which may be in another
+        # file (FORMATS D11): resolved once every record of this file is known.
+        found.summaries.append((as_str(obj.get("leafUuid")), obj["summary"]))
 
 
 # --- step 2: the timeline -----------------------------------------------------
@@ -618,16 +620,19 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
         tally.merge(part.tally, prompts_and_commands=False)
     tally.subagents.update(part.run.file for part in runs)
     for pending_id, result in timeline.pending_results.items():
+        # Its call is lost (a bad line, a missing file), but the output is still shown.
+        shown = "\n".join(b.text for b in result.content if isinstance(b, Text)).strip()
+        note = "A tool result whose call is not in the transcript."
         timeline.items.append(Marker(f"result:{pending_id}", result.timestamp, "notice",
-                                     "A tool result whose call is not in the transcript."))
+                                     f"{note}\n\n{shown}" if shown else note))
     models = list(timeline.models)
     for part in runs + inline:
         models.extend(m for m in part.run.models if m not in models)
     session = Session(
-        id=source.main.stem,
+        id=printable_name(source.main.stem),
         source=SOURCE_CLAUDE,
         cwd=found.cwd,
-        title=_title(found, timeline, source.main.stem),
+        title=_title(found, timeline, printable_name(source.main.stem)),
         started=found.first_time,
         ended=found.last_time,
         versions=found.versions,
@@ -645,11 +650,25 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
 
 
 def _title(found: _Collected, timeline: _Timeline, fallback: str) -> str:
-    for candidate in (found.custom_title, found.ai_title, found.summary, timeline.first_prompt_text):
+    for candidate in (found.custom_title, found.ai_title, _own_summary(found), timeline.first_prompt_text):
         line = first_line(candidate)
         if line:
             return line
     return f"Session {fallback}"
+
+
+def _own_summary(found: _Collected) -> str:
+    """The first summary whose leaf is a record of this file (or that names no leaf)."""
+    own = {record["_key"] for record in found.records}
+    for leaf, text in found.summaries:
+        if not leaf or leaf in own:
+            return text
+    return ""
+
+
+def _first_user_text(records: list[dict[str, Any]]) -> str:
+    first = next((r for r in records if r.get("type") == "user"), None)
+    return blocks_text(content_blocks(as_dict(first.get("message")).get("content"))) if first else ""
 
 
 def _read_subagent(path: Path, label: str, warn: WarnFn) -> _Run:
@@ -659,10 +678,11 @@ def _read_subagent(path: Path, label: str, warn: WarnFn) -> _Run:
     for record in found.records:
         timeline.add(record)
     meta = _agent_meta(path)
-    agent_id = found.agent_id or path.stem.removeprefix("agent-")
+    agent_id = found.agent_id or printable_name(path.stem.removeprefix("agent-"))
     run = SubagentRun(
         agent_id=agent_id,
-        agent_type=as_str(meta.get("agentType")) or None,
+        # The compaction call is logged as an agent "acompact-<hex>" (FORMATS A8).
+        agent_type=as_str(meta.get("agentType")) or ("compaction" if agent_id.startswith("acompact") else None),
         description=as_str(meta.get("description")) or None,
         file=label,
         timeline=timeline.items,
@@ -672,7 +692,8 @@ def _read_subagent(path: Path, label: str, warn: WarnFn) -> _Run:
     links = dict(found.agent_links)
     if isinstance(meta.get("toolUseId"), str):
         links[agent_id] = meta["toolUseId"]
-    return _Run(run, tally, links)
+    # 2.0.x Task results carry no agentId: the agent's first prompt is the Task prompt.
+    return _Run(run, tally, links, prompt=_first_user_text(found.records))
 
 
 def _inline_run(records: list[dict[str, Any]], index: int, tally: Tally) -> _Run:
@@ -696,9 +717,7 @@ def _inline_run(records: list[dict[str, Any]], index: int, tally: Tally) -> _Run
         stats=view.stats(),
         models=timeline.models,
     )
-    first_user = next((r for r in records if r.get("type") == "user"), None)
-    task_prompt = blocks_text(content_blocks(as_dict(first_user.get("message")).get("content"))) if first_user else ""
-    return _Run(run, view, prompt=task_prompt)
+    return _Run(run, view, prompt=_first_user_text(records))
 
 
 def _agent_meta(path: Path) -> dict[str, Any]:

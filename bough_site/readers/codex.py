@@ -789,7 +789,7 @@ class _ThreadReader:
             for candidate in (payload.get("call_id"), payload.get("id"), payload.get("event_id")):
                 if child and isinstance(candidate, str) and candidate:
                     self.spawn_links.setdefault(child, []).append(candidate)
-        elif kind == "exec_command_end" and call_id and as_int(payload.get("exit_code")) != 0:
+        elif kind == "exec_command_end" and call_id and _exit_code(payload.get("exit_code")) not in (None, 0):
             self.event_errors.add(call_id)
         elif kind == "patch_apply_end" and call_id and payload.get("success") is False:
             self.event_errors.add(call_id)

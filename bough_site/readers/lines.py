@@ -127,6 +127,15 @@ def open_regular(path: Path, label: str, warn: WarnFn):
     return os.fdopen(fd, "rb", buffering=_CHUNK)
 
 
+def printable_name(name: str) -> str:
+    """A file name as text that can be written out: the bytes of a name that were
+    not UTF-8 (which Python keeps as lone surrogates) become U+FFFD."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte
+        return name.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
 def _skip_rest_of_line(handle, remaining: int) -> int:
     skipped = 0
     while skipped < remaining:
