@@ -84,9 +84,10 @@ class HostileExpected:
 class _Writer:
     """Builds the records of one session file and books their markers."""
 
-    def __init__(self, case: HostileCase, session: str, cwd: str):
+    def __init__(self, case: HostileCase, session: str, cwd: str, *, stem: str | None = None):
         self.case = case
         self.session = session
+        self.stem = stem or session  # the file name, when it is not the session id
         self.cwd = cwd
         self.lines: list[bytes] = []
         self._n = 0
@@ -148,10 +149,10 @@ class _Writer:
 
     @property
     def label(self) -> str:
-        return f"{self.case.folder.name}/{self.session}.jsonl"
+        return f"{self.case.folder.name}/{self.stem}.jsonl"
 
     def write(self, *, newline: bytes = b"\n", final_newline: bool = True, bom: bool = False) -> Path:
-        path = self.case.folder / f"{self.session}.jsonl"
+        path = self.case.folder / f"{self.stem}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         data = newline.join(self.lines) + (newline if final_newline else b"")
         path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + data)
@@ -640,7 +641,7 @@ def _name_cases(expected: HostileExpected) -> None:
         w.write()
     # Names that are not UTF-8 at all (Python keeps their bytes as lone surrogates).
     case = _case(expected, "name-bytes", "/home/u/bytes-\ufffd", folder=os.fsdecode(b"-home-u-bytes-\xff\xfe"))
-    w = _Writer(case, os.fsdecode(b"\xfe\xff-session"), case.cwd)
+    w = _Writer(case, "b0000000-0000-4000-8000-0000000000fe", case.cwd, stem=os.fsdecode(b"\xfe\xff-session"))
     w.good()
     w.write()
 
