@@ -24,6 +24,7 @@ from .redact import Redactor
 from .scrub import scrub_session
 from .stats import Tally
 from .write import SiteWriter, check_separate, json_bytes, slug, unique_slugs
+from .work import summarize_work
 
 # The bundled examples hold only fake secrets; a fixed key keeps their pages reproducible.
 EXAMPLES_REDACTION_KEY = b"bough-examples"
@@ -37,6 +38,8 @@ class BuildResult:
     written: int = 0
     unchanged: int = 0
     warnings: list[Warning] = field(default_factory=list)
+    archived_only: int = 0  # sessions whose original is deleted, read from bough's archive
+    notes: list[str] = field(default_factory=list)  # said once in the summary (Claude's cleanup)
 
 
 class NothingToRead(BoughError):
@@ -57,12 +60,18 @@ def _load(config: BuildConfig, redaction_key: bytes | None) -> tuple[Site, Disco
         config.report(f"warning: {warning}")
 
     found = discover(config, warn)
-    sessions = _read_sessions(found, config, warn)
+    try:
+        sessions = _read_sessions(found, config, warn)
+    finally:
+        found.kept.close()  # the private copies decompressed from the archive
+    found.kept.mark(sessions)
     key = EXAMPLES_REDACTION_KEY if found.used_examples else (redaction_key or b"")
     for session in sessions:
         scrub_session(session, _redactor(config, key))
+        summarize_work(session)  # commits and changed files, from the redacted timeline
     site = assemble(sessions)
-    site.warnings = warnings
+    # By file and line: the same whatever order the files were read in (live or archived).
+    site.warnings = sorted(warnings, key=lambda w: (w.file, w.line))
     return site, found
 
 
@@ -127,7 +136,9 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
         if config.prune:
             writer.prune()
         written, unchanged = len(writer.written), len(writer.unchanged)
-    return BuildResult(site, config.out, found.used_examples, written, unchanged, site.warnings)
+    archived_only = sum(1 for p in site.projects for s in p.sessions if s.kept_since)
+    return BuildResult(site, config.out, found.used_examples, written, unchanged, site.warnings,
+                       archived_only, found.notes)
 
 
 def _write_site(writer: SiteWriter, renderer, site: Site, config: BuildConfig) -> None:

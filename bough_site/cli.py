@@ -1,6 +1,7 @@
 """The command line: options become a BuildConfig, one library call, a summary.
 
-Everything a person reads goes to stderr; the library itself never prints.
+A build's progress, warnings and summary go to stderr; ``bough archive`` prints
+its report on stdout. The library itself never prints.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import click
 
 from . import __version__
 from .build import BuildResult, build
-from .config import SOURCE_CHOICES, BuildConfig, redaction_key
+from .config import SOURCE_CHOICES, BuildConfig, archive_dir, redaction_key
 from .errors import BoughError
 
 
@@ -42,15 +43,22 @@ def main() -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
 @click.option("--no-search", is_flag=True, help="Leave out the search index and box.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress, only warnings and the summary.")
+@click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where bough keeps a copy of every transcript it reads "
+                   "(default: $BOUGH_ARCHIVE, else ~/.local/share/bough/archive).")
+@click.option("--no-archive", is_flag=True, help="Neither copy transcripts into the archive nor read from it.")
 def build_command(sources: tuple[Path, ...], out: Path, theme: Path | None, source_filter: str,
                   no_redact: bool, redact_paths: bool, force: bool, prune: bool, jobs: int,
-                  no_search: bool, quiet: bool) -> None:
+                  no_search: bool, quiet: bool, archive: Path | None, no_archive: bool) -> None:
     """Read transcripts from SOURCES (default: ~/.claude/projects and ~/.codex/sessions)
-    and write a static site to OUT."""
+    and bough's archive, and write a static site to OUT."""
+    if archive is not None and no_archive:
+        raise click.UsageError("--archive and --no-archive exclude each other")
     config = BuildConfig(
         sources=list(sources), out=out, theme=theme, source_filter=source_filter,
         redact=not no_redact, redact_paths=redact_paths, force=force, prune=prune,
         jobs=jobs, search=not no_search, report=_reporter(quiet),
+        archive=None if no_archive else (archive or archive_dir()),
     )
     try:
         result = build(config, redaction_key=redaction_key())
@@ -81,12 +89,84 @@ def summary(result: BuildResult, config: BuildConfig) -> str:
         f"tokens {stats['input_tokens']:,} in, {stats['output_tokens']:,} out, "
         f"{stats['cache_creation_input_tokens']:,} cache writes, {stats['cache_read_input_tokens']:,} cache reads."
     )
+    if result.archived_only:
+        parts.append(f"{_plural(result.archived_only, 'session')} came only from bough's archive "
+                     "(the original is deleted).")
     parts.append(f"{len(result.warnings)} warnings; {result.written} files written, {result.unchanged} unchanged.")
+    parts.extend(result.notes)
     if not config.redact:
         parts.append("Redaction is OFF (--no-redact): secrets in transcripts are in the output.")
     index = (result.out / "index.html").resolve()
     parts.append(f"Open {index} (file://{index}).")
     return " ".join(parts)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
+
+
+@main.command("archive")
+@click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="The archive to report on (default: $BOUGH_ARCHIVE, else ~/.local/share/bough/archive).")
+@click.option("--verify", is_flag=True,
+              help="Also check that every archived file decompresses, matches its checksum and parses.")
+def archive_command(archive: Path | None, verify: bool) -> None:
+    """Report what bough's archive holds: the copies of every transcript bough has read."""
+    from .archive import Archive
+
+    try:
+        store = Archive.open(archive or archive_dir(), create=False)
+        report = store.summary()
+        checked, problems = store.verify() if verify else (0, [])
+    except BoughError as err:
+        _stderr(f"bough: {err}")
+        sys.exit(1)
+    click.echo(archive_report(report))
+    if not verify:
+        return
+    if not problems:
+        click.echo(f"Verified {_plural(checked, 'archived file')}: every one decompresses, "
+                   "matches its checksum and parses.")
+        return
+    click.echo(f"Verified {_plural(checked, 'archived file')}: {_plural(len(problems), 'problem')}:")
+    for problem in problems:
+        click.echo(f"  {problem}")
+    sys.exit(1)
+
+
+def archive_report(report) -> str:
+    """The lines ``bough archive`` prints for an archive.Summary."""
+    kinds = {"claude": "Claude Code", "codex": "Codex"}
+    by_kind = ", ".join(f"{report.by_kind[k]:,} {kinds[k]}" for k in sorted(report.by_kind))
+    lines = [
+        f"Archive: {report.root}",
+        f"Sessions: {report.sessions:,}" + (f" ({by_kind})" if by_kind else "") + f", in {_plural(report.files, 'file')}",
+        f"Size on disk: {_size(report.disk_bytes)} compressed ({_size(report.bytes)} of transcripts)",
+    ]
+    if report.oldest and report.newest:
+        lines.append(f"Oldest: {_day(report.oldest[0])} ({report.oldest[1]})")
+        lines.append(f"Newest: {_day(report.newest[0])} ({report.newest[1]})")
+    if report.kept_since:
+        lines.append(f"Kept since: {report.kept_since[:10]}")
+    lines.append(f"Gone from the sources (kept only here): {_plural(report.gone, 'session')}")
+    lines.extend(f"Problem: {problem}" for problem in report.problems)
+    return "\n".join(lines)
+
+
+def _size(count: float) -> str:
+    if count < 1024:
+        return f"{int(count):,} bytes"
+    for unit in ("KB", "MB", "GB", "TB"):
+        count /= 1024
+        if count < 1024 or unit == "TB":
+            break
+    return f"{count:,.1f} {unit}"
+
+
+def _day(mtime_ns: int) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(mtime_ns / 1e9, timezone.utc).strftime("%Y-%m-%d")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -26,6 +26,9 @@ class BuildConfig:
     prune: bool = False
     jobs: int = 0  # 0: all cores
     search: bool = True
+    # Where copies of every transcript read are kept (and read back once the agents
+    # delete theirs); None: no archive. Default: $BOUGH_ARCHIVE, else $XDG_DATA_HOME/bough/archive.
+    archive: Path | None = field(default_factory=lambda: archive_dir())
     # Called with one line of progress or warning text at a time; the library never prints.
     report: Callable[[str], None] = lambda line: None
 
@@ -67,6 +70,14 @@ def data_home(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     configured = env.get("XDG_DATA_HOME", "").strip()
     return Path(configured).expanduser() if configured else home(env) / ".local" / "share"
+
+
+def archive_dir(env: Mapping[str, str] | None = None) -> Path:
+    """bough's archive: ``$BOUGH_ARCHIVE``, else ``$XDG_DATA_HOME/bough/archive``
+    (``~/.local/share/bough/archive``)."""
+    env = os.environ if env is None else env
+    configured = env.get("BOUGH_ARCHIVE", "").strip()
+    return Path(configured).expanduser() if configured else data_home(env) / "bough" / "archive"
 
 
 def redaction_key(env: Mapping[str, str] | None = None) -> bytes:

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from .archive import Kept, cleanup_notice, keep_history
 from .config import BuildConfig, claude_project_roots, codex_session_roots
 from .model import Warning
 from .readers.claude import ClaudeSource
@@ -26,6 +27,7 @@ WarnFn = Callable[[Warning], None]
 EXAMPLES = Path(__file__).parent / "examples"
 _YEAR = re.compile(r"^\d{4}$")
 _PEEK_LINES = 20
+ORPHAN_AGENT = "sub-agent transcript whose session is not here; shown as a session of its own"
 
 
 @dataclass
@@ -35,6 +37,9 @@ class Discovered:
     inputs: list[Path] = field(default_factory=list)  # the directories and files read
     labels: dict[Path, str] = field(default_factory=dict)  # file -> how warnings and sidecars name it
     used_examples: bool = False
+    # What came from bough's archive; close() once every file is read.
+    kept: Kept = field(default_factory=Kept)
+    notes: list[str] = field(default_factory=list)  # said once in the build's summary
 
     def label(self, path: Path) -> str:
         return self.labels.get(path, path.name)
@@ -47,10 +52,12 @@ def discover(config: BuildConfig, warn: WarnFn) -> Discovered:
     found = Discovered()
     for source in config.sources or _default_sources(config):
         _discover_source(found, Path(source), config, warn)
+    found.kept = keep_history(found, config, warn)
     if not config.sources and found.empty():
         found.used_examples = True
         _discover_source(found, EXAMPLES / "claude" / "projects", config, warn)
         _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn)
+    found.notes = [note for note in [cleanup_notice(found, config)] if note]
     return found
 
 
@@ -170,7 +177,7 @@ def _attach_old_agent(
     if parent is not None:
         parent.subagents.append(agent)
         return
-    warn(Warning(label, 0, "sub-agent transcript whose session is not here; shown as a session of its own"))
+    warn(Warning(label, 0, ORPHAN_AGENT))
     found.claude.append(ClaudeSource(agent, []))
 
 

@@ -10,14 +10,19 @@ How it works (the shape gitleaks uses, our own rules):
 
 - A table of :class:`Rule`: a kind, a few cheap literal keywords, one compiled
   regex and which group of it is the secret. A rule's regex only runs when one
-  of its keywords occurs in the string (checked with ``in`` on the lower-cased
-  string); a string with no keyword at all comes back at once. There are no
+  of its keywords occurs in the string (checked with ``in``/``find``, on the
+  lower-cased string for generic rules and on the string itself for provider
+  prefixes); a string with no keyword at all comes back at once. There are no
   entropy-only rules: they flag every git SHA, UUID and base64 image.
+- Generic rules whose keywords are everywhere in code ("key", "token") run
+  only on the lines where such a keyword is followed by their operator
+  (``=``, ``:``), not over the whole string.
 - Every quantifier is bounded and none is nested, so a 5 MB base64 blob costs a
-  linear scan at worst.
-- Provider rules (a known prefix or shape: ``ghp_…``, ``AKIA…``, JWTs …) beat
-  generic ones (``NAME=value``, headers, URLs, cookies) where their spans
-  overlap; a private key block beats everything inside it.
+  few linear scans.
+- Overlaps: a private key block beats everything inside it; provider rules (a
+  known prefix or shape: ``ghp_…``, ``AKIA…``, JWTs …) beat generic ones; among
+  generic ones URLs, headers and cookies beat ``NAME=value`` / ``name: "value"``
+  (so ``{"Authorization": "Bearer x"}`` keeps its ``Bearer``).
 - A secret becomes ``[redacted: KIND FINGERPRINT]``: FINGERPRINT is the first 8
   hex digits of HMAC-SHA256(key, secret). The same secret gets the same label
   wherever it appears; the label cannot be reversed (a keyed hash, so short
@@ -25,7 +30,8 @@ How it works (the shape gitleaks uses, our own rules):
   is replaced: ``Authorization: Bearer `` and ``API_KEY=`` stay.
 - Generic rules skip what is plainly not a secret: ``$VAR``/``${VAR}``
   references, ``<token>``, ``changeme``, ``xxx``, ``your-api-key-here``, empty
-  values, paths, booleans, and names that describe a secret rather than hold it
+  values, booleans, values holding one of our labels (so redacting twice
+  changes nothing), and names that describe a secret rather than hold it
   (``PASSWORD_MIN_LENGTH``, ``TOKEN_URL``, ``MAX_TOKENS``, ``input_tokens``).
   Provider rules skip nothing: a placeholder that has a real key's exact shape
   is redacted (over-redacting is cheap, under-redacting is a leak).
@@ -34,25 +40,32 @@ Decisions worth knowing:
 
 - ``user:pass@host`` and ``user:password@host`` (the documentation examples)
   survive; any other password in a URL is redacted, as are secret-named query
-  parameters (``?access_token=``, ``&password=``, ``X-Amz-Signature=``), also
-  under the kind ``url-password``.
+  parameters (``?access_token=``, ``&password=``, ``X-Amz-Signature=``) and the
+  first field of ``curl -d``, also under the kind ``url-password``.
 - ``curl -u user:password`` becomes ``auth-header`` (it is a Basic header);
   all-digit pairs such as ``-u 1000:1000`` (uid:gid) survive.
 - A ``NAME=value`` assignment needs an upper-case NAME (shell, ``.env``,
   Dockerfile); lower-case ``token=token`` keyword arguments in code are not
-  assignments of secrets. Quoted values in code (``password = "…"``,
-  ``api_key: '…'``), YAML lines (``password: hunter2``) and CLI flags
-  (``--api-key xyz``) are ``password-assignment``.
+  assignments of secrets. An unquoted value runs to the next white space.
+  Quoted values in code (``password = "…"``, ``api_key: '…'``), YAML lines
+  (``password: hunter2``) and CLI flags (``--api-key xyz``) are
+  ``password-assignment``; comparisons (``token == "lambda"``) and annotations
+  (``password: str``, ``api_key: SecretStr``) are not.
 - An upper-case NAME whose last word is ``KEY`` (``ENCRYPTION_KEY=…``) counts as
-  a secret name too.
+  a secret name too; an all-digit value of a secret name is redacted.
+- OpenAI's rule takes any ``sk-`` + 32 or more letters and digits, so other
+  providers' keys of that shape (DeepSeek and the like) are ``openai-key``.
 - A private key block with no END line is redacted to the end of the string.
+- In a sensitive file (``file_text``) every value is redacted; a value that no
+  provider rule names is ``sensitive-file`` (even ``DEBUG=true``).
 - ``home``/``user`` (the --redact-paths option): the home path is replaced
   first (``/home/alice/x`` -> ``~/x``), then the user name wherever it is a
   whole word in the regex sense (letters, digits and ``_`` are word
   characters), so the mangled project name ``-home-alice-app`` becomes
-  ``-home-~-app`` and ``alice@host`` becomes ``~@host``, but ``alice_x`` stays.
-  The match is case-sensitive; a user name shorter than 2 characters is
-  ignored. Labels are never touched by this replacement.
+  ``-home-~-app``, ``/home/alice-old`` becomes ``/home/~-old`` and
+  ``alice@host`` becomes ``~@host``, but ``alice_x`` stays. The match is
+  case-sensitive; a user name shorter than 2 characters is ignored. Labels are
+  never touched by this replacement, and fingerprints are of the original text.
 """
 
 from __future__ import annotations
@@ -66,7 +79,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Redactor", "Rule", "RULES", "is_sensitive_path"]
+__all__ = ["RULES", "Redactor", "Rule", "is_sensitive_path"]
 
 Span = tuple[int, int]
 
@@ -125,14 +138,14 @@ class Rule:
 # What is not a secret: placeholders, references and descriptive names.
 # --------------------------------------------------------------------------
 
-_PLACEHOLDER_WORDS = frozenset(
+_PLACEHOLDER_WORDS = frozenset(  # one string, split: easier to read and extend than a list literal
     """
-    changeme change-me change_me changeit password passwd pass pwd secret secrets
-    token tokens apikey api_key api-key key example sample dummy placeholder
-    redacted hidden masked none null nil undefined true false yes no on off
-    todo tbd fixme bearer basic digest token string str int bool bytes number
-    any optional required secretstr header headers default empty env
-    """.split()
+    changeme change-me change_me changeit password passwd pass pwd secret secrets token tokens
+    apikey api_key api-key key example sample dummy placeholder redacted hidden masked none null
+    nil undefined true false yes no on off todo tbd fixme bearer basic digest string str int
+    bool bytes number any optional required secretstr header headers default empty env plain
+    login anonymous oauth oauth2 xoauth2 oauthbearer cram-md5 digest-md5 ntlm gssapi kerberos
+    """.split()  # noqa: SIM905
 )
 
 # A value that refers to a secret instead of holding it, or is plainly fake.
@@ -145,12 +158,12 @@ _PLACEHOLDER_RE = re.compile(
       | <[^<>]*>                              # <token>
       | .*\[redacted:.*                       # holds our own label: redaction is idempotent
       | \**redacted\**                        # ***REDACTED***
-      | (?:your|my)[-_ ].*                    # your-api-key-here, YOUR_TOKEN
+      | (?:your|my)[-_\ ](?:[a-z0-9]+[-_\ ]){0,4}(?:key|token|secret|password|passwd|pass|pwd|id|value)
+        (?:[-_\ ]goes)?(?:[-_\ ]here)?       # your-api-key-here, YOUR_TOKEN (not my_dog_rex_2019)
       | .*[-_]here                            # insert-key-here
       | (.)\1*                                # xxx **** 0000
       | [x*._-]*x{3,}[x*._-]*                 # xxx-xxx, xxxx_xxxx
       | (?:process\.env|os\.environ|os\.getenv|getenv|env|self|this|settings|config)[.(\[].*
-      | \.{0,2}/.* | ~/.*                     # paths: /etc/key.pem ./x ../x ~/x
     )$""",
     re.IGNORECASE | re.VERBOSE | re.DOTALL,
 )
@@ -164,18 +177,17 @@ def is_placeholder(value: str) -> bool:
 
 # Words in a name that say it describes a secret instead of holding one
 # (PASSWORD_MIN_LENGTH, TOKEN_URL, MAX_TOKENS, input_tokens, AUTH_TYPE ...).
-_NOT_SECRET_WORDS = frozenset(
+_NOT_SECRET_WORDS = frozenset(  # one string, split: easier to read and extend than a list literal
     """
-    min max length len url uri urls endpoint endpoints host hostname port path paths
-    file files filename dir directory folder ttl expiry expires expire expiration
-    expired timeout lifetime age limit limits count counter size type kind enabled
-    enable disabled disable required header name field label method mode provider
-    algorithm alg retries retry input output budget version format scope scopes
-    issuer audience strategy cost usage tokens prefix location region arn user
-    username login email policy rotation backend class manager stdin env var ref
-    helper cache valid validity regex pattern template hint level allowed public
-    publishable primary sort partition foreign
-    """.split()
+    min max length len url uri urls endpoint endpoints host hostname port path paths file files
+    filename dir directory folder ttl expiry expires expire expiration expired timeout lifetime
+    age limit limits count counter size type kind enabled enable disabled disable required
+    header name field label method mode provider algorithm alg retries retry input output budget
+    version format scope scopes issuer audience strategy cost usage tokens prefix location
+    region arn user username login email policy rotation backend class manager stdin env var ref
+    helper cache valid validity regex pattern template hint level allowed public publishable
+    primary sort partition foreign next page pagination continuation cursor
+    """.split()  # noqa: SIM905
 )
 
 _WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -217,6 +229,23 @@ def _value_ok(m: re.Match[str], secret: str) -> bool:
     return not is_placeholder(secret)
 
 
+_IDENTIFIER_RE = re.compile(r"[a-z_][a-z_]*(?:\.[a-z_]+)*")
+_TYPE_NAME_RE = re.compile(r"[A-Z][A-Za-z_]*(?:\.[A-Za-z_]+)*")
+
+
+def _header_ok(m: re.Match[str], secret: str) -> bool:
+    # {'Authorization': auth, ...} and authorization=authorization) are code, not headers.
+    after = m.string[m.end() : m.end() + 1]
+    if after and after in ",)}" and _IDENTIFIER_RE.fullmatch(secret):
+        return False
+    return not is_placeholder(secret)
+
+
+def _yaml_ok(m: re.Match[str], secret: str) -> bool:
+    # "    api_key: SecretStr" is a class attribute's annotation, not a value.
+    return _named_value_ok(m, secret) and _TYPE_NAME_RE.fullmatch(secret.strip()) is None
+
+
 def _named_value_ok(m: re.Match[str], secret: str) -> bool:
     return is_secret_name(m.group("name")) and not is_placeholder(secret)
 
@@ -240,8 +269,10 @@ def _curl_user_ok(m: re.Match[str], secret: str) -> bool:
 
 
 _COOKIE_PAIR = re.compile(r"(?P<n>[^=;,\s]{1,200})=(?P<v>[^;\r\n]{0,4000})")
-_COOKIE_ATTRS = frozenset(
-    "path domain expires max-age samesite secure httponly priority partitioned version comment".split()
+_COOKIE_ATTRS = frozenset(  # one string, split: easier to read and extend than a list literal
+    """
+    path domain expires max-age samesite secure httponly priority partitioned version comment
+    """.split()  # noqa: SIM905
 )
 
 
@@ -273,6 +304,7 @@ def _cookie_spans(m: re.Match[str]) -> list[Span]:
 _A = "0-9A-Za-z"  # alphanumerics
 _B = "0-9A-Za-z_-"  # base64url
 
+_DENSE_HITS = 1000  # more keyword hits than this, one every 50 characters or closer: search the whole string
 _BACK = 120  # how far before a keyword a windowed rule's match can start (name <= 81, plus "--data '" etc.)
 
 
@@ -398,6 +430,12 @@ RULES: tuple[Rule, ...] = (
         "GOCSPX-",
         rf"(?P<s>{_lit('GOCSPX-', _B)}[{_B}]{{28}})(?![{_B}])",
     ),
+    # Google OAuth access tokens, as gcloud auth print-access-token prints them.
+    _provider(
+        "google-oauth-secret",
+        "ya29.",
+        rf"(?P<s>{_lit('ya29.', _B)}[{_B}]{{20,2000}})",
+    ),
     _provider(
         "npm-token",
         "npm_",
@@ -493,10 +531,10 @@ RULES: tuple[Rule, ...] = (
         "authorization -key -token -secret",
         r"(?i)(?<![\w-])(?:(?:proxy-)?authorization|x-api-key|api-key|x-auth-token|x-access-token|x-goog-api-key"
         r"|ocp-apim-subscription-key|private-token|x-[a-z0-9-]{1,40}-(?:token|key|secret))[\"']?[ \t]*[:=][ \t]*[\"']?"
-        r"(?:(?:bearer|basic|token|digest|apikey|api-key|key|sso-key)[ \t]+)?"
+        r"(?:(?:bearer|basic|token|digest|apikey|api-key|key|sso-key|aws4-hmac-sha256)[ \t]+)?"
         r"(?P<s>[A-Za-z0-9._~+/=:@!%*-]{3,4000})",
         tier=TIER_GENERIC,
-        check=_value_ok,
+        check=_header_ok,
         reach=4200,
         near=re.compile(r"[\w-]{0,40}[\"']?[ \t]*[:=]"),
     ),
@@ -549,11 +587,31 @@ RULES: tuple[Rule, ...] = (
         "password-assignment",
         _NAME_KW,
         r"(?m)^[ \t]*(?:-[ \t]+)?[\"']?(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?[ \t]*:[ \t]+"
-        r"(?P<s>[^\s\"'#{}\[\]()|,;&<>*!%@`=$][^\n#\"'\[\](){}=;<>$]{0,499}?)[ \t\r]*(?:#[^\n]*)?$",
+        r"(?P<s>[^\s\"'#{}\[\]()|,;&<>*!%@`=$][^\n#\"'\[\](){}=;<>$,|]{0,499}?)[ \t\r]*(?:#[^\n]*)?$",
         tier=TIER_ASSIGN,
-        check=_named_value_ok,
+        check=_yaml_ok,
         reach=_NAME_REACH,
         near=_YAML_NEAR,
+    ),
+    # -p PASSWORD after a login command (docker/helm/podman login, sshpass), and mysql -pPASSWORD.
+    _rule(
+        "password-assignment",
+        "login sshpass",
+        r"(?:\blogin|\bsshpass)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+        rf"(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`;&|<>-]{_BARE_CHARS}{{0,299}}))",
+        groups=("dq", "sq", "bare"),
+        tier=TIER_ASSIGN,
+        check=_value_ok,
+        reach=_NAME_REACH,
+        near=re.compile(r"(?:login|sshpass)\b[^\n|;&]{0,200}?[ \t]-p[ \t]"),
+    ),
+    _rule(
+        "password-assignment",
+        "mysql mariadb",
+        r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p(?P<s>[^\s\"'`;&|<>-][^\s\"'`;&|<>]{0,299})",
+        tier=TIER_ASSIGN,
+        check=_value_ok,
+        reach=_NAME_REACH,
     ),
     # Command-line flags: --api-key xyz, --password=xyz.
     _rule(
@@ -570,6 +628,11 @@ RULES: tuple[Rule, ...] = (
 )
 
 GENERIC_KINDS = frozenset(r.kind for r in RULES if r.tier >= TIER_GENERIC) | {"sensitive-file"}
+
+# A short string is checked against all keywords at once (one regex call instead of one `in`
+# per keyword: most transcript strings are ids, names and times of 20-40 characters).
+_SHORT = 200
+_ANY_KEYWORD = re.compile("|".join(re.escape(k) for k in sorted({k.lower() for r in RULES for k in r.keywords})))
 
 # (keyword, case-sensitive?) -> indexes of the rules it unlocks, so each distinct keyword is scanned once.
 _KEYWORD_RULES: tuple[tuple[str, bool, tuple[int, ...]], ...] = tuple(
@@ -682,6 +745,7 @@ def _file_value_spans(path: str, s: str) -> list[Span]:
 # --------------------------------------------------------------------------
 
 _Candidate = tuple[int, int, int, str, int]  # tier, start, end, kind, rule order
+_MEMO_SIZE = 50_000  # short strings remembered per Redactor (ids, paths and names repeat)
 
 
 class Redactor:
@@ -699,10 +763,14 @@ class Redactor:
         self.enabled = enabled
         self.counts: collections.Counter[str] = collections.Counter()
         self._fingerprints: dict[str, str] = {}
-        self._home = home.rstrip("/\\") if home and home.rstrip("/\\") else None
-        self._user = user if user and len(user) >= 2 else None
-        self._home_re = re.compile(re.escape(self._home) + r"(?![\w-])") if self._home else None
-        self._user_re = re.compile(r"(?<!\w)" + re.escape(self._user) + r"(?!\w)") if self._user else None
+        self._memo: dict[str, tuple[str, tuple[str, ...]]] = {}  # short string -> (output, kinds replaced)
+        # (literal, pattern) pairs for --redact-paths, applied in order: the home path, then the user name.
+        self._path_subs: list[tuple[str, re.Pattern[str]]] = []
+        home = (home or "").rstrip("/\\")
+        if home:
+            self._path_subs.append((home, re.compile(re.escape(home) + r"(?![\w-])")))
+        if user and len(user) >= 2:
+            self._path_subs.append((user, re.compile(r"(?<!\w)" + re.escape(user) + r"(?!\w)")))
 
     # ---- public ----
 
@@ -710,8 +778,16 @@ class Redactor:
         """Redact one string."""
         if not s:
             return s
-        spans = self._find(s) if self.enabled else []
-        return self._apply(s, spans)
+        if len(s) > _SHORT:
+            return self._apply(s, self._find(s) if self.enabled else [])
+        # Short strings repeat a lot (ids, paths, names): remember what became of them.
+        hit = self._memo.get(s)
+        if hit is None:
+            hit = self._replace(s, self._find(s) if self.enabled else [])
+            if len(self._memo) < _MEMO_SIZE:
+                self._memo[s] = hit
+        self.counts.update(hit[1])
+        return hit[0]
 
     def value(self, v: Any) -> Any:
         """A copy of a JSON-like value with every str value redacted; dict keys kept.
@@ -775,6 +851,8 @@ class Redactor:
     def _find(self, s: str) -> list[_Candidate]:
         """Every candidate secret span, from the rules whose keywords occur in s."""
         scan = _Scan(s)
+        if len(s) <= _SHORT and _ANY_KEYWORD.search(scan.low) is None:
+            return []
         wanted: set[int] = set()
         for kw, case, idxs in _KEYWORD_RULES:
             if scan.occurs(kw, case):
@@ -793,25 +871,29 @@ class Redactor:
         return found
 
     def _apply(self, s: str, candidates: list[_Candidate]) -> str:
-        """Replace the winning spans; rewrite home/user in the text between them."""
+        """Replace the winning spans and count them."""
+        out, kinds = self._replace(s, candidates)
+        self.counts.update(kinds)
+        return out
+
+    def _replace(self, s: str, candidates: list[_Candidate]) -> tuple[str, tuple[str, ...]]:
+        """The text with the winning spans replaced and home/user rewritten between them; the kinds replaced."""
         chosen = _resolve(candidates, s)
-        if not chosen and self._home_re is None and self._user_re is None:
-            return s
+        if not chosen and not self._path_subs:
+            return s, ()
         parts: list[str] = []
         pos = 0
         for a, b, kind in chosen:
             parts.append(self._paths(s[pos:a]))
             parts.append(f"[redacted: {kind} {self.fingerprint(s[a:b])}]")
-            self.counts[kind] += 1
             pos = b
         parts.append(self._paths(s[pos:]))
-        return "".join(parts)
+        return "".join(parts), tuple(kind for _, _, kind in chosen)
 
     def _paths(self, seg: str) -> str:
-        if self._home_re is not None and self._home in seg:  # type: ignore[operator]
-            seg = self._home_re.sub("~", seg)
-        if self._user_re is not None and self._user in seg:  # type: ignore[operator]
-            seg = self._user_re.sub("~", seg)
+        for literal, pattern in self._path_subs:
+            if literal in seg:
+                seg = pattern.sub("~", seg)
         return seg
 
 
@@ -853,12 +935,12 @@ class _Scan:
         """
         s, near = self.s, rule.near
         hay = s if rule.case_sensitive else self.low
-        hits = sorted(
-            p
-            for kw in rule.keywords
-            for p in self.hits(kw, rule.case_sensitive)
-            if near is None or near.match(hay, p)
-        )
+        raw = [p for kw in rule.keywords for p in self.hits(kw, rule.case_sensitive)]
+        if len(raw) > _DENSE_HITS and len(raw) * 50 > len(s):
+            # Keywords every few characters (hostile or generated text): one pass of the
+            # regex over the whole string is cheaper than a check at every keyword.
+            return [(0, len(s))]
+        hits = sorted(p for p in raw if near is None or near.match(hay, p))
         out: list[Span] = []
         n, reach = len(s), rule.reach
         for p in hits:
@@ -882,11 +964,11 @@ def _resolve(candidates: list[_Candidate], s: str) -> list[tuple[int, int, str]]
 
     Candidates are taken lower tier first, then longer, then earlier, then in
     table order. A candidate that overlaps spans already taken keeps the pieces
-    outside them that hold 3 letters or digits or more when it is a provider shape (what
-    is left of a known secret is still secret) or when a private key block cut
-    into it (a value running into "-----BEGIN"). A generic candidate overlapped
-    by a provider key is dropped: what is left of it is context, like the
-    "Bearer " of a header value or the tail of a query value.
+    outside them that hold 3 letters or digits or more when it is a provider
+    shape (what is left of a known secret is still secret) or when a private key
+    block cut into it (a value running into "-----BEGIN"). A generic candidate
+    overlapped by a provider key is dropped: what is left of it is context, like
+    the "Bearer " of a header value or the tail of a query value.
     """
     if not candidates:
         return []

@@ -43,11 +43,17 @@ def scrub_session(session: Session, redactor: Redactor) -> None:
     session.models = [text(m) for m in session.models]
     session.git_branch = text(session.git_branch) if session.git_branch else session.git_branch
     session.files = [text(name) for name in session.files]
-    session.warnings = [Warning(text(w.file), w.line, text(w.reason)) for w in session.warnings]
+    session.warnings = scrub_warnings(session.warnings, redactor)
     _timeline(session.timeline, redactor)
     for run in session.orphan_subagents:
         _subagent(run, redactor)
     session.redactions = dict(sorted(redactor.counts.items()))
+
+
+def scrub_warnings(warnings: list[Warning], redactor: Redactor) -> list[Warning]:
+    """Warnings name files, and a file's label holds its project directory's name
+    (the mangled cwd): the site's list of warnings needs this as much as a session's."""
+    return [Warning(redactor.text(w.file), w.line, redactor.text(w.reason)) for w in warnings]
 
 
 def _maybe(redactor: Redactor, value: str | None) -> str | None:

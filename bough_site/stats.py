@@ -20,6 +20,8 @@ _SET_KEYS = (
     "tool_results",
     "tool_errors",
     "subagents",
+    "commits",
+    "files_changed",
 )
 
 
@@ -32,6 +34,12 @@ class Tally:
     tool_results: set[str] = field(default_factory=set)
     tool_errors: set[str] = field(default_factory=set)
     subagents: set[str] = field(default_factory=set)
+    # What the agent built (filled by bough_site/work.py, not by the readers):
+    # commit identities, and "<cwd>\0<absolute path>" for each changed file, so
+    # a project (one cwd) counts distinct paths and the site, the union over
+    # projects, adds the projects' counts up.
+    commits: set[str] = field(default_factory=set)
+    files_changed: set[str] = field(default_factory=set)
     # reply identity -> the most complete usage seen for it
     replies: dict[str, Usage] = field(default_factory=dict)
     lines: int = 0

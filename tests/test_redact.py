@@ -71,6 +71,7 @@ ANTHROPIC = "sk-ant-api03-" + fake(B64URL, 93) + "AA"
 OPENROUTER = "sk-or-v1-" + fake(HEX, 64)
 GOOGLE_KEY = "AIza" + fake(B64URL, 35)
 GOOGLE_OAUTH = "GOCSPX-" + fake(B64URL, 28)
+GOOGLE_ACCESS = "ya29." + fake(B64URL, 150)
 NPM = "npm_" + fake(ALNUM, 36)
 PYPI = "pypi-AgEIcHlwaS5vcmc" + fake(B64URL, 70)
 HF = "hf_" + fake(string.ascii_letters, 34)
@@ -114,7 +115,7 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("stripe-key", "restricted key {} for tests", STRIPE_RK_TEST),
     ("stripe-key", "STRIPE_WEBHOOK_SECRET={}", STRIPE_WHSEC),
     ("openai-key", "OPENAI_API_KEY={}", OPENAI_PROJ),
-    ("openai-key", "client = OpenAI(api_key=\"{}\")", OPENAI_SVC),
+    ("openai-key", 'client = OpenAI(api_key="{}")', OPENAI_SVC),
     ("openai-key", "admin key: {}", OPENAI_ADMIN),
     ("openai-key", "old key {}.", OPENAI_OLD),
     ("openai-key", "openai.api_key = {}", OPENAI_PLAIN),
@@ -123,6 +124,7 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("openrouter-key", "Authorization: Bearer {}", OPENROUTER),
     ("google-api-key", "https://maps.googleapis.com/maps/api/js?key={}&callback=init", GOOGLE_KEY),
     ("google-oauth-secret", '"client_secret": "{}"', GOOGLE_OAUTH),
+    ("google-oauth-secret", "$ gcloud auth print-access-token\n{}\n", GOOGLE_ACCESS),
     ("npm-token", "//registry.npmjs.org/:_authToken={}", NPM),
     ("pypi-token", "twine upload -u __token__ -p {} dist/*", PYPI),
     ("huggingface-token", "huggingface-cli login --token {}", HF),
@@ -133,7 +135,11 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("digitalocean-token", "doctl auth init -t {}", DO_TOKEN),
     ("supabase-token", "supabase login --token {}", SUPABASE),
     ("telegram-bot-token", "https://api.telegram.org/bot{}/getMe", TELEGRAM),
-    ("azure-storage-key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net", AZURE_KEY),
+    (
+        "azure-storage-key",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net",
+        AZURE_KEY,
+    ),
     ("jwt", "id_token={}", JWT),
     ("jwt", "Authorization: Bearer {}", JWT),
     ("jwt", '{{"access_token": "{}", "token_type": "Bearer"}}', JWT),
@@ -176,14 +182,41 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("password-assignment", "database:\n  password: {}\n  host: db", PASSWORD),
     ("password-assignment", "mytool --api-key {} --verbose", TOKEN),
     ("password-assignment", "mytool --password={}", PASSWORD),
+    ("password-assignment", "docker login -u bob -p {} registry.example.com", TOKEN),
+    ("password-assignment", "sshpass -p '{}' ssh bob@host", PASSWORD),
+    ("password-assignment", "mysql -u root -p{} app < dump.sql", TOKEN),
 ]
 
 
-@pytest.mark.parametrize(("kind", "template", "secret"), POSITIVES, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(POSITIVES)])
+@pytest.mark.parametrize(
+    ("kind", "template", "secret"), POSITIVES, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(POSITIVES)]
+)
 def test_each_kind_is_redacted(kind: str, template: str, secret: str) -> None:
     r = Redactor(KEY)
     assert r.text(template.format(secret)) == template.format(label(kind, secret))
     assert dict(r.counts) == {kind: 1}
+
+
+FILLER = [
+    "    for key, value in sorted(mapping.items(), key=lambda kv: kv[0]):",
+    "        tokens = tokenizer.encode(text)  # count tokens before the request",
+    "    if not auth.is_valid(): raise AuthError('bad secret or token')",
+    "x" * 3000 + " key token secret password auth " + "y" * 3000,
+    '    "usage": {"input_tokens": 1200, "output_tokens": 85, "cache_read_input_tokens": 0},',
+    f"commit {hashlib.sha1(b'filler').hexdigest()} Merge branch 'fix/auth-token-refresh'",
+]
+
+
+def test_secrets_inside_long_text() -> None:
+    """Every positive, one per line, among filler lines full of keywords: the same output as alone."""
+    lines, expected = [], []
+    for i, (kind, template, secret) in enumerate(POSITIVES):
+        filler = FILLER[i % len(FILLER)]
+        lines += [filler, template.format(secret)]
+        expected += [filler, template.format(label(kind, secret))]
+    r = Redactor(KEY)
+    assert r.text("\n".join(lines)) == "\n".join(expected)
+    assert sum(r.counts.values()) == len(POSITIVES)
 
 
 def test_every_rule_kind_has_a_positive_case() -> None:
@@ -313,6 +346,9 @@ NEGATIVES: list[str] = [
     "aws s3 cp build/ s3://bucket/ --recursive",
     "docker run -u 1000:1000 image",
     "git push -u origin main",
+    "docker run -p 8080:80 -v $PWD:/app image && mkdir -p build",
+    "docker login -u bob -p $REGISTRY_PASSWORD registry.example.com",
+    "mysql -u root -p app",
     "postgres://user:pass@host/db",
     "mysql://root:password@localhost/app",
     "https://example.com/search?q=token&page=2",
@@ -397,6 +433,17 @@ def test_counts_accumulate_by_kind() -> None:
     assert r.counts == {"github-token": 2, "env-secret": 1}
 
 
+def test_repeated_strings_count_every_time() -> None:
+    r = Redactor(KEY)
+    short, long = f"API_KEY={TOKEN}", f"API_KEY={TOKEN}\n" + "x" * 500
+    outputs = [r.text(short), r.text(short), r.text(long), r.text(long)]
+    assert (
+        outputs
+        == [f"API_KEY={label('env-secret', TOKEN)}"] * 2 + [f"API_KEY={label('env-secret', TOKEN)}\n" + "x" * 500] * 2
+    )
+    assert r.counts == {"env-secret": 4}
+
+
 # ---- value(), enabled=False, file_text(), paths ----
 
 
@@ -411,7 +458,10 @@ def test_value_deep_copies_and_keeps_keys() -> None:
     out = r.value(record)
     assert out == {
         "type": "tool_result",
-        "content": [{"type": "text", "text": f"API_KEY={label('env-secret', TOKEN)}"}, {"n": 3, "ok": True, "none": None}],
+        "content": [
+            {"type": "text", "text": f"API_KEY={label('env-secret', TOKEN)}"},
+            {"n": 3, "ok": True, "none": None},
+        ],
         "input": {
             "command": f"curl -H 'X-Api-Key: {label('auth-header', TOKEN)}' x",
             "nested": [[label("github-token", GH_PAT)], ["t", 1.5]],
@@ -486,11 +536,11 @@ def test_file_text_yaml_json_netrc_and_key_files() -> None:
     r = Redactor(KEY)
     creds = '{\n  "type": "service_account",\n  "nested": {\n    "n": 1\n  }\n}'
     assert r.file_text("gcp/credentials.json", creds) == (
-        '{\n'
+        "{\n"
         f'  "type": "{label("sensitive-file", "service_account")}",\n'
         '  "nested": {\n'
         f'    "n": {label("sensitive-file", "1")}\n'
-        '  }\n}'
+        "  }\n}"
     )
     netrc = f"machine api.github.com login bob password {GH_PAT}\n"
     assert r.file_text("/home/bob/.netrc", netrc) == (
@@ -573,7 +623,15 @@ def test_home_with_trailing_slash_and_short_user() -> None:
 # ---- properties ----
 
 
-_PIECES = list("aAkKsS_-=:/.\"' \n$xyzTOKEN0123456789") + ["sk-", "API_KEY=", "token", "://", "@", "Bearer ", "password"]
+_PIECES = list("aAkKsS_-=:/.\"' \n$xyzTOKEN0123456789") + [
+    "sk-",
+    "API_KEY=",
+    "token",
+    "://",
+    "@",
+    "Bearer ",
+    "password",
+]
 
 
 _LABEL = re.compile(r"\[redacted: ([a-z0-9-]+) ([0-9a-f]{8})\]")

@@ -49,6 +49,8 @@ STAT_KEYS: tuple[str, ...] = (
     "cache_read_input_tokens",
     "lines",
     "skipped_lines",
+    "commits",
+    "files_changed",
 )
 
 
@@ -76,12 +78,16 @@ class _Tally:
     tool_calls: set[str] = field(default_factory=set)
     tool_results: set[str] = field(default_factory=set)
     tool_errors: set[str] = field(default_factory=set)
+    # Commit identities (the hash's first 7 hex digits, else the Bash call's id)
+    # and "<cwd>\0<path>" of each file a file tool changed (docs/stats.md).
+    commits: set[str] = field(default_factory=set)
+    files_changed: set[str] = field(default_factory=set)
     replies: dict[str, Usage4] = field(default_factory=dict)
     subagents: int = 0
     lines: int = 0
     skipped: int = 0
 
-    _SETS = ("records", "prompts", "commands", "tool_calls", "tool_results", "tool_errors")
+    _SETS = ("records", "prompts", "commands", "tool_calls", "tool_results", "tool_errors", "commits", "files_changed")
 
     def reply(self, key: str, usage: Usage4) -> None:
         # docs/stats.md: the copy with the largest total is the reply's usage.
@@ -617,6 +623,12 @@ class _Session:
         placed = self.reply(s, (lead or []) + [block])
         self.progress(s, "bash_progress" if name == "Bash" else "hook_progress", block["id"])
         self.tool_result(s, block["id"], content, detail=detail, source=placed[block["id"]], parent=placed[block["id"]])
+        if name == "Edit":
+            self.changed(s, tool_input["file_path"])
+
+    def changed(self, s: _Stream, path: str) -> None:
+        """Book a file a file tool changed (docs/stats.md: distinct paths per project)."""
+        s.file.tally.files_changed.add(f"{self.cwd}\0{path}")
 
     # -- noise ------------------------------------------------------------------------
 
@@ -699,6 +711,7 @@ class _Session:
             self.ev_subagent,
             self.ev_harness_text,
             self.ev_interrupts,
+            self.ev_work,
             self.ev_replays,
             self.ev_api_error,
             self.ev_noise,
@@ -896,6 +909,13 @@ class _Session:
             a.file.blank()
         if nested:
             self.nested_agent(a)
+        # The agent edits a file too: its changes are the session's. Nested
+        # results carry no toolUseResult (lines unknown), and it still counts.
+        path = f"{self.cwd}/src/todo_index.py"
+        edit = self.tool_use("Edit", {"file_path": path, "old_string": "TODO", "new_string": "DONE"})
+        placed = self.reply(a, [edit], model=_AGENT_MODEL)
+        self.tool_result(a, edit["id"], "The file has been updated.", source=placed[edit["id"]])
+        self.changed(a, path)
         self.reply(a, [self.text_block(300)], model=_AGENT_MODEL, final_out=1 if flat else None)
 
     def nested_agent(self, a: _Stream) -> None:
@@ -942,6 +962,73 @@ class _Session:
         call = self.tool_use("Bash", {"command": "ls -R build"})
         self.reply(s, [self.text_block(60), call])
         self.user(s, [{"type": "text", "text": "[Request interrupted by user]"}])
+
+    def ev_work(self) -> None:
+        """What the agent builds: the file tools (one edit fails), and commits: with
+        git's summary line, with a ``gitOperation``, quiet (``-q``, no output and
+        no gitOperation), one that fails, and two commands that only mention
+        ``git commit`` (a heredoc body, an echo)."""
+        s = self.s
+        self.prompt(s, "add the feature module, wire it up and commit")
+        new = f"{self.cwd}/src/feature_{self.index}.py"
+        body = "def feature():\n    return 42\n"
+        write = self.tool_use("Write", {"file_path": new, "content": body})
+        placed = self.reply(s, [self.text_block(80), write])
+        self.answer(s, write, placed, f"File created successfully at: {new}",
+                    detail={"type": "create", "filePath": new, "content": body, "structuredPatch": []})
+        self.changed(s, new)
+        loader = f"{self.cwd}/src/loader.py"
+        edits = [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]
+        multi = self.tool_use("MultiEdit", {"file_path": loader, "edits": edits})
+        placed = self.reply(s, [multi])
+        hunks = [{"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "lines": ["-a", "-c", "+b", "+d"]}]
+        self.answer(s, multi, placed, f"Applied 2 edits to {loader}", detail={
+            "filePath": loader, "edits": edits, "originalFileContents": "a\nc\n", "structuredPatch": hunks,
+            "userModified": False})
+        self.changed(s, loader)
+        notebook = f"{self.cwd}/notebooks/explore.ipynb"
+        cell = self.tool_use("NotebookEdit", {"notebook_path": notebook, "new_source": "print(1)", "cell_id": "c1"})
+        placed = self.reply(s, [cell])
+        self.answer(s, cell, placed, "Updated cell c1 with print(1)", detail={
+            "new_source": "print(1)", "cell_id": "c1", "cell_type": "code", "language": "python",
+            "edit_mode": "replace", "error": ""})
+        self.changed(s, notebook)
+        missing = f"{self.cwd}/src/missing.py"
+        bad = self.tool_use("Edit", {"file_path": missing, "old_string": "x", "new_string": "y"})
+        placed = self.reply(s, [bad])
+        err = "<tool_use_error>File does not exist.</tool_use_error>"
+        self.answer(s, bad, placed, err, detail="Error: File does not exist.", error=True)  # changed nothing
+        subject = f"Add feature {self.index}"
+        commands = [
+            # (command, output, error, booked identity: "hash", "call" or None)
+            (f'git add -A && git commit -m "{subject}"', "line", False, "hash"),
+            ('git commit -m "Tune the loader"', "gitop", False, "hash"),
+            ('git add -A && git commit -q -m "wip: loader"', "", False, "call"),
+            ('git commit -m "again"', "On branch main\nnothing to commit, working tree clean", True, None),
+            ("cat > NOTES.md <<'EOF'\nNext: git commit -m 'loader' once the tests pass\nEOF", "", False, None),
+            ('echo "remember to git commit"', "remember to git commit", False, None),
+        ]
+        for command, output, error, booked in commands:
+            call = self.tool_use("Bash", {"command": command, "description": "Commit"})
+            placed = self.reply(s, [call])
+            sha = f"{self.rng.getrandbits(160):040x}"
+            detail: dict[str, Any] = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
+            if output == "line":
+                detail["stdout"] = output = f"[{self.branch} {sha[:7]}] {subject}\n 1 file changed, 2 insertions(+)"
+            elif output == "gitop":
+                detail["stdout"] = output = f"[{self.branch} {sha[:7]}] Tune the loader\n 1 file changed"
+                detail["gitOperation"] = {"type": "commit", "sha": sha, "branch": self.branch,
+                                          "message": "Tune the loader"}
+            if error:
+                self.answer(s, call, placed, "Exit code 1\n" + output, detail="Error: Exit code 1\n" + output, error=True)
+            else:
+                self.answer(s, call, placed, output or "(no output)", detail=detail)
+            if booked == "hash":
+                s.file.tally.commits.add(f"sha:{sha[:7]}")
+            elif booked == "call":
+                s.file.tally.commits.add(f"call:{call['id']}")
+        self.reply(s, [self.text_block(200)])
+        self.end_of_turn(s)
 
     def ev_replays(self) -> None:
         """The same uuid written again: byte-identical, with changed fields, and

@@ -24,7 +24,7 @@ import os
 import random
 import string
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -530,6 +530,8 @@ def _secrets_case(case: HostileCase, cwd: str, s: _Secrets) -> None:
     w.add({"type": "ai-title", "aiTitle": f"Leaked {s.gitlab()} in CI", "sessionId": session})
     w.add({"type": "summary", "summary": f"Fix auth with {s.slack()}", "leafUuid": w.uid("x")})
     w.add(w.prompt(f"{w.marker()} my key is {github} and AWS {aws_id}"))
+    # A bad line: its warning names the file, whose label holds the cwd's secret.
+    w.bad(b'{"type": "user", "uuid": "cut', "not valid JSON")
     bash_id, read_id, curl_id, task_id = "toolu_sec000001", "toolu_sec000002", "toolu_sec000003", "toolu_sec000004"
     db_password = s.password("url-password")
     w.add(w.reply([
@@ -570,38 +572,60 @@ def _secrets_case(case: HostileCase, cwd: str, s: _Secrets) -> None:
 # --- the filesystem cases -------------------------------------------------------------
 
 
-def _fs_case(expected: HostileExpected, name: str, entry: str, reason: str, make) -> HostileCase:
-    """A project directory holding one good session and one odd entry."""
-    case = _case(expected, name, f"/hostile/{name}")
-    w = _Writer(case, f"f5000000-0000-4000-8000-{len(expected.cases):012d}", case.cwd)
-    w.good()
-    w.write()
-    make(case.folder / entry)
-    case.file_warnings.append((f"{case.folder.name}/{entry}", reason))
-    return case
-
-
 def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
 
-def _filesystem_cases(expected: HostileExpected) -> None:
-    _fs_case(expected, "dir-named-jsonl", "x.jsonl", "a directory named *.jsonl", lambda p: p.mkdir())
-    _fs_case(expected, "fifo", "pipe.jsonl", "not a regular file", _fifo)
-    _fs_case(expected, "dev-zero", "zero.jsonl", "not a regular file", lambda p: p.symlink_to("/dev/zero"))
-    _fs_case(expected, "dangling", "gone.jsonl", "cannot read", lambda p: p.symlink_to(p.parent / "nowhere"))
-    _fs_case(expected, "loop", "loop.jsonl", "cannot read", lambda p: p.symlink_to(p))
-    _fs_case(expected, "fifo-agent", "agent-0000fifo.jsonl", "not a regular file", _fifo)
-    # An unreadable file with good records in it (root reads it anyway).
-    case = _case(expected, expected.unreadable, "/hostile/unreadable")
-    w = _Writer(case, "0e000000-0000-4000-8000-000000000001", case.cwd)
+def _mkdir(path: Path) -> None:
+    path.mkdir()
+
+
+def _to_dev_zero(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def _dangling(path: Path) -> None:
+    path.symlink_to(path.parent / "nowhere")
+
+
+def _loop(path: Path) -> None:
+    path.symlink_to(path)
+
+
+# case -> (the odd entry beside a good session, how its warning starts, how to make it)
+_FS_ENTRIES: dict[str, tuple[str, str, Callable[[Path], None]]] = {
+    "dir-named-jsonl": ("x.jsonl", "a directory named *.jsonl", _mkdir),
+    "fifo": ("pipe.jsonl", "not a regular file", _fifo),
+    "fifo-agent": ("agent-0000fifo.jsonl", "not a regular file", _fifo),
+    "dev-zero": ("zero.jsonl", "not a regular file", _to_dev_zero),
+    "dangling": ("gone.jsonl", "cannot read: No such file", _dangling),
+    "loop": ("loop.jsonl", "cannot read: Too many levels of symbolic links", _loop),
+}
+
+
+def _fs_case(expected: HostileExpected, name: str) -> None:
+    """A project directory holding one good session and one odd entry."""
+    entry, reason, make = _FS_ENTRIES[name]
+    case = _case(expected, name, f"/hostile/{name}")
+    w = _Writer(case, str(uuid.uuid5(_NAMESPACE, name)), case.cwd)
+    w.good()
+    w.write()
+    make(case.folder / entry)
+    case.file_warnings.append((f"{case.folder.name}/{entry}", reason))
+
+
+def _unreadable_case(expected: HostileExpected, name: str) -> None:
+    # Good records behind chmod 0: a warning for a user, read anyway by root.
+    case = _case(expected, name, f"/hostile/{name}")
+    w = _Writer(case, str(uuid.uuid5(_NAMESPACE, name)), case.cwd)
     w.good(4)
-    path = w.write()
-    path.chmod(0)
-    case.file_warnings.append((w.label, "cannot read"))
+    w.write().chmod(0)
+    case.file_warnings.append((w.label, "cannot read: Permission denied"))
 
 
-# Directory and session names that must come out as safe file names and escaped text.
+# --- names ---------------------------------------------------------------------------------
+
+# Directory names (and the cwd they mangle from) that must become safe file names and text.
 _HOSTILE_NAMES = {
     "space": "my project",
     "newline": "new\nline",
@@ -610,11 +634,12 @@ _HOSTILE_NAMES = {
     "percent-dotdot": "%2e%2e%2f%2e%2e",
     "img-tag": "<img src=x onerror=alert(1)>",
     "non-ascii": "проект-日本語-é",
-    "long": "n" * 242,
+    "long": "n" * 242,  # the directory name is 250 characters
     "windows-reserved": "CON",
     "hash-query": "a#b?c=d&e",
 }
-_HOSTILE_SESSIONS = (
+# Session file names (a session's id is its file name).
+HOSTILE_SESSIONS = (
     "<svg onload=alert(2)>",
     "..%2f..%2fescape",
     "%2e%2e",
@@ -623,32 +648,60 @@ _HOSTILE_SESSIONS = (
     "index",
     ".hidden",
     "-dash",
+    "Same-Slug",
+    "same-slug",
 )
 
 
-def _name_cases(expected: HostileExpected) -> None:
-    for name, hostile in _HOSTILE_NAMES.items():
-        cwd = f"/home/u/{hostile}"
-        folder = "-home-u-" + hostile.replace("/", "-") if name != "long" else "-home-u-" + hostile
-        case = _case(expected, f"name-{name}", cwd, folder=folder)
-        w = _Writer(case, f"a0000000-0000-4000-8000-{len(expected.cases):012d}", cwd)
-        w.good()
-        w.write()
-    case = _case(expected, "session-names", "/hostile/session-names")
-    for session in _HOSTILE_SESSIONS:
+def _name_case(expected: HostileExpected, name: str) -> None:
+    hostile = _HOSTILE_NAMES[name.removeprefix("name-")]
+    cwd = f"/home/u/{hostile}"
+    case = _case(expected, name, cwd, folder="-home-u-" + hostile)
+    w = _Writer(case, str(uuid.uuid5(_NAMESPACE, name)), cwd)
+    w.good()
+    w.write()
+
+
+def _session_names(expected: HostileExpected, name: str) -> None:
+    case = _case(expected, name, f"/hostile/{name}")
+    for session in HOSTILE_SESSIONS:
         w = _Writer(case, session, case.cwd)
         w.good()
         w.write()
+
+
+def _name_bytes(expected: HostileExpected, name: str) -> None:
     # Names that are not UTF-8 at all (Python keeps their bytes as lone surrogates).
-    case = _case(expected, "name-bytes", "/home/u/bytes-\ufffd", folder=os.fsdecode(b"-home-u-bytes-\xff\xfe"))
-    w = _Writer(case, "b0000000-0000-4000-8000-0000000000fe", case.cwd, stem=os.fsdecode(b"\xfe\xff-session"))
+    case = _case(expected, name, "/home/u/bytes", folder=os.fsdecode(b"-home-u-bytes-\xff\xfe"))
+    w = _Writer(case, str(uuid.uuid5(_NAMESPACE, name)), case.cwd, stem=os.fsdecode(b"\xfe\xff-session"))
     w.good()
     w.write()
 
 
 # --- the whole tree ---------------------------------------------------------------------
 
-_LINE_CASES = {
+
+def _line_case(write: Callable[[_Writer], None]) -> Callable[[HostileExpected, str], None]:
+    def make(expected: HostileExpected, name: str) -> None:
+        case = _case(expected, name, f"/hostile/{name}")
+        write(_Writer(case, str(uuid.uuid5(_NAMESPACE, name)), case.cwd))
+
+    return make
+
+
+def _collision_case(expected: HostileExpected, name: str) -> None:
+    case = _case(expected, name, f"/hostile/{name}")
+    _uuid_collision(case, case.cwd)
+
+
+def _secrets_project(expected: HostileExpected, name: str) -> None:
+    secrets = _Secrets(expected)
+    cwd = f"/srv/deploy/{secrets.github()}"  # so the project directory's name holds it too
+    case = _case(expected, name, cwd, folder=cwd.replace("/", "-"))
+    _secrets_case(case, cwd, secrets)
+
+
+LINE_CASES: dict[str, Callable[[_Writer], None]] = {
     "truncated-middle": _truncated_middle,
     "truncated-end": _truncated_end,
     "appending": _appending,
@@ -669,6 +722,19 @@ _LINE_CASES = {
     "empty-file": _empty_file,
     "markup": _markup,
 }
+FS_CASES = (*_FS_ENTRIES, "unreadable")
+NAME_CASES = (*(f"name-{n}" for n in _HOSTILE_NAMES), "session-names", "name-bytes")
+_MAKERS: dict[str, Callable[[HostileExpected, str], None]] = {
+    **{name: _line_case(write) for name, write in LINE_CASES.items()},
+    "uuid-collision": _collision_case,
+    "secrets": _secrets_project,
+    **{name: _fs_case for name in _FS_ENTRIES},
+    "unreadable": _unreadable_case,
+    **{name: _name_case for name in NAME_CASES if name.startswith("name-") and name != "name-bytes"},
+    "session-names": _session_names,
+    "name-bytes": _name_bytes,
+}
+ALL_CASES = tuple(_MAKERS)
 
 
 def _case(expected: HostileExpected, name: str, cwd: str, *, folder: str | None = None) -> HostileCase:
@@ -681,23 +747,12 @@ def _case(expected: HostileExpected, name: str, cwd: str, *, folder: str | None 
 def write_hostile_history(root: Path, *, huge: bool = True, cases: Iterable[str] | None = None) -> HostileExpected:
     """Write the hostile history under ``root/projects`` and say what must come of it.
 
-    ``huge=False`` leaves out the 50 MB line (quick tests); ``cases`` limits the
-    line cases written (all by default; the filesystem, name and secret cases
-    are always written).
+    ``cases`` picks cases by name (ALL_CASES by default); ``huge=False`` leaves
+    out the 50 MB line even then (it takes a few seconds to write and read).
     """
     expected = HostileExpected(Path(root), Path(root) / "projects")
-    wanted = set(_LINE_CASES if cases is None else cases)
-    for name, write in _LINE_CASES.items():
-        if name not in wanted or (name == "huge-line" and not huge):
+    for name in ALL_CASES if cases is None else cases:
+        if name == "huge-line" and not huge:
             continue
-        case = _case(expected, name, f"/hostile/{name}")
-        write(_Writer(case, str(uuid.uuid5(_NAMESPACE, name)), case.cwd))
-    collision = _case(expected, "uuid-collision", "/hostile/uuid-collision")
-    _uuid_collision(collision, collision.cwd)
-    secrets = _Secrets(expected)
-    cwd = f"/srv/deploy/{secrets.github()}"  # the project directory's name holds it too
-    case = _case(expected, "secrets", cwd, folder=cwd.replace("/", "-"))
-    _secrets_case(case, cwd, secrets)
-    _filesystem_cases(expected)
-    _name_cases(expected)
+        _MAKERS[name](expected, name)
     return expected

@@ -100,6 +100,8 @@ TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "c
 
 # Asset kinds that get a content hash in their names (browsers cache them hard).
 HASHED_SUFFIXES = (".css", ".js")
+# Also hashed: only a page's <head> links these, never a stylesheet's url().
+HASHED_NAMES = ("favicon.svg",)
 GENERATED_CODE_CSS = "highlight.css"
 
 
@@ -659,9 +661,9 @@ def _static_files(theme: Path | None) -> dict[str, bytes]:
 
 
 def asset_name(name: str, data: bytes) -> str:
-    """``bough.css`` → ``assets/bough.3f2a9c1d.css`` for CSS and JS; other files
-    keep their names so a stylesheet's ``url(logo.svg)`` still finds them."""
-    if not name.endswith(HASHED_SUFFIXES):
+    """``bough.css`` → ``assets/bough.3f2a9c1d.css`` for CSS, JS and the favicon;
+    other files keep their names so a stylesheet's ``url(logo.svg)`` still finds them."""
+    if not name.endswith(HASHED_SUFFIXES) and name not in HASHED_NAMES:
         return posixpath.join(urls.ASSETS_DIR, name)
     stem, ext = posixpath.splitext(name)
     digest = hashlib.sha256(data).hexdigest()[:8]

@@ -1,0 +1,450 @@
+"""bough's archive: every transcript a build reads is kept, and a session whose file the
+agent deleted is built from the copy with the same page, sidecar and STATS."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from bough_site.archive import Archive, ArchiveError, check_place
+from bough_site.build import BuildResult, build, load_site
+from bough_site.cli import main, summary
+from bough_site.config import BuildConfig, archive_dir
+from bough_site.discover import EXAMPLES
+
+from .records import SESSION, prompt, reply, text, write_jsonl
+
+NOTES = "-home-ada-src-notes-api"
+TIDEPOOL = "-home-ada-src-tidepool"
+WITH_SUBAGENTS = "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27"  # in notes-api, with sub-agents and a meta file
+ROLLOUT = "rollout-2026-03-09T14-02-11-019cd2e7-c6b8-7368-9b86-605be5b3b792.jsonl"
+KEPT_HTML = re.compile(rb'<p class="kept">.*?</p>')
+KEPT_JSON = re.compile(rb'"kept_since": "[^"]*"')
+
+
+@pytest.fixture
+def home(isolated_home: Path) -> Path:
+    """A home whose ~/.claude and ~/.codex hold copies of the bundled example transcripts
+    (Claude sessions with new- and old-layout sub-agents, Codex rollouts)."""
+    shutil.copytree(EXAMPLES / "claude" / "projects", isolated_home / ".claude" / "projects")
+    shutil.copytree(EXAMPLES / "codex" / "sessions", isolated_home / ".codex" / "sessions")
+    return isolated_home
+
+
+def run(out: Path, **options) -> BuildResult:
+    return build(BuildConfig(out=out, **options), redaction_key=b"test")
+
+
+def files(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not p.name.startswith(".bough-")
+    }
+
+
+def unmarked(data: bytes) -> bytes:
+    """A page or sidecar without the "kept by bough" marker."""
+    return KEPT_JSON.sub(b'"kept_since": null', KEPT_HTML.sub(b"", data))
+
+
+def sessions_by_id(result: BuildResult) -> dict:
+    return {s.id: s for p in result.site.projects for s in p.sessions}
+
+
+def delete_some(home: Path) -> None:
+    """What Claude Code's cleanup (and a person) might delete: a whole project
+    directory, one session with its sub-agents, one Codex rollout."""
+    projects = home / ".claude" / "projects"
+    shutil.rmtree(projects / TIDEPOOL)
+    (projects / NOTES / f"{WITH_SUBAGENTS}.jsonl").unlink()
+    shutil.rmtree(projects / NOTES / WITH_SUBAGENTS)
+    (home / ".codex" / "sessions" / "2026" / "03" / "09" / ROLLOUT).unlink()
+
+
+def the_archive() -> Path:
+    return archive_dir()
+
+
+# --- the history survives ----------------------------------------------------------------
+
+
+def test_deleted_sessions_are_built_from_the_archive(home: Path, tmp_path: Path) -> None:
+    before = run(tmp_path / "one")
+    first = files(tmp_path / "one")
+    assert before.archived_only == 0 and before.notes
+    delete_some(home)
+
+    after = run(tmp_path / "two")
+    second = files(tmp_path / "two")
+    assert second.keys() == first.keys()
+    assert after.site.stats == before.site.stats
+    assert second["index.json"] == first["index.json"]  # STATS, projects and sessions: the same bytes
+    for path in first:
+        assert unmarked(second[path]) == first[path], path
+
+    kept = {sid for sid, s in sessions_by_id(after).items() if s.kept_since}
+    assert kept == {
+        WITH_SUBAGENTS, "6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35", "b3e7a9d2-58c1-4f6b-a0d4-7c2e9f13b846",
+        "019cd2e7-c6b8-7368-9b86-605be5b3b792",
+    }
+    assert after.archived_only == 4
+    for sid, session in sessions_by_id(after).items():
+        assert session.stats == sessions_by_id(before)[sid].stats
+        assert session.files == sessions_by_id(before)[sid].files
+    page = next(v for k, v in second.items() if k.endswith(f"{WITH_SUBAGENTS}.html"))
+    assert b"original deleted; kept by bough since" in page
+    sidecar = json.loads(next(v for k, v in second.items() if k.endswith(f"{WITH_SUBAGENTS}.json")))
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", sidecar["kept_since"])
+    assert b"kept by bough" in second["index.html"]  # the project card counts them
+    assert "4 sessions came only from bough's archive" in summary(after, BuildConfig(out=tmp_path / "two"))
+    # No copy is left decompressed once the build is done.
+    assert not [p for p in the_archive().iterdir() if p.name.startswith(".bough-restore-")]
+
+
+def test_later_builds_give_the_same_bytes(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    delete_some(home)
+    run(tmp_path / "site")
+    marked = files(tmp_path / "site")
+    for _ in range(2):
+        again = run(tmp_path / "site")
+        assert again.written == 0, "the kept-since date is stored once, so nothing changes"
+        assert files(tmp_path / "site") == marked
+
+
+def test_a_whole_agent_home_can_go(home: Path, tmp_path: Path) -> None:
+    before = run(tmp_path / "one")
+    shutil.rmtree(home / ".claude")
+    shutil.rmtree(home / ".codex")
+    after = run(tmp_path / "two")
+    assert not after.used_examples
+    assert after.site.stats == before.site.stats
+    assert after.archived_only == sum(len(p.sessions) for p in after.site.projects)
+
+
+def test_a_deleted_subagent_of_a_live_session_is_read_from_the_archive(home: Path, tmp_path: Path) -> None:
+    before = run(tmp_path / "one")
+    shutil.rmtree(home / ".claude" / "projects" / NOTES / WITH_SUBAGENTS)  # its sub-agents and meta file
+    (home / ".claude" / "projects" / TIDEPOOL / "agent-5e1d0c7a.jsonl").unlink()  # an old-layout one
+    after = run(tmp_path / "two")
+    assert files(tmp_path / "two") == files(tmp_path / "one")
+    assert after.archived_only == 0
+    assert sessions_by_id(after)[WITH_SUBAGENTS].stats == sessions_by_id(before)[WITH_SUBAGENTS].stats
+
+
+def test_a_grown_file_replaces_its_copy(home: Path, tmp_path: Path) -> None:
+    live = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
+    run(tmp_path / "site")
+    copy = the_archive() / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz"
+    record = json.loads(copy.with_name(copy.name + ".json").read_bytes())
+    with live.open("ab") as handle:
+        handle.write(orjson.dumps(prompt("99999999-0000-4000-8000-000000000001", "one more thing")) + b"\n")
+    run(tmp_path / "site")
+    grown = json.loads(copy.with_name(copy.name + ".json").read_bytes())
+    assert gzip.decompress(copy.read_bytes()) == live.read_bytes()
+    assert grown["size"] == live.stat().st_size > record["size"]
+    assert grown["archived"] == record["archived"]  # kept since: when it was first copied
+
+
+def test_a_shorter_live_file_loses_to_its_copy(home: Path, tmp_path: Path) -> None:
+    live = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
+    before = run(tmp_path / "one")
+    whole = live.read_bytes()
+    live.write_bytes(b"".join(whole.splitlines(keepends=True)[:3]))
+    after = run(tmp_path / "two")
+    assert [w for w in after.warnings if w.file.endswith(f"{WITH_SUBAGENTS}.jsonl") and "shorter" in w.reason]
+    assert sessions_by_id(after)[WITH_SUBAGENTS].stats == sessions_by_id(before)[WITH_SUBAGENTS].stats
+    assert sessions_by_id(after)[WITH_SUBAGENTS].kept_since is None  # the original is still there
+    copy = the_archive() / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz"
+    assert gzip.decompress(copy.read_bytes()) == whole
+
+
+def test_unchanged_files_are_not_copied_again(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    copies = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in the_archive().rglob("*") if p.is_file()}
+    run(tmp_path / "site")
+    assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in the_archive().rglob("*") if p.is_file()} == copies
+
+
+def test_codex_moving_a_rollout_to_archived_sessions_is_one_session(home: Path, tmp_path: Path) -> None:
+    before = run(tmp_path / "one")
+    codex = home / ".codex"
+    (codex / "archived_sessions").mkdir()
+    (codex / "sessions" / "2026" / "03" / "09" / ROLLOUT).rename(codex / "archived_sessions" / ROLLOUT)
+    moved = run(tmp_path / "two")
+    assert moved.site.stats == before.site.stats and moved.archived_only == 0
+    (codex / "archived_sessions" / ROLLOUT).unlink()
+    gone = run(tmp_path / "three")
+    assert gone.site.stats == before.site.stats and gone.archived_only == 1
+    assert not [w for w in gone.warnings if "same thread" in w.reason]
+
+
+# --- what the archive holds, and where -----------------------------------------------------
+
+
+def test_the_archive_is_private_and_compressed(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    root = the_archive()
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    copies = sorted(root.rglob("*.gz"))
+    assert len(copies) == 13  # 9 transcripts, 3 sub-agent transcripts, 1 sub-agent meta file
+    for path in root.rglob("*"):
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode == (0o700 if path.is_dir() else 0o600), path
+    live = home / ".claude" / "projects" / NOTES / WITH_SUBAGENTS / "subagents" / "agent-a4f1c9e27b3d06e18.jsonl"
+    copy = root / "claude" / NOTES / WITH_SUBAGENTS / "subagents" / "agent-a4f1c9e27b3d06e18.jsonl.gz"
+    assert gzip.decompress(copy.read_bytes()) == live.read_bytes()
+
+
+def test_the_archive_is_never_published(home: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    run(out)
+    delete_some(home)
+    run(out)
+    published = [p for p in out.rglob("*") if p.is_file()]
+    assert not [p for p in published if p.suffix == ".gz" or p.name.endswith(".gz.json") or p.suffix == ".jsonl"]
+    archive = the_archive().resolve()
+    assert not out.resolve().is_relative_to(archive) and not archive.is_relative_to(out.resolve())
+
+
+@pytest.mark.parametrize("where", ["archive inside out", "out inside archive", "archive is out"])
+def test_archive_and_out_must_not_nest(home: Path, tmp_path: Path, where: str) -> None:
+    out = tmp_path / "site"
+    archive = {
+        "archive inside out": out / "archive",
+        "out inside archive": tmp_path,
+        "archive is out": out,
+    }[where]
+    with pytest.raises(ArchiveError, match="inside"):
+        run(out, archive=archive)
+    assert not (archive / ".bough-archive").exists()
+    assert not (out / "index.html").exists()
+
+
+def test_the_archive_stays_out_of_the_agents_homes(home: Path, tmp_path: Path) -> None:
+    for archive in (home / ".claude" / "bough", home / ".codex" / "keep", home / ".claude" / "projects" / "x"):
+        with pytest.raises(ArchiveError, match="inside"):
+            run(tmp_path / "site", archive=archive)
+        assert not archive.exists()
+    with pytest.raises(ArchiveError, match="inside the archive"):
+        check_place(tmp_path, None, [tmp_path / "sources"])
+
+
+def test_a_directory_that_is_not_an_archive_is_refused(home: Path, tmp_path: Path) -> None:
+    stranger = tmp_path / "papers"
+    stranger.mkdir()
+    (stranger / "thesis.txt").write_text("mine")
+    with pytest.raises(ArchiveError, match="not a bough archive"):
+        run(tmp_path / "site", archive=stranger)
+    assert sorted(p.name for p in stranger.iterdir()) == ["thesis.txt"]
+
+
+def test_no_archive(home: Path, tmp_path: Path) -> None:
+    before = run(tmp_path / "one", archive=None)
+    assert not the_archive().exists()
+    assert "the archive is off" in before.notes[0]
+    delete_some(home)
+    after = run(tmp_path / "two", archive=None)
+    assert after.archived_only == 0
+    assert len(sessions_by_id(after)) == len(sessions_by_id(before)) - 4
+
+
+def test_sources_limit_what_comes_from_the_archive(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "all")  # the archive now holds every project
+    projects = home / ".claude" / "projects"
+    only = run(tmp_path / "one", sources=[projects / NOTES])
+    assert {p.cwd for p in only.site.projects} == {"/home/ada/src/notes-api"}
+    (projects / NOTES / f"{WITH_SUBAGENTS}.jsonl").unlink()
+    only = run(tmp_path / "one", sources=[projects / NOTES])
+    assert {p.cwd for p in only.site.projects} == {"/home/ada/src/notes-api"}
+    assert only.archived_only == 1
+
+
+def test_the_bundled_examples_are_not_archived(isolated_home: Path, tmp_path: Path) -> None:
+    result = run(tmp_path / "site")
+    assert result.used_examples and not result.notes
+    assert not list(the_archive().rglob("*.gz"))
+
+
+def test_load_site_reads_the_archive_too(home: Path, tmp_path: Path) -> None:
+    before = load_site(BuildConfig())
+    delete_some(home)
+    assert load_site(BuildConfig()).stats == before.stats
+
+
+# --- damaged copies ------------------------------------------------------------------------
+
+
+def test_a_damaged_copy_is_skipped_with_a_warning_and_reported(home: Path, tmp_path: Path) -> None:
+    before = run(tmp_path / "site")
+    delete_some(home)
+    copy = the_archive() / "claude" / TIDEPOOL / "6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35.jsonl.gz"
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    copy.write_bytes(bytes(data))
+
+    after = run(tmp_path / "site")
+    assert "6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35" not in sessions_by_id(after)
+    assert len(sessions_by_id(after)) == len(sessions_by_id(before)) - 1
+    damaged = [w for w in after.warnings if "damaged" in w.reason]
+    assert [w.file for w in damaged] == [f"{TIDEPOOL}/6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35.jsonl"]
+
+    result = CliRunner().invoke(main, ["archive", "--verify"])
+    assert result.exit_code == 1
+    assert f"claude/{TIDEPOOL}/6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35.jsonl.gz" in result.output
+    assert "1 problem" in result.output
+
+
+def test_verify_catches_a_truncated_copy_and_a_copy_that_does_not_parse(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    root = the_archive()
+    truncated = root / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz"
+    truncated.write_bytes(truncated.read_bytes()[:-20])
+    # A copy whose record matches its bytes, but the bytes are no JSON Lines.
+    noise = root / "codex" / "sessions" / "2026" / "03" / "09" / f"{ROLLOUT}.gz"
+    record_path = noise.with_name(noise.name + ".json")
+    record = json.loads(record_path.read_bytes())
+    junk = b"this is not json\n" * 10
+    import hashlib
+
+    record.update(size=len(junk), sha256=hashlib.sha256(junk).hexdigest())
+    record_path.write_bytes(json.dumps(record).encode())
+    noise.write_bytes(gzip.compress(junk))
+    (root / "claude" / NOTES / "stray.jsonl.gz").write_bytes(gzip.compress(b"{}\n"))
+
+    result = CliRunner().invoke(main, ["archive", "--verify"])
+    assert result.exit_code == 1, result.output
+    assert f"claude/{NOTES}/{WITH_SUBAGENTS}.jsonl.gz: it does not decompress" in result.output
+    assert f"{ROLLOUT}.gz: no line of it parses as a JSON object" in result.output
+    assert "stray.jsonl.gz: a compressed copy without a record" in result.output
+
+
+def test_verify_passes_on_a_sound_archive(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    result = CliRunner().invoke(main, ["archive", "--verify"])
+    assert result.exit_code == 0, result.output
+    assert "Verified 13 archived files: every one decompresses" in result.output
+
+
+def test_a_symlink_in_the_archive_is_not_followed(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    elsewhere = tmp_path / "elsewhere"
+    folder = the_archive() / "claude" / NOTES
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    shutil.rmtree(home / ".claude" / "projects" / NOTES)
+    result = run(tmp_path / "site")
+    assert not [s for s in sessions_by_id(result).values() if s.cwd == "/home/ada/src/notes-api"]
+
+
+# --- bough archive ---------------------------------------------------------------------------
+
+
+def test_bough_archive_reports_what_it_holds(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    delete_some(home)
+    result = CliRunner().invoke(main, ["archive"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert f"Archive: {the_archive().resolve()}" in out
+    assert "Sessions: 9 (7 Claude Code, 2 Codex), in 13 files" in out
+    assert re.search(r"Size on disk: [\d.,]+ KB compressed \([\d.,]+ KB of transcripts\)", out)
+    assert re.search(r"Oldest: \d{4}-\d\d-\d\d \(", out) and re.search(r"Newest: \d{4}-\d\d-\d\d \(", out)
+    assert "Gone from the sources (kept only here): 4 sessions" in out
+
+
+def test_bough_archive_without_an_archive(isolated_home: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["archive", "--archive", str(tmp_path / "none")])
+    assert result.exit_code == 1
+    assert "no archive" in result.output
+    assert not (tmp_path / "none").exists()
+
+
+def test_build_options(home: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    chosen = tmp_path / "kept"
+    result = runner.invoke(main, ["build", "-q", "-o", str(tmp_path / "site"), "--archive", str(chosen)])
+    assert result.exit_code == 0, result.output
+    assert (chosen / ".bough-archive").is_file() and not the_archive().exists()
+    result = runner.invoke(main, ["build", "-q", "-o", str(tmp_path / "site"), "--no-archive", "--archive", "x"])
+    assert result.exit_code == 2
+    os.environ["BOUGH_ARCHIVE"] = str(tmp_path / "from-env")
+    try:
+        assert BuildConfig().archive == tmp_path / "from-env"
+    finally:
+        del os.environ["BOUGH_ARCHIVE"]
+
+
+# --- Claude Code's cleanup setting ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "days"),
+    [
+        (None, "30"),
+        ({"theme": "dark"}, "30"),
+        ({"cleanupPeriodDays": 30}, "30"),
+        ({"cleanupPeriodDays": 7}, "7"),
+        ({"cleanupPeriodDays": "3650"}, "30"),  # not a number: Claude Code's default applies
+        ({"cleanupPeriodDays": True}, "30"),
+        ("{not json", "30"),
+        ({"cleanupPeriodDays": 0}, "0"),
+        ({"cleanupPeriodDays": 3650}, None),
+        ({"cleanupPeriodDays": 31}, None),
+    ],
+)
+def test_the_cleanup_notice(home: Path, tmp_path: Path, settings, days: str | None) -> None:
+    path = home / ".claude" / "settings.json"
+    if settings is not None:
+        path.write_text(settings if isinstance(settings, str) else json.dumps(settings))
+    before = path.read_bytes() if path.exists() else None
+    result = run(tmp_path / "site")
+    if days is None:
+        assert result.notes == []
+        return
+    assert len(result.notes) == 1
+    note = result.notes[0]
+    when = "every time it starts" if days == "0" else f"after {days} days"
+    assert note.startswith(f"Claude Code deletes transcripts {when}")
+    assert "bough's archive" in note and "keeps a copy" in note
+    assert summary(result, BuildConfig(out=tmp_path / "site")).count("Claude Code deletes") == 1
+    assert (path.read_bytes() if path.exists() else None) == before  # bough never edits it
+
+
+def test_no_cleanup_notice_without_claude_sessions(isolated_home: Path, tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES / "codex" / "sessions", isolated_home / ".codex" / "sessions")
+    assert run(tmp_path / "site").notes == []
+
+
+# --- hand-written sessions ------------------------------------------------------------------------
+
+
+def test_a_hand_written_session_survives(isolated_home: Path, tmp_path: Path) -> None:
+    live = isolated_home / ".claude" / "projects" / "-home-ada-src-app" / f"{SESSION}.jsonl"
+    write_jsonl(live, [
+        prompt("u1", "What is in the box?"),
+        reply("a1", "msg_1", [text("A cat.")], output=12, inp=3),
+        b'{"type": "user", "truncated',  # a bad last line: the same warning from the copy
+    ])
+    before = run(tmp_path / "site")
+    live.unlink()
+    after = run(tmp_path / "site")
+    assert sessions_by_id(after)[SESSION].stats == sessions_by_id(before)[SESSION].stats
+    assert [str(w) for w in after.warnings] == [str(w) for w in before.warnings]
+    assert sessions_by_id(after)[SESSION].kept_since is not None
+
+
+def test_open_refuses_a_file(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ArchiveError, match="not a directory"):
+        Archive.open(tmp_path / "f")

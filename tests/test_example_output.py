@@ -1,0 +1,147 @@
+"""example_output/ is the committed, published build of the bundled examples: it must
+be exactly what a fresh build gives, and netlify.toml must publish it safely."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+import time
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from bough_site.discover import EXAMPLES
+from bough_site.render.pages import CSP
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE_OUTPUT = REPO / "example_output"
+
+
+def load_build_examples() -> ModuleType:
+    """scripts/build_examples.py as a module (scripts/ is not a package)."""
+    name = "bough_build_examples"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "build_examples.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+be = load_build_examples()
+STALE = f"example_output/ is stale: regenerate it with `{be.COMMAND}` and commit the result"
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    return be.build_example_site(tmp_path_factory.mktemp("examples") / "site")
+
+
+def test_example_output_is_current(fresh: dict[str, bytes]) -> None:
+    assert EXAMPLE_OUTPUT.is_dir(), f"example_output/ is missing: {STALE}"
+    committed = be.site_files(EXAMPLE_OUTPUT)
+    missing = sorted(fresh.keys() - committed.keys())
+    extra = sorted(committed.keys() - fresh.keys())
+    assert not missing and not extra, f"{STALE}\nmissing from it: {missing}\nno longer built: {extra}"
+    differing = [path for path in sorted(fresh) if fresh[path] != committed[path]]
+    assert not differing, f"{STALE}\nfiles with other bytes: {differing}"
+
+
+def test_example_output_holds_only_published_files() -> None:
+    own = [p.name for p in EXAMPLE_OUTPUT.rglob(".bough-*")]
+    assert not own, f"the writer's own files do not belong in example_output/: {own}"
+    assert (EXAMPLE_OUTPUT / "index.html").is_file()
+
+
+def test_rebuild_is_byte_identical_in_another_time_zone(fresh: dict[str, bytes], tmp_path: Path) -> None:
+    # Pages show times in UTC; the reader's zone is applied by bough.js in the browser.
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = "Pacific/Chatham"
+    time.tzset()
+    try:
+        again = be.build_example_site(tmp_path / "site")
+    finally:
+        if saved is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
+    assert be.stale_paths(fresh, again) == []
+
+
+def test_no_build_time_in_pages(fresh: dict[str, bytes]) -> None:
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    in_examples = any(today.encode() in p.read_bytes() for p in EXAMPLES.rglob("*") if p.is_file())
+    if in_examples:
+        pytest.skip(f"the examples themselves mention {today}")
+    dated = [path for path, data in fresh.items() if today.encode() in data]
+    assert not dated, f"today's date ({today}) is in {dated}: pages must not carry the build time"
+
+
+def test_the_example_site_has_every_page_kind(fresh: dict[str, bytes]) -> None:
+    pages = [p for p in fresh if p.endswith(".html")]
+    assert "index.html" in pages and "index.json" in fresh
+    assert any(re.fullmatch(r"projects/[^/]+/index\.html", p) for p in pages)
+    assert any(re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", p) for p in pages)
+    sessions = b"".join(data for p, data in fresh.items() if "/sessions/" in p and p.endswith(".html"))
+    # What the browser tests click: a collapsed tool result and a sub-agent run.
+    assert b'<details class="subagent">' in sessions
+    assert b'<details class="more">' in sessions
+
+
+def test_assets_and_images_are_named_by_content(fresh: dict[str, bytes]) -> None:
+    """netlify.toml lets browsers cache assets/ and images/ forever: a changed file must get a new name."""
+    cached = [p for p in fresh if p.startswith(("assets/", "images/"))]
+    assert cached
+    for path in cached:
+        name = path.rsplit("/", 1)[-1]
+        digest = hashlib.sha256(fresh[path]).hexdigest()
+        if path.startswith("assets/"):
+            stem, tag, ext = name.rsplit(".", 2)
+            assert tag == digest[:8], f"{path} is not named by its content"
+        else:
+            assert name.split(".")[0] == digest[:16], f"{path} is not named by its content"
+
+
+# --- netlify.toml ------------------------------------------------------------------
+
+
+def _netlify() -> dict:
+    with (REPO / "netlify.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def _headers(pattern: str) -> dict[str, str]:
+    rules = [rule["values"] for rule in _netlify()["headers"] if rule["for"] == pattern]
+    assert len(rules) == 1, f"netlify.toml needs one [[headers]] rule for {pattern}"
+    return rules[0]
+
+
+def test_netlify_publishes_example_output() -> None:
+    publish = _netlify()["build"]["publish"]
+    assert (REPO / publish).resolve() == EXAMPLE_OUTPUT
+
+
+def test_netlify_headers() -> None:
+    every = _headers("/*")
+    # The pages' own <meta> policy, plus what only a header can carry.
+    assert every["Content-Security-Policy"] == f"{CSP}; frame-ancestors 'none'"
+    assert every["X-Content-Type-Options"] == "nosniff"
+    assert every["Referrer-Policy"] == "no-referrer"
+    for folder in ("/assets/*", "/images/*"):
+        assert _headers(folder)["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+def test_pages_carry_the_same_policy_as_the_host(fresh: dict[str, bytes]) -> None:
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'.encode()
+    for path, data in fresh.items():
+        if path.endswith(".html"):
+            assert meta in data, f"{path} lacks the CSP meta tag"
