@@ -6,7 +6,6 @@ its report on stdout. The library itself never prints.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 

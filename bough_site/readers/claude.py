@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,6 @@ import orjson
 
 from ..model import (
     SOURCE_CLAUDE,
-    Block,
     Command,
     Content,
     Image,
@@ -47,6 +45,7 @@ from ..model import (
 )
 from ..stats import Tally
 from .lines import JsonlFile, printable_name
+from .values import as_dict, as_int, as_str, normalize_timestamp
 
 WarnFn = Callable[[Warning], None]
 LabelFn = Callable[[Path], str]
@@ -82,25 +81,6 @@ _AGENT_ID_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 # --- small, defensive accessors ----------------------------------------------
 
 
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def as_str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def as_int(value: Any) -> int:
-    # bool is an int in Python; a usage field of true is not a count.
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return max(value, 0)
-    if isinstance(value, float) and value == value and value >= 0:
-        return int(value)
-    return 0
-
-
 def content_blocks(content: Any) -> list[dict[str, Any]]:
     """``message.content`` as a list of blocks: a string is one text block, bare
     strings inside a list are text blocks, anything else is dropped."""
@@ -129,22 +109,6 @@ def usage_of(message: dict[str, Any]) -> Usage:
         cache_creation_input_tokens=as_int(raw.get("cache_creation_input_tokens")),
         cache_read_input_tokens=as_int(raw.get("cache_read_input_tokens")),
     )
-
-
-def normalize_timestamp(value: Any) -> str | None:
-    """ISO-8601 in UTC with milliseconds and ``Z``, or None when absent or
-    unparsable. A time without a zone is taken as UTC (Claude writes UTC)."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        # OverflowError: year 1 at +01:00 (or 9999 at -01:00) is outside datetime in UTC.
-        moment = moment.astimezone(timezone.utc)
-    except (ValueError, OverflowError):
-        return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def _bad_timestamp(value: Any) -> bool:

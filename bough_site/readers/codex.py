@@ -31,7 +31,6 @@ import shlex
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -56,6 +55,7 @@ from ..model import (
 )
 from ..stats import Tally
 from .lines import JsonlFile, open_regular, parse_line
+from .values import as_dict, as_int, as_str, normalize_timestamp
 
 WarnFn = Callable[[Warning], None]
 LabelFn = Callable[[Path], str]
@@ -101,39 +101,6 @@ _DATA_URL = re.compile(r"data:(image/[A-Za-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]+)
 
 
 # --- small, defensive accessors ----------------------------------------------
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def as_str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def as_int(value: Any) -> int:
-    # bool is an int in Python; a token count of true is not a count.
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return max(value, 0)
-    if isinstance(value, float) and value == value and value >= 0:
-        return int(value)
-    return 0
-
-
-def utc(value: Any) -> str | None:
-    """ISO-8601 UTC with milliseconds and ``Z``; None when absent or unparsable."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    moment = moment.astimezone(timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def one_line(text: str, limit: int = TITLE_LENGTH) -> str:
@@ -626,7 +593,7 @@ class _ThreadReader:
             if start <= index < end:
                 self._inherited(kind, payload)
                 continue
-            stamp = utc(obj.get("timestamp"))
+            stamp = normalize_timestamp(obj.get("timestamp"))
             if stamp:
                 self.times.append(stamp)
             self._own(number, kind, payload, stamp)
@@ -875,7 +842,7 @@ class _ThreadReader:
     def _inherited_marker(self) -> Marker:
         parent = self.plan.lineage.copied_from or ""
         count = self.plan.inherited
-        stamp = utc(self.scan.meta.get("timestamp"))
+        stamp = normalize_timestamp(self.scan.meta.get("timestamp"))
         return Marker(f"{self.tid}:inherited", stamp, "inherited",
                       f"{count} lines of history inherited from session {parent}", ref_session=parent, count=count)
 
@@ -884,8 +851,8 @@ class _ThreadReader:
         return _Thread(
             self.scan, self.plan, self.items, self.tally, self.models, self.calls,
             self.spawn_links, self.spawn_tasks, self.output_texts, self.first_prompt,
-            self.thread_name, self.times[0] if self.times else utc(meta.get("timestamp")),
-            self.times[-1] if self.times else utc(meta.get("timestamp")),
+            self.thread_name, self.times[0] if self.times else normalize_timestamp(meta.get("timestamp")),
+            self.times[-1] if self.times else normalize_timestamp(meta.get("timestamp")),
             as_str(meta.get("cwd")) or self.cwd,
         )
 
