@@ -54,7 +54,7 @@ from .config import BuildConfig, claude_project_roots, claude_settings_files, co
 from .errors import BoughError
 from .model import Session, Warning
 from .readers.claude import ClaudeSource
-from .readers.lines import open_regular, parse_line, printable_name
+from .readers.lines import MAX_LINE_BYTES, open_regular, parse_line, printable_name
 from .write import json_bytes
 
 if TYPE_CHECKING:
@@ -176,6 +176,8 @@ class Archive:
         Refuses a directory that is not empty and holds no archive marker: a
         mistyped ``--archive ~`` must not fill someone's home with copies."""
         given = Path(root).expanduser()
+        if os.path.exists(given) and not os.path.isdir(given):
+            raise ArchiveError(f"the archive path {given} is not a directory")
         try:
             if create:
                 given.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -185,8 +187,6 @@ class Archive:
             raise ArchiveError(f"there is no archive at {given}") from None
         except (OSError, RuntimeError) as err:
             raise ArchiveError(f"cannot use the archive directory {given}: {err}") from err
-        if not stat.S_ISDIR(info.st_mode):
-            raise ArchiveError(f"the archive path {given} is not a directory")
         archive = cls(real)
         marker = real / MARKER
         if not os.path.lexists(marker):
@@ -448,11 +448,14 @@ def _parse_problem(entry: Entry, chunks: Iterable[bytes]) -> str:
         return ""
     parsed = False
     rest = b""
-    for chunk in chunks:
+    for chunk in chunks:  # read to the end even once a line parsed: the sha256 covers every byte
+        if parsed:
+            continue
         lines = (rest + chunk).split(b"\n")
         rest = lines.pop()
-        if not parsed:
-            parsed = any(line.strip() and parse_line(line)[0] is not None for line in lines)
+        parsed = any(line.strip() and parse_line(line)[0] is not None for line in lines)
+        if len(rest) > MAX_LINE_BYTES:
+            rest = b""  # a line the reader would skip too
     if not parsed and rest.strip():
         parsed = parse_line(rest)[0] is not None
     return "" if parsed or entry.size == 0 else "no line of it parses as a JSON object"
@@ -683,6 +686,7 @@ class _Merge:
     def __init__(self, archive: Archive, kept: Kept, found: Discovered,
                  entries: dict[tuple[str, str], Entry], warn: WarnFn):
         self.archive, self.kept, self.found, self.entries, self.warn = archive, kept, found, entries, warn
+        self._done: dict[tuple[str, str], Path | None] = {}
 
     def run(self, shorter: set[tuple[str, str]], scope: list[Path], config: BuildConfig) -> None:
         for kind, label in sorted(shorter):
@@ -700,19 +704,28 @@ class _Merge:
         entry = self.entries.get((kind, label))
         if entry is None:
             return None
+        if entry.key not in self._done:
+            self._done[entry.key] = self._restore(entry)
+        return self._done[entry.key]
+
+    def _restore(self, entry: Entry) -> Path | None:
         if self.kept.restore is None:
             self.kept.restore = self.archive.restore_dir()
         folder = self.kept.restore.path
         try:
             path = self.archive.restore(entry, folder)
         except Damaged as err:
-            self.warn(Warning(label, 0, f"bough's archived copy is damaged ({err}), skipped; "
-                                        "`bough archive --verify` lists every damaged copy"))
+            self.warn(Warning(entry.label, 0, f"bough's archived copy is damaged ({err}), skipped; "
+                                              "`bough archive --verify` lists every damaged copy"))
             return None
-        self.found.labels[path] = label
-        meta = self.entries.get((kind, _meta_label(label)))
-        if meta is not None and label.endswith(".jsonl"):
-            with contextlib.suppress(Damaged):  # a sub-agent is read without its meta file too
+        except OSError as err:
+            self.warn(Warning(entry.label, 0, f"bough's archived copy could not be decompressed "
+                                              f"into {folder}: {err.strerror or err}"))
+            return None
+        self.found.labels[path] = entry.label
+        meta = self.entries.get((entry.kind, _meta_label(entry.label)))
+        if meta is not None and entry.label.endswith(".jsonl"):
+            with contextlib.suppress(Damaged, OSError):  # a sub-agent is read without its meta file too
                 self.archive.restore(meta, folder)
         return path
 
@@ -817,32 +830,35 @@ def claude_cleanup_days() -> tuple[float, str]:
     """The shortest retention among Claude Code's settings files, and why."""
     shortest: tuple[float, str] | None = None
     for path in claude_settings_files():
-        value = _setting(path, "cleanupPeriodDays")
-        if value is None:
-            days, why = float(_DEFAULT_CLEANUP_DAYS), f"its default: {path} sets no cleanupPeriodDays"
-        else:
-            days, why = value, f"cleanupPeriodDays in {path}"
+        days, why = _cleanup_setting(path)
         if shortest is None or days < shortest[0]:
             shortest = (days, why)
     return shortest or (float(_DEFAULT_CLEANUP_DAYS), "its default")
 
 
-def _setting(path: Path, name: str) -> float | None:
-    """A non-negative number from a JSON settings file; None when the file, the key
-    or a usable value is missing (Claude Code then uses its default)."""
+def _cleanup_setting(path: Path) -> tuple[float, str]:
+    """``cleanupPeriodDays`` from one settings file, read defensively: where the
+    file, the key or a usable number is missing, Claude Code's default applies."""
+    default = float(_DEFAULT_CLEANUP_DAYS)
+    if not os.path.lexists(path):
+        return default, f"its default: there is no {path}"
     handle = open_regular(path, str(path), lambda warning: None)
     if handle is None:
-        return None
+        return default, f"its default: {path} cannot be read"
     with handle:
         data = handle.read(_MAX_RECORD + 1)
     try:
         settings = orjson.loads(data) if len(data) <= _MAX_RECORD else None
     except orjson.JSONDecodeError:
-        return None
-    value = settings.get(name) if isinstance(settings, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
+        settings = None
+    if not isinstance(settings, dict):
+        return default, f"its default: {path} is not a JSON object"
+    value = settings.get("cleanupPeriodDays")
+    if value is None:
+        return default, f"its default: {path} sets no cleanupPeriodDays"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return default, f"its default: cleanupPeriodDays in {path} is not a number of days"
+    return float(value), f"cleanupPeriodDays in {path}"
 
 
 # --------------------------------------------------------------------------- small helpers

@@ -59,11 +59,18 @@ def build_command(sources: tuple[Path, ...], out: Path, theme: Path | None, sour
         jobs=jobs, search=not no_search, report=_reporter(quiet),
         archive=None if no_archive else (archive or archive_dir()),
     )
+    bar = None if quiet else ProgressBar(sys.stderr)
+    if bar is not None:
+        config.report, config.progress = bar.around(config.report), bar.update
     try:
         result = build(config, redaction_key=redaction_key())
     except BoughError as err:
+        if bar is not None:
+            bar.finish()
         _stderr(f"bough: {err}")
         sys.exit(1)
+    if bar is not None:
+        bar.finish()
     _stderr(summary(result, config))
 
 
@@ -74,6 +81,54 @@ def _reporter(quiet: bool):
         _stderr(line)
 
     return report
+
+
+class ProgressBar:
+    """Sessions done of total and the current project, on stderr, once a build
+    has run for a second: redrawn in place on a terminal, a line every few
+    seconds elsewhere (a log)."""
+
+    WIDTH = 28
+    DELAY = 1.0  # builds shorter than this show no bar
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.drawn = False  # a bar line is on screen, not yet ended
+        self.last = -1.0
+
+    def update(self, progress) -> None:
+        if progress.elapsed < self.DELAY:
+            return
+        final = progress.done >= progress.total
+        gap = 0.1 if self.tty else 5.0
+        if progress.elapsed - self.last < gap and not final:
+            return
+        self.last = progress.elapsed
+        total = max(progress.total, 1)
+        filled = min(self.WIDTH, self.WIDTH * progress.done // total)
+        line = (f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {progress.done}/{progress.total} sessions"
+                f" ({progress.rebuilt} rebuilt, {progress.reused} reused) {progress.project}")
+        if self.tty:
+            self.stream.write("\r\x1b[K" + line[:200])
+            self.drawn = True
+        else:
+            self.stream.write(f"progress: {line}\n")
+        self.stream.flush()
+
+    def around(self, report):
+        """A report callback that first ends the bar's line, so a warning gets its own."""
+        def wrapped(line: str) -> None:
+            self.finish()
+            report(line)
+
+        return wrapped
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.drawn = False
 
 
 def summary(result: BuildResult, config: BuildConfig) -> str:
@@ -91,7 +146,12 @@ def summary(result: BuildResult, config: BuildConfig) -> str:
     if result.archived_only:
         parts.append(f"{_plural(result.archived_only, 'session')} came only from bough's archive "
                      "(the original is deleted).")
-    parts.append(f"{len(result.warnings)} warnings; {result.written} files written, {result.unchanged} unchanged.")
+    reused = f", {result.reused:,} reused unchanged" if result.reused else ""
+    gone = f", {result.gone:,} kept whose transcript is gone" if result.gone else ""
+    parts.append(f"Sessions: {result.rebuilt:,} rebuilt{reused}{gone}.")
+    pruned = f", {result.pruned:,} pruned" if result.pruned else ""
+    parts.append(f"{len(result.warnings)} warnings; {result.written} files written, "
+                 f"{result.unchanged + result.kept} unchanged{pruned}.")
     parts.extend(result.notes)
     if not config.redact:
         parts.append("Redaction is OFF (--no-redact): secrets in transcripts are in the output.")

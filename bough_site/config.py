@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SOURCE_CHOICES = ("all", "claude", "codex")
 
@@ -31,6 +32,9 @@ class BuildConfig:
     archive: Path | None = field(default_factory=lambda: archive_dir())
     # Called with one line of progress or warning text at a time; the library never prints.
     report: Callable[[str], None] = lambda line: None
+    # Called as sessions are done with a build.Progress (done, total, project ...),
+    # for a progress bar; None: no progress.
+    progress: Callable[[Any], None] | None = None
 
     def wants(self, source: str) -> bool:
         return self.source_filter in ("all", source)

@@ -31,10 +31,11 @@ from typing import Any
 import orjson
 
 from . import sidecars, urls
-from .manifest import FileState, file_state, sha256_prefix, summarize, tally_to_json
+from .manifest import FileState, file_state, hide, sha256_prefix, summarize, tally_to_json
 from .model import Project, Session, Warning
 from .redact import Redactor
 from .scrub import scrub_session
+from .work import summarize_work
 from .write import json_bytes, slug
 
 CLAUDE, CODEX = "claude", "codex"
@@ -45,7 +46,7 @@ CLAUDE, CODEX = "claude", "codex"
 
 @dataclass(frozen=True)
 class Unit:
-    key: str  # "claude:<label of the main file>" or "codex"
+    key: str  # "claude-<digest of the main file's label>" or "codex"
     kind: str  # CLAUDE | CODEX
     paths: tuple[str, ...]  # every file read; for Claude the main file first, then its sub-agents
     labels: tuple[str, ...]  # how warnings and sidecars name each of paths
@@ -66,7 +67,7 @@ class Unit:
         return f"{self.key}#{session_id}"
 
     def states(self) -> list[FileState | None]:
-        return [file_state(Path(p), label) for p, label in zip(self.paths, self.labels)]
+        return [file_state(Path(p), hide(label)) for p, label in zip(self.paths, self.labels)]
 
 
 def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], str],
@@ -78,16 +79,16 @@ def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], s
     for source in claude:
         paths = [source.main, *source.subagents]
         labels = tuple(label(p) for p in paths)
-        key = f"{CLAUDE}:{labels[0]}"
+        key = f"{CLAUDE}-{hide(labels[0])}"  # labels hold directory names: never stored as is
         seen[key] = seen.get(key, 0) + 1
         if seen[key] > 1:  # the same label under two roots
-            key = f"{key}@{seen[key]}"
-        dates = tuple((labels[0], since[labels[0]])) if labels[0] in since else ()
-        units.append(Unit(key, CLAUDE, tuple(str(p) for p in paths), labels, (dates,) if dates else ()))
+            key = f"{key}-{seen[key]}"
+        dates = ((labels[0], since[labels[0]]),) if labels[0] in since else ()
+        units.append(Unit(key, CLAUDE, tuple(str(p) for p in paths), labels, dates))
     if codex:
         ordered = sorted(set(codex), key=str)
         labels = tuple(label(p) for p in ordered)
-        dates = tuple(sorted((lab, since[lab]) for lab in labels if lab in since))
+        dates = tuple(sorted((name, since[name]) for name in labels if name in since))
         units.append(Unit(CODEX, CODEX, tuple(str(p) for p in ordered), labels, dates))
     return units
 
@@ -219,6 +220,7 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         if session.files and session.files[0] in since:
             session.kept_since = since[session.files[0]]
         scrub_session(session, options.redactor())
+        summarize_work(session)  # commits and changed files, from the redacted timeline
         project = project_identity(session.cwd or "")
         tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
         out: list[tuple[str, bytes]] | None

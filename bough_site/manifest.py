@@ -4,7 +4,7 @@
 succeeded) holds:
 
 - ``options``: one digest of everything that changes every page at once: the
-  manifest schema, bough's version and source, the theme's files, the redaction
+  manifest schema, bough's version, the theme's files, the redaction
   settings (a digest of the key, never the key) and the page options. When it
   differs, every session is rebuilt.
 - ``units``: one entry per *unit* of reading (a Claude session file with its
@@ -29,10 +29,14 @@ numbers must be recomputed. Both names start with ``.bough-``: the
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import hashlib
 import os
 import secrets
 import stat
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,8 +58,9 @@ _MAX_MANIFEST = 1 << 30
 # Session fields a summary carries. A new per-session field that the index,
 # project pages or sidecars should show (commits, files changed, a search
 # excerpt ...) is added to Session and named here: it is then stored for
-# reused sessions too. Its value must be JSON data (lists, dicts, str, int).
-# The timeline never is: summaries must stay small.
+# reused sessions too. Its value must be JSON data, dataclasses of the model
+# or lists, dicts and tuples of those. The timeline never is: summaries must
+# stay small.
 SUMMARY_FIELDS: tuple[str, ...] = (
     "id",
     "source",
@@ -71,37 +76,96 @@ SUMMARY_FIELDS: tuple[str, ...] = (
     "parent_id",
     "redactions",
     "kept_since",
+    # What the agent built (bough_site/work.py): the project page's timeline and charts.
+    "commits",
+    "file_changes",
+    "agents",
+    "prompt_times",
+    "reply_usage",
+    "search_items",  # the file:// search index (search.py)
 )
+
+
+@functools.lru_cache(maxsize=1)
+def _session_fields() -> dict[str, Any]:
+    hints = typing.get_type_hints(Session)
+    return {name: hints[name] for name in SUMMARY_FIELDS if name in hints}
 
 
 def summarize(session: Session) -> dict[str, Any]:
     """The part of a session the site outside its own page needs, as JSON data."""
-    out: dict[str, Any] = {name: getattr(session, name) for name in SUMMARY_FIELDS}
+    out: dict[str, Any] = {name: _encode(getattr(session, name)) for name in _session_fields()}
     out["warnings"] = [[w.file, w.line, w.reason] for w in session.warnings]
     return out
 
 
 def session_from_summary(summary: dict[str, Any], slug: str) -> Session:
     """A Session with every summary field and an empty timeline."""
-    values = {name: summary.get(name) for name in SUMMARY_FIELDS}
+    values = {name: _decode(hint, summary[name]) for name, hint in _session_fields().items() if name in summary}
     for name in ("versions", "models", "files"):
-        values[name] = list(values[name] or [])
+        values[name] = list(values.get(name) or [])
     for name in ("stats", "redactions"):
-        values[name] = dict(values[name] or {})
+        values[name] = dict(values.get(name) or {})
+    for name in ("id", "source", "cwd", "title", "started", "ended", "git_branch"):
+        values.setdefault(name, None)
     warnings = [Warning(f, n, r) for f, n, r in summary.get("warnings") or []]
     return Session(**values, timeline=[], warnings=warnings, slug=slug)
 
 
+def _encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_encode(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _encode(item) for key, item in value.items()}
+    return value
+
+
+def _decode(hint: Any, value: Any) -> Any:
+    """JSON data back into the type a Session field is annotated with."""
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return _decode(options[0], value) if len(options) == 1 else value
+    if dataclasses.is_dataclass(hint) and isinstance(value, dict):
+        inner = typing.get_type_hints(hint)
+        return hint(**{f.name: _decode(inner[f.name], value[f.name])
+                       for f in dataclasses.fields(hint) if f.name in value})
+    if origin is list and isinstance(value, list):
+        (arg,) = typing.get_args(hint) or (Any,)
+        return [_decode(arg, item) for item in value]
+    if origin is dict and isinstance(value, dict):
+        args = typing.get_args(hint)
+        arg = args[1] if len(args) == 2 else Any
+        return {key: _decode(arg, item) for key, item in value.items()}
+    if origin is tuple and isinstance(value, list):
+        return tuple(value)
+    return value
+
+
 # --------------------------------------------------------------------------- tallies
 
-_TALLY_SETS = ("records", "prompts", "commands", "tool_calls", "tool_results", "tool_errors", "subagents")
+_TALLY_SETS = tuple(f.name for f in dataclasses.fields(Tally) if f.type in ("set[str]", set[str]))
 _USAGE = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
           "reasoning_output_tokens")
 
 
 def tally_to_json(tally: Tally) -> dict[str, Any]:
-    out: dict[str, Any] = {key: sorted(getattr(tally, key)) for key in _TALLY_SETS}
-    out["replies"] = [[key, *(getattr(u, name) for name in _USAGE)] for key, u in sorted(tally.replies.items())]
+    """A tally as JSON data, each identity replaced by an 80-bit digest of it:
+    identities name files and paths (``<label>:<line>``, a changed file's path),
+    and OUT may be published with its dotfiles. Project and site counts are
+    unions of these digests, in a fresh build as in an incremental one."""
+    out: dict[str, Any] = {key: sorted({hide(item) for item in getattr(tally, key)}) for key in _TALLY_SETS}
+    replies: dict[str, Usage] = {}
+    for key, usage in tally.replies.items():
+        digest = hide(key)
+        seen = replies.get(digest)
+        if seen is None or usage.total() > seen.total():
+            replies[digest] = usage
+    out["replies"] = [[key, *(getattr(u, name) for name in _USAGE)] for key, u in sorted(replies.items())]
     out["lines"], out["skipped_lines"], out["has_reasoning"] = tally.lines, tally.skipped_lines, tally.has_reasoning
     return out
 
@@ -118,19 +182,23 @@ def tally_from_json(data: dict[str, Any]) -> Tally:
     return tally
 
 
+def hide(text: str) -> str:
+    """A short, stable digest standing for a name that must not be stored as is."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+
+
 # --------------------------------------------------------------------------- the options digest
 
 
 def options_digest(parts: dict[str, Any], theme: Path | None) -> str:
     """One digest of everything that changes every page: the given option values,
-    bough's version and source, and every file of the default and user themes."""
+    bough's version, and every file of the default and user themes. (Not bough's
+    code: a change to it that changes pages must come with a new version.)"""
     h = hashlib.sha256()
     h.update(orjson.dumps({"schema": SCHEMA, "version": __version__, **parts}, option=orjson.OPT_SORT_KEYS))
-    package = Path(__file__).resolve().parent
     from .render.env import default_theme_dir
 
     for label, root, pattern in (
-        ("code", package, "*.py"),
         ("default-theme", default_theme_dir(), "*"),
         ("theme", theme, "*"),
     ):
@@ -167,7 +235,7 @@ class UnitState:
     files: list[FileState]
     sessions: list[str]  # session keys
     warnings: list[list[Any]]  # [file, line, reason], as reading gave them
-    since: dict[str, str] = field(default_factory=dict)  # archive: main label -> kept since
+    since: str = ""  # digest of the archive's kept-since dates for its files
 
 
 @dataclass
@@ -187,7 +255,9 @@ class Manifest:
     units: dict[str, UnitState] = field(default_factory=dict)
     sessions: dict[str, SessionState] = field(default_factory=dict)
     site_outputs: list[str] = field(default_factory=list)
-    site_warnings: list[list[Any]] = field(default_factory=list)
+    site_signature: str = ""  # what the index and project pages were made of
+    project_stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    site_stats: dict[str, int] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- reading
 
@@ -209,7 +279,7 @@ class Manifest:
                     files=[FileState(str(a), int(b), int(c), str(d)) for a, b, c, d in u["files"]],
                     sessions=[str(s) for s in u["sessions"]],
                     warnings=[list(w) for w in u.get("warnings") or []],
-                    since=dict(u.get("since") or {}),
+                    since=str(u.get("since") or ""),
                 )
             for key, s in doc["sessions"].items():
                 manifest.sessions[key] = SessionState(
@@ -218,16 +288,18 @@ class Manifest:
                 )
             site = doc.get("site") or {}
             manifest.site_outputs = [str(p) for p in site.get("outputs") or []]
-            manifest.site_warnings = [list(w) for w in site.get("warnings") or []]
+            manifest.site_signature = str(site.get("signature") or "")
+            manifest.project_stats = {str(k): dict(v) for k, v in (site.get("project_stats") or {}).items()}
+            manifest.site_stats = dict(site.get("stats") or {})
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             return cls()
         return manifest
 
-    def tally(self, out: Path, key: str) -> Tally | None:
-        state = self.sessions.get(key)
-        if state is None or not _safe_name(state.tally):
+    def tally_file(self, out: Path, name: str) -> Tally | None:
+        """A session's identities from its state file, or None when it is missing."""
+        if not _safe_name(name):
             return None
-        data = _read_regular(Path(out) / STATE_DIR / state.tally, _MAX_MANIFEST)
+        data = _read_regular(Path(out) / STATE_DIR / name, _MAX_MANIFEST)
         if data is None:
             return None
         try:
@@ -252,7 +324,8 @@ class Manifest:
                       "outputs": s.outputs, "tally": s.tally}
                 for key, s in self.sessions.items()
             },
-            "site": {"outputs": self.site_outputs, "warnings": self.site_warnings},
+            "site": {"outputs": self.site_outputs, "signature": self.site_signature,
+                     "project_stats": self.project_stats, "stats": self.site_stats},
         }
         return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS) + b"\n"
 
@@ -260,8 +333,9 @@ class Manifest:
         atomic_write(Path(out), MANIFEST, self.to_bytes(), durable=True)
 
 
-def tally_name(session_key: str) -> str:
-    return hashlib.sha256(session_key.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".json"
+def tally_name(tally_json: bytes) -> str:
+    """State files are named by their content: an unchanged tally keeps its file."""
+    return hashlib.sha256(tally_json).hexdigest()[:32] + ".json"
 
 
 def save_tally(out: Path, name: str, tally_json: bytes) -> None:

@@ -28,7 +28,7 @@ STAT_KEYS: tuple[str, ...] = (
     "cache_read_input_tokens",
     "lines",
     "skipped_lines",
-    # What the agent built (bough_site/work.py): distinct commits it made and
+    # What the agent built (bough_site/changes.py): distinct commits it made and
     # distinct files it changed through the file tools.
     "commits",
     "files_changed",
@@ -200,61 +200,6 @@ class SubagentRun:
     models: list[str] = field(default_factory=list)
 
 
-# --- what the agent built (bough_site/work.py fills these) -----------------------
-
-
-@dataclass
-class Commit:
-    """A commit the agent made: from ``toolUseResult.gitOperation`` or a shell
-    call that ran ``git commit`` and did not fail."""
-
-    id: str  # identity: "sha:<first 7 hex>" when the hash is known, else "call:<tool call id>[#n]"
-    hash: str | None
-    branch: str | None
-    message: str | None  # the subject line
-    amend: bool
-    call_id: str
-    anchor: str  # the reply on the session page that made the call ("r5", "a-<agent>-r2")
-    timestamp: str | None
-    agent: str | None = None  # the sub-agent that made it: its type and description
-
-
-@dataclass
-class Edit:
-    """One successful change of one file by one tool call."""
-
-    call_id: str
-    tool: str  # Write, Edit, MultiEdit, NotebookEdit, apply_patch
-    action: str  # "create" | "update" | "delete"
-    anchor: str
-    timestamp: str | None
-    lines_added: int | None  # None where the tool result does not say
-    lines_removed: int | None
-    agent: str | None = None
-
-
-@dataclass
-class FileChange:
-    """Every successful change of one file (absolute path) in a session."""
-
-    path: str
-    edits: list[Edit]
-
-
-@dataclass
-class AgentWork:
-    """A sub-agent run, summarized for the project page."""
-
-    agent_id: str
-    agent_type: str | None
-    description: str | None
-    anchor: str | None  # the reply that launched it (None for an orphan run)
-    timestamp: str | None
-    tool_calls: int
-    commits: int
-    files_changed: int
-
-
 # --- sessions, projects, the site --------------------------------------------
 
 
@@ -287,15 +232,19 @@ class Session:
     # Set when the live transcript is gone and the page was built from bough's
     # archive: the date (ISO) since which bough has kept it.
     kept_since: str | None = None
-    # What the agent built, from the timeline (bough_site/work.py): commits and
-    # changed files in the order first made, sub-agent runs, prompt times (for
-    # the project timeline) and per-reply (time, input, output, cache reads)
-    # for the tokens-per-day chart. Filled after redaction, before assembling.
-    commits: list[Commit] = field(default_factory=list)
-    file_changes: list[FileChange] = field(default_factory=list)
-    agents: list[AgentWork] = field(default_factory=list)
+    # What the agent built (bough_site/changes.py fills these after redaction),
+    # as JSON data so a session summary can carry them without its timeline:
+    # commits in the order made, changed files by path (each with its edits),
+    # sub-agent runs, prompt times (the project timeline) and per reply
+    # [key, day, input, output, cache reads] (the tokens-per-day chart).
+    # Shapes: docs/sidecars.md and changes.py.
+    commits: list[dict[str, Any]] = field(default_factory=list)
+    file_changes: list[dict[str, Any]] = field(default_factory=list)
+    agents: list[dict[str, Any]] = field(default_factory=list)
     prompt_times: list[str] = field(default_factory=list)
-    reply_usage: dict[str, tuple[str | None, int, int, int]] = field(default_factory=dict)
+    reply_usage: list[list[Any]] = field(default_factory=list)
+    # [anchor, text] of its prompts and replies, capped: the file:// search index (search.py).
+    search_items: list[list[str]] = field(default_factory=list)
 
 
 @dataclass

@@ -13,10 +13,11 @@ from typing import Any
 from . import __version__, urls
 from .model import Image, Project, Session, Site, Usage
 from .render.images import image_filename, sniff_image
+from .work import project_commits, project_files
 
-SITE_SCHEMA = "bough.site/1"
-PROJECT_SCHEMA = "bough.project/1"
-SESSION_SCHEMA = "bough.session/1"
+SITE_SCHEMA = "bough.site/2"
+PROJECT_SCHEMA = "bough.project/2"
+SESSION_SCHEMA = "bough.session/2"
 
 
 def generator() -> str:
@@ -51,7 +52,18 @@ def project_json(project: Project) -> dict[str, Any]:
         "cwd": project.cwd,
         "stats": project.stats,
         "sessions": [session_summary(project, session) for session in project.sessions],
+        "commits": [
+            {**commit, "session": session.id, "html": urls.session_html(project.id, session.slug) + "#" + commit["anchor"]}
+            for commit, session in project_commits(project.sessions)
+        ],
+        "files_changed": [
+            {**{key: change[key] for key in _FILE_KEYS}, "sessions": [session.id for session, _ in change["sessions"]]}
+            for change in project_files(project.sessions)
+        ],
     }
+
+
+_FILE_KEYS = ("path", "edits", "lines_added", "lines_removed", "created", "deleted")
 
 
 def session_summary(project: Project, session: Session) -> dict[str, Any]:
@@ -87,6 +99,8 @@ def session_json(project: Project, session: Session) -> dict[str, Any]:
         "stats": session.stats,
         "redactions": session.redactions,
         "warnings": [{"file": w.file, "line": w.line, "reason": w.reason} for w in session.warnings],
+        "commits": session.commits,
+        "files_changed": session.file_changes,
         "timeline": [to_json(item) for item in session.timeline],
         "orphan_subagents": [to_json(run) for run in session.orphan_subagents],
     }

@@ -8,11 +8,11 @@ fails when it differs from a fresh build. The build runs with no sources and an
 empty temporary HOME, so bough finds no history and builds the bundled examples
 (their redaction fingerprints use the fixed ``build.EXAMPLES_REDACTION_KEY``).
 
-The writer's own bookkeeping files (``.bough-site``, the marker listing what a
-build wrote, and ``.bough-lock``) are left out: example_output/ holds exactly the
-files a host publishes. So example_output/ is not a directory bough builds into;
-this script replaces it whole, and refuses to replace a directory that does not
-look like a bough site.
+The writer's own bookkeeping (``.bough-site``, the marker listing what a build
+wrote; ``.bough-lock``; the incremental build state in ``.bough-state/``) is left
+out: example_output/ holds exactly the files a host publishes. So example_output/
+is not a directory bough builds into; this script replaces it whole, and refuses
+to replace a directory that does not look like a bough site.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_OUTPUT = REPO / "example_output"
 COMMAND = "python3 scripts/build_examples.py"
-# The writer's marker, lock and temporary files all start with this.
+# The writer's marker, lock, temporary files and build state (.bough-state/) all start with this.
 _WRITER_PREFIX = ".bough-"
 # Variables that tell bough where history is; all point into an empty directory.
 _HOME_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME")
@@ -64,8 +64,9 @@ def site_files(root: Path) -> dict[str, bytes]:
     """Every published file under ``root`` (relpath -> bytes), without the writer's own files."""
     files = {}
     for path in sorted(root.rglob("*")):
-        if path.is_file() and not path.name.startswith(_WRITER_PREFIX):
-            files[path.relative_to(root).as_posix()] = path.read_bytes()
+        relpath = path.relative_to(root)
+        if path.is_file() and not any(part.startswith(_WRITER_PREFIX) for part in relpath.parts):
+            files[relpath.as_posix()] = path.read_bytes()
     return files
 
 

@@ -24,9 +24,10 @@ from bough_site.discover import EXAMPLES
 from .records import SESSION, prompt, reply, text, write_jsonl
 
 NOTES = "-home-ada-src-notes-api"
-TIDEPOOL = "-home-ada-src-tidepool"
+TIDEPOOL = "-home-ada-src-tidepool"  # with an old-layout sub-agent file
 WITH_SUBAGENTS = "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27"  # in notes-api, with sub-agents and a meta file
-ROLLOUT = "rollout-2026-03-09T14-02-11-019cd2e7-c6b8-7368-9b86-605be5b3b792.jsonl"
+ROLLOUTS = EXAMPLES / "codex" / "sessions"
+ROLLOUT = sorted(ROLLOUTS.rglob("rollout-*.jsonl"))[0].name
 KEPT_HTML = re.compile(rb'<p class="kept">.*?</p>')
 KEPT_JSON = re.compile(rb'"kept_since": "[^"]*"')
 
@@ -45,10 +46,11 @@ def run(out: Path, **options) -> BuildResult:
 
 
 def files(out: Path) -> dict[str, bytes]:
+    """The published files (not the writer's own ``.bough-*`` files and state)."""
     return {
         p.relative_to(out).as_posix(): p.read_bytes()
         for p in sorted(out.rglob("*"))
-        if p.is_file() and not p.name.startswith(".bough-")
+        if p.is_file() and not any(part.startswith(".bough-") for part in p.relative_to(out).parts)
     }
 
 
@@ -61,14 +63,26 @@ def sessions_by_id(result: BuildResult) -> dict:
     return {s.id: s for p in result.site.projects for s in p.sessions}
 
 
-def delete_some(home: Path) -> None:
+def delete_some(home: Path) -> set[str]:
     """What Claude Code's cleanup (and a person) might delete: a whole project
-    directory, one session with its sub-agents, one Codex rollout."""
+    directory, one session with its sub-agents, one Codex rollout. Returns the
+    labels of the deleted transcripts."""
     projects = home / ".claude" / "projects"
+    doomed = [*(projects / TIDEPOOL).glob("*.jsonl"), projects / NOTES / f"{WITH_SUBAGENTS}.jsonl"]
+    labels = {p.relative_to(projects).as_posix() for p in doomed}
     shutil.rmtree(projects / TIDEPOOL)
     (projects / NOTES / f"{WITH_SUBAGENTS}.jsonl").unlink()
     shutil.rmtree(projects / NOTES / WITH_SUBAGENTS)
-    (home / ".codex" / "sessions" / "2026" / "03" / "09" / ROLLOUT).unlink()
+    rollout = next((home / ".codex" / "sessions").rglob(ROLLOUT))
+    labels.add(rollout.relative_to(home / ".codex").as_posix())
+    rollout.unlink()
+    return labels
+
+
+def read_files(home: Path) -> list[Path]:
+    """Every file a build of ``home`` reads: transcripts and sub-agent meta files."""
+    return [*home.glob(".claude/projects/**/*.jsonl"), *home.glob(".claude/projects/**/subagents/*.meta.json"),
+            *home.glob(".codex/sessions/**/*.jsonl")]
 
 
 def the_archive() -> Path:
@@ -82,7 +96,7 @@ def test_deleted_sessions_are_built_from_the_archive(home: Path, tmp_path: Path)
     before = run(tmp_path / "one")
     first = files(tmp_path / "one")
     assert before.archived_only == 0 and before.notes
-    delete_some(home)
+    deleted = delete_some(home)
 
     after = run(tmp_path / "two")
     second = files(tmp_path / "two")
@@ -93,11 +107,9 @@ def test_deleted_sessions_are_built_from_the_archive(home: Path, tmp_path: Path)
         assert unmarked(second[path]) == first[path], path
 
     kept = {sid for sid, s in sessions_by_id(after).items() if s.kept_since}
-    assert kept == {
-        WITH_SUBAGENTS, "6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35", "b3e7a9d2-58c1-4f6b-a0d4-7c2e9f13b846",
-        "019cd2e7-c6b8-7368-9b86-605be5b3b792",
-    }
-    assert after.archived_only == 4
+    assert kept == {sid for sid, s in sessions_by_id(before).items() if s.files[0] in deleted}
+    assert {WITH_SUBAGENTS, "6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35", "b3e7a9d2-58c1-4f6b-a0d4-7c2e9f13b846"} < kept
+    assert after.archived_only == len(kept)
     for sid, session in sessions_by_id(after).items():
         assert session.stats == sessions_by_id(before)[sid].stats
         assert session.files == sessions_by_id(before)[sid].files
@@ -106,7 +118,7 @@ def test_deleted_sessions_are_built_from_the_archive(home: Path, tmp_path: Path)
     sidecar = json.loads(next(v for k, v in second.items() if k.endswith(f"{WITH_SUBAGENTS}.json")))
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", sidecar["kept_since"])
     assert b"kept by bough" in second["index.html"]  # the project card counts them
-    assert "4 sessions came only from bough's archive" in summary(after, BuildConfig(out=tmp_path / "two"))
+    assert f"{len(kept)} sessions came only from bough's archive" in summary(after, BuildConfig(out=tmp_path / "two"))
     # No copy is left decompressed once the build is done.
     assert not [p for p in the_archive().iterdir() if p.name.startswith(".bough-restore-")]
 
@@ -114,11 +126,15 @@ def test_deleted_sessions_are_built_from_the_archive(home: Path, tmp_path: Path)
 def test_later_builds_give_the_same_bytes(home: Path, tmp_path: Path) -> None:
     run(tmp_path / "site")
     delete_some(home)
-    run(tmp_path / "site")
+    first = run(tmp_path / "site")
     marked = files(tmp_path / "site")
+    pages = [p for p, data in marked.items() if b"original deleted; kept by bough since" in data]
+    assert len([p for p in pages if "/sessions/" in p]) == first.archived_only > 0
     for _ in range(2):
         again = run(tmp_path / "site")
         assert again.written == 0, "the kept-since date is stored once, so nothing changes"
+        assert again.rebuilt == 0, "sessions kept by the archive are not rendered again"
+        assert again.reused == len(sessions_by_id(first))
         assert files(tmp_path / "site") == marked
 
 
@@ -180,12 +196,13 @@ def test_codex_moving_a_rollout_to_archived_sessions_is_one_session(home: Path, 
     before = run(tmp_path / "one")
     codex = home / ".codex"
     (codex / "archived_sessions").mkdir()
-    (codex / "sessions" / "2026" / "03" / "09" / ROLLOUT).rename(codex / "archived_sessions" / ROLLOUT)
+    next((codex / "sessions").rglob(ROLLOUT)).rename(codex / "archived_sessions" / ROLLOUT)
     moved = run(tmp_path / "two")
     assert moved.site.stats == before.site.stats and moved.archived_only == 0
     (codex / "archived_sessions" / ROLLOUT).unlink()
     gone = run(tmp_path / "three")
-    assert gone.site.stats == before.site.stats and gone.archived_only == 1
+    assert gone.site.stats == before.site.stats
+    assert {s.files[0] for s in sessions_by_id(gone).values() if s.kept_since} <= {f"archived_sessions/{ROLLOUT}"}
     assert not [w for w in gone.warnings if "same thread" in w.reason]
 
 
@@ -197,7 +214,7 @@ def test_the_archive_is_private_and_compressed(home: Path, tmp_path: Path) -> No
     root = the_archive()
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
     copies = sorted(root.rglob("*.gz"))
-    assert len(copies) == 13  # 9 transcripts, 3 sub-agent transcripts, 1 sub-agent meta file
+    assert len(copies) == len(read_files(home))  # with the sub-agents' transcripts and meta files
     for path in root.rglob("*"):
         mode = stat.S_IMODE(path.stat().st_mode)
         assert mode == (0o700 if path.is_dir() else 0o600), path
@@ -293,7 +310,7 @@ def test_a_damaged_copy_is_skipped_with_a_warning_and_reported(home: Path, tmp_p
     data[len(data) // 2] ^= 0xFF
     copy.write_bytes(bytes(data))
 
-    after = run(tmp_path / "site")
+    after = run(tmp_path / "fresh")  # a new OUT: nothing of the session's earlier pages to keep
     assert "6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35" not in sessions_by_id(after)
     assert len(sessions_by_id(after)) == len(sessions_by_id(before)) - 1
     damaged = [w for w in after.warnings if "damaged" in w.reason]
@@ -311,7 +328,7 @@ def test_verify_catches_a_truncated_copy_and_a_copy_that_does_not_parse(home: Pa
     truncated = root / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz"
     truncated.write_bytes(truncated.read_bytes()[:-20])
     # A copy whose record matches its bytes, but the bytes are no JSON Lines.
-    noise = root / "codex" / "sessions" / "2026" / "03" / "09" / f"{ROLLOUT}.gz"
+    noise = next((root / "codex").rglob(f"{ROLLOUT}.gz"))
     record_path = noise.with_name(noise.name + ".json")
     record = json.loads(record_path.read_bytes())
     junk = b"this is not json\n" * 10
@@ -333,7 +350,7 @@ def test_verify_passes_on_a_sound_archive(home: Path, tmp_path: Path) -> None:
     run(tmp_path / "site")
     result = CliRunner().invoke(main, ["archive", "--verify"])
     assert result.exit_code == 0, result.output
-    assert "Verified 13 archived files: every one decompresses" in result.output
+    assert f"Verified {len(read_files(home))} archived files: every one decompresses" in result.output
 
 
 def test_a_symlink_in_the_archive_is_not_followed(home: Path, tmp_path: Path) -> None:
@@ -343,7 +360,7 @@ def test_a_symlink_in_the_archive_is_not_followed(home: Path, tmp_path: Path) ->
     folder.rename(elsewhere)
     folder.symlink_to(elsewhere, target_is_directory=True)
     shutil.rmtree(home / ".claude" / "projects" / NOTES)
-    result = run(tmp_path / "site")
+    result = run(tmp_path / "fresh")
     assert not [s for s in sessions_by_id(result).values() if s.cwd == "/home/ada/src/notes-api"]
 
 
@@ -352,15 +369,21 @@ def test_a_symlink_in_the_archive_is_not_followed(home: Path, tmp_path: Path) ->
 
 def test_bough_archive_reports_what_it_holds(home: Path, tmp_path: Path) -> None:
     run(tmp_path / "site")
-    delete_some(home)
+    held = len(read_files(home))
+    deleted = delete_some(home)
     result = CliRunner().invoke(main, ["archive"])
     assert result.exit_code == 0, result.output
     out = result.output
     assert f"Archive: {the_archive().resolve()}" in out
-    assert "Sessions: 9 (7 Claude Code, 2 Codex), in 13 files" in out
+    found = re.search(r"Sessions: (\d+) \((\d+) Claude Code, (\d+) Codex\), in (\d+) files", out)
+    assert found, out
+    sessions, claude, codex, count = map(int, found.groups())
+    assert count == held and sessions == claude + codex
+    assert codex == len(list(ROLLOUTS.rglob("*.jsonl")))
     assert re.search(r"Size on disk: [\d.,]+ KB compressed \([\d.,]+ KB of transcripts\)", out)
     assert re.search(r"Oldest: \d{4}-\d\d-\d\d \(", out) and re.search(r"Newest: \d{4}-\d\d-\d\d \(", out)
-    assert "Gone from the sources (kept only here): 4 sessions" in out
+    gone = [label for label in deleted if not label.rsplit("/", 1)[-1].startswith("agent-")]  # not sub-agents
+    assert f"Gone from the sources (kept only here): {len(gone)} sessions" in out
 
 
 def test_bough_archive_without_an_archive(isolated_home: Path, tmp_path: Path) -> None:
@@ -429,19 +452,26 @@ def test_no_cleanup_notice_without_claude_sessions(isolated_home: Path, tmp_path
 # --- hand-written sessions ------------------------------------------------------------------------
 
 
-def test_a_hand_written_session_survives(isolated_home: Path, tmp_path: Path) -> None:
-    live = isolated_home / ".claude" / "projects" / "-home-ada-src-app" / f"{SESSION}.jsonl"
-    write_jsonl(live, [
-        prompt("u1", "What is in the box?"),
-        reply("a1", "msg_1", [text("A cat.")], output=12, inp=3),
-        b'{"type": "user", "truncated',  # a bad last line: the same warning from the copy
-    ])
-    before = run(tmp_path / "site")
-    live.unlink()
-    after = run(tmp_path / "site")
+def test_hand_written_sessions_survive_with_their_warnings(isolated_home: Path, tmp_path: Path) -> None:
+    projects = isolated_home / ".claude" / "projects"
+    doomed = projects / "-home-ada-a" / f"{SESSION}.jsonl"
+    other = "22222222-2222-4222-8222-222222222222"
+    for path, cwd in ((doomed, "/home/ada/a"), (projects / "-home-ada-b" / f"{other}.jsonl", "/home/ada/b")):
+        write_jsonl(path, [
+            prompt("u1", "What is in the box?", cwd=cwd, sessionId=path.stem),
+            reply("a1", "msg_1", [text("A cat.")], output=12, inp=3, cwd=cwd, sessionId=path.stem),
+            b'{"type": "user", "truncated',  # a bad last line: the same warning from the copy
+        ])
+    before = run(tmp_path / "one")
+    doomed.unlink()  # read first before, last now: the warnings keep their order all the same
+    after = run(tmp_path / "two")
     assert sessions_by_id(after)[SESSION].stats == sessions_by_id(before)[SESSION].stats
     assert [str(w) for w in after.warnings] == [str(w) for w in before.warnings]
+    assert len(before.warnings) == 2
     assert sessions_by_id(after)[SESSION].kept_since is not None
+    assert sessions_by_id(after)[other].kept_since is None
+    one, two = files(tmp_path / "one"), files(tmp_path / "two")
+    assert {path: unmarked(data) for path, data in two.items()} == one
 
 
 def test_open_refuses_a_file(tmp_path: Path) -> None:

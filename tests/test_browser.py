@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import sys
 import threading
 import tomllib
 from collections.abc import Callable, Iterator
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -119,8 +120,8 @@ def _matches(pattern: str, path: str) -> bool:
 class _SiteHandler(SimpleHTTPRequestHandler):
     """Serves the site under SUBPATH only, with netlify.toml's headers; remembers every 4xx/5xx."""
 
-    rules: list[tuple[str, dict[str, str]]] = []
-    errors: list[str] = []
+    rules: ClassVar[list[tuple[str, dict[str, str]]]] = []
+    errors: ClassVar[list[str]] = []
 
     def send_head(self):  # type: ignore[no-untyped-def]
         if not urlsplit(self.path).path.startswith(SUBPATH):
@@ -145,7 +146,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
             self.errors.append(f"HTTP {code} for {self.path}")
         super().send_response(code, message)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -209,31 +210,41 @@ class Watch:
     def _attach_page(self, page: Any) -> None:
         page.on("console", lambda msg: self._console(msg))
         page.on("pageerror", lambda err: self.problems.append(f"page error: {err}"))
-        page.on("requestfailed", lambda req: self.problems.append(f"request failed: {req.url} ({req.failure})"))
-        page.on("response", lambda res: res.status >= 400 and self.problems.append(f"HTTP {res.status}: {res.url}"))
+        page.on("requestfailed", self._request_failed)
+        page.on("response", self._response)
 
     def _console(self, msg: Any) -> None:
         if msg.type == "error":
             self.problems.append(f"console error: {msg.text} at {msg.location}")
 
+    def _request_failed(self, request: Any) -> None:
+        # ERR_ABORTED: a request cut short because the test navigated on; a missing
+        # file fails with ERR_FILE_NOT_FOUND, a missing page over HTTP with a status.
+        if "ERR_ABORTED" not in (request.failure or ""):
+            self.problems.append(f"request failed: {request.url} ({request.failure})")
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
 
 @dataclass
-class Session:
+class Tab:
     page: Any
     watch: Watch
 
 
 @pytest.fixture
-def open_page(browser: Any) -> Iterator[Callable[..., Session]]:
+def open_page(browser: Any) -> Iterator[Callable[..., Tab]]:
     contexts = []
 
-    def opener(color_scheme: str = "light") -> Session:
+    def opener(color_scheme: str = "light") -> Tab:
         context = browser.new_context(viewport=VIEWPORT, color_scheme=color_scheme)
         contexts.append(context)
         context.set_default_timeout(10_000)  # a local static site: 10 s means it is stuck
         watch = Watch()
         watch.attach(context)
-        return Session(context.new_page(), watch)
+        return Tab(context.new_page(), watch)
 
     yield opener
     for context in contexts:
@@ -249,10 +260,6 @@ def start_url(site: ExampleSite, server: Server, origin: str, path: str = "index
 # --- the tests ------------------------------------------------------------------------------
 
 
-def _ids(site: ExampleSite, page: str) -> list[str]:
-    return re.findall(r' id="([^"]+)"', site.files[page].decode())
-
-
 @pytest.mark.parametrize("origin", ["file", "http"])
 def test_click_through_the_site(site: ExampleSite, server: Server, open_page, origin: str) -> None:
     s = open_page()
@@ -262,14 +269,14 @@ def test_click_through_the_site(site: ExampleSite, server: Server, open_page, or
     assert page.title().startswith("Projects")
     _assert_styled(page)
 
-    # index -> project
-    page.locator(f'a[href="{site.project}"]').first.click()
+    # index -> project (by a text link, as a person would; charts link too)
+    page.locator(f'a[href="{site.project}"]:not(svg a)').first.click()
     page.wait_for_url(re.compile(re.escape(site.project) + "$"))
     _assert_styled(page)
 
     # project -> session
     session_href = posixpath.relpath(site.session, posixpath.dirname(site.project))
-    page.locator(f'a[href="{session_href}"]').first.click()
+    page.locator(f'a[href="{session_href}"]:not(svg a)').first.click()
     page.wait_for_url(re.compile(re.escape(site.session) + "$"))
     _assert_styled(page)
     # bough.js ran (under the CSP): it reveals the toolbar.
@@ -343,9 +350,11 @@ def test_every_page_loads_cleanly_and_every_link_resolves(
     for path in site.pages():
         page.goto(start_url(site, server, origin, path))
         _assert_styled(page)
+        # Attributes, resolved against the page: an SVG <a>'s .href is not a string.
         hrefs = page.evaluate(
-            "[...document.querySelectorAll('a[href], link[href], script[src], img[src]')]"
-            ".map(el => el.href || el.src)"
+            "[...document.querySelectorAll('[href], [src], [*|href]')]"
+            ".map(el => el.getAttribute('href') ?? el.getAttribute('src') ?? el.getAttribute('xlink:href'))"
+            ".filter(v => v !== null).map(v => new URL(v, document.baseURI).href)"
         )
         for href in hrefs:
             if href.startswith(("file:", "http://127.0.0.1")):
@@ -366,31 +375,38 @@ def test_every_page_loads_cleanly_and_every_link_resolves(
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_accessibility_and_screenshots(site: ExampleSite, server: Server, open_page, scheme: str) -> None:
+    """axe-core finds nothing serious or critical on any page (contrast differs by
+    colour scheme, so both are checked); the three page kinds are photographed."""
     from axe_playwright_python.sync_playwright import Axe
 
     axe = Axe()
     s = open_page(color_scheme=scheme)
     page = s.page
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shots = {"index.html": "index", site.project: "project", site.session: "session"}
     blocking = []
-    for kind, path in (("index", "index.html"), ("project", site.project), ("session", site.session)):
+    for path in site.pages():
         page.goto(start_url(site, server, "http", path))
         assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
-        height = min(page.evaluate("document.documentElement.scrollHeight"), SCREENSHOT_MAX_HEIGHT)
-        page.screenshot(
-            path=str(SCREENSHOTS / f"{kind}-{scheme}.png"),
-            full_page=True,
-            clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height},
-        )
-        if kind == "session":
-            # Check what is folded away too: sub-agents, long results, thinking.
-            page.locator("[data-bough-expand]").click()
-        results = axe.run(page)
-        for violation in results.response["violations"]:
+        if path in shots:
+            height = min(page.evaluate("document.documentElement.scrollHeight"), SCREENSHOT_MAX_HEIGHT)
+            page.screenshot(
+                path=str(SCREENSHOTS / f"{shots[path]}-{scheme}.png"),
+                full_page=True,
+                clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height},
+            )
+        expand = page.locator("[data-bough-expand]")
+        if expand.count():
+            expand.click()  # check what is folded away too: sub-agents, long results, thinking
+        for violation in axe.run(page).response["violations"]:
             if violation["impact"] in BLOCKING_IMPACTS:
                 nodes = "; ".join(" ".join(n["target"]) for n in violation["nodes"][:5])
-                blocking.append(f"{kind} ({scheme}): {violation['id']} ({violation['impact']}): "
-                                f"{violation['help']} [{len(violation['nodes'])} nodes: {nodes}]")
+                blocking.append(
+                    f"{path} ({scheme}): {violation['id']} ({violation['impact']}): {violation['help']} "
+                    f"[{len(violation['nodes'])} nodes: {nodes}]"
+                )
+    for kind in shots.values():
+        assert (SCREENSHOTS / f"{kind}-{scheme}.png").stat().st_size > 0
     assert blocking == []
     assert s.watch.problems == []
     assert server.errors == []
@@ -424,6 +440,16 @@ def test_injected_inline_script_is_blocked(site: ExampleSite, server: Server, op
     page.wait_for_function("() => true")
     assert page.evaluate("window.__ran") is None
     assert any("script-src" in p for p in s.watch.problems), s.watch.problems
+
+
+def test_a_missing_browser_skips_or_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.delenv("BOUGH_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no-chromium is missing"):
+        require_browser()
+    monkeypatch.setenv("BOUGH_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="required"):
+        require_browser()
 
 
 def _assert_styled(page: Any) -> None:

@@ -10,6 +10,7 @@ import pytest
 from bough_site.corpus.codex import ExpectedCodex, generate_codex_history, write_codex_examples
 from bough_site.model import REASONING_KEY, STAT_KEYS, Marker, Reply, Session, Thinking, ToolCall, Warning
 from bough_site.readers.codex import find_rollouts, read_codex_sessions
+from bough_site.work import summarize_work
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "bough_site" / "examples" / "codex"
 
@@ -22,6 +23,8 @@ def read_history(root: Path) -> tuple[list[Session], list[Warning]]:
     warnings: list[Warning] = []
     paths = find_rollouts(root / "sessions") + find_rollouts(root / "archived_sessions")
     sessions = read_codex_sessions(paths, warnings.append, label=lambda p: p.relative_to(root).as_posix(), codex_home=root)
+    for session in sessions:
+        summarize_work(session)  # commits and changed files: computed from the model, as the build does
     return sessions, warnings
 
 
@@ -103,7 +106,7 @@ def test_examples_show_a_tidepool_session_and_its_fork() -> None:
     assert parent.cwd == fork.cwd == "/home/ada/src/tidepool"
     assert fork.parent_id == parent.id and fork.timeline[0].type == "inherited"
     names = [c.name for c in all_calls(parent.timeline)]
-    assert names == ["shell", "apply_patch", "shell"]
+    assert names == ["shell", "apply_patch", "shell", "shell"]
     assert "pytest" in all_calls(parent.timeline)[0].input["command"]
     assert any(isinstance(b, Thinking) for r in parent.timeline if isinstance(r, Reply) for b in r.blocks)
     assert parent.stats["tool_errors"] == 1 and parent.stats["prompts"] == fork.stats["prompts"] == 1

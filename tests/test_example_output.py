@@ -17,7 +17,7 @@ from types import ModuleType
 import pytest
 
 from bough_site.discover import EXAMPLES
-from bough_site.render.pages import CSP
+from bough_site.render.pages import CSP, CSP_SEARCH
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_OUTPUT = REPO / "example_output"
@@ -56,7 +56,7 @@ def test_example_output_is_current(fresh: dict[str, bytes]) -> None:
 
 
 def test_example_output_holds_only_published_files() -> None:
-    own = [p.name for p in EXAMPLE_OUTPUT.rglob(".bough-*")]
+    own = [p.relative_to(EXAMPLE_OUTPUT).as_posix() for p in EXAMPLE_OUTPUT.rglob(".bough-*")]
     assert not own, f"the writer's own files do not belong in example_output/: {own}"
     assert (EXAMPLE_OUTPUT / "index.html").is_file()
 
@@ -105,7 +105,7 @@ def test_assets_and_images_are_named_by_content(fresh: dict[str, bytes]) -> None
         name = path.rsplit("/", 1)[-1]
         digest = hashlib.sha256(fresh[path]).hexdigest()
         if path.startswith("assets/"):
-            stem, tag, ext = name.rsplit(".", 2)
+            _stem, tag, _ext = name.rsplit(".", 2)
             assert tag == digest[:8], f"{path} is not named by its content"
         else:
             assert name.split(".")[0] == digest[:16], f"{path} is not named by its content"
@@ -130,18 +130,33 @@ def test_netlify_publishes_example_output() -> None:
     assert (REPO / publish).resolve() == EXAMPLE_OUTPUT
 
 
-def test_netlify_headers() -> None:
+_META_CSP = re.compile(rb'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
+
+
+def page_policy(files: dict[str, bytes]) -> str:
+    """The policy every page of the site carries in its <meta> tag (one for all)."""
+    found = {path: _META_CSP.findall(data) for path, data in files.items() if path.endswith(".html")}
+    missing = [path for path, policies in found.items() if len(policies) != 1]
+    assert not missing, f"pages without exactly one CSP meta tag: {missing}"
+    policies = {policies[0].decode() for policies in found.values()}
+    assert len(policies) == 1, f"pages carry different policies: {policies}"
+    return policies.pop()
+
+
+def test_pages_carry_the_renderers_policy(fresh: dict[str, bytes]) -> None:
+    # With search the pages also allow WebAssembly (Pagefind); nothing else differs.
+    assert page_policy(fresh) in (CSP, CSP_SEARCH)
+    assert "unsafe-inline" not in page_policy(fresh)
+
+
+def test_netlify_headers(fresh: dict[str, bytes]) -> None:
     every = _headers("/*")
-    # The pages' own <meta> policy, plus what only a header can carry.
-    assert every["Content-Security-Policy"] == f"{CSP}; frame-ancestors 'none'"
+    # The pages' own policy (the two intersect, so a stricter header would break search),
+    # plus what only a header can carry.
+    assert every["Content-Security-Policy"] == f"{page_policy(fresh)}; frame-ancestors 'none'", (
+        "netlify.toml's Content-Security-Policy must be the pages' own policy plus frame-ancestors 'none'"
+    )
     assert every["X-Content-Type-Options"] == "nosniff"
     assert every["Referrer-Policy"] == "no-referrer"
     for folder in ("/assets/*", "/images/*"):
         assert _headers(folder)["Cache-Control"] == "public, max-age=31536000, immutable"
-
-
-def test_pages_carry_the_same_policy_as_the_host(fresh: dict[str, bytes]) -> None:
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'.encode()
-    for path, data in fresh.items():
-        if path.endswith(".html"):
-            assert meta in data, f"{path} lacks the CSP meta tag"

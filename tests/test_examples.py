@@ -33,58 +33,73 @@ BAD_LINES = {
 
 def _stats(
     records, replies, prompts, commands, tool_calls, tool_results, tool_errors, subagents,
-    input_tokens, output_tokens, cache_creation, cache_read, lines, skipped,
+    input_tokens, output_tokens, cache_creation, cache_read, lines, skipped, commits, files_changed,
 ) -> dict[str, int]:  # fmt: skip
     values = (
         records, replies, prompts, commands, tool_calls, tool_results, tool_errors, subagents,
-        input_tokens, output_tokens, cache_creation, cache_read, lines, skipped,
+        input_tokens, output_tokens, cache_creation, cache_read, lines, skipped, commits, files_changed,
     )  # fmt: skip
     return dict(zip(STAT_KEYS, values))
 
 
 # Per session: (records, replies, prompts, commands, calls, results, errors, subagents,
-#               input, output, cache_creation, cache_read, lines, skipped_lines)
+#               input, output, cache_creation, cache_read, lines, skipped_lines,
+#               commits, files_changed)
+# Commits and files (docs/stats.md): T2's `git commit -q` is the only commit of the
+# history (quiet, so no summary line; its hash 4c1e2a9 comes from the `git log -1`
+# run in the same command). Files are the paths Write/Edit changed successfully:
+# a rejected or failed edit changed nothing.
 SESSION_STATS = {
     # T1 (1.0.113), 33 lines, all chain records: caveat + /model + stdout (3), 1 prompt,
     # 9 main replies over 19 records, 10 tool results, and the inline sidechain (its
     # prompt, 2 replies over 3 records, 1 result). The /model user record is the command;
     # the failing pytest run is the error. Inline sidechains are no sub-agent *files*.
-    ex.T1: _stats(33, 11, 1, 1, 10, 10, 1, 0, 63, 1681, 17657, 167243, 33, 0),
+    # Edits: tidepool/noaa.py, tidepool/format.py, tests/test_noaa.py.
+    ex.T1: _stats(33, 11, 1, 1, 10, 10, 1, 0, 63, 1681, 17657, 167243, 33, 0, 0, 3),
     # T2 (2.0.69): main file 37 lines = summary + 4 snapshots + 32 records (2 prompts,
     # 13 replies over 19 records, 11 results); agent-5e1d0c7a.jsonl 5 records (prompt,
     # 2 replies over 3 records, 1 result). The Edit that missed is the error.
-    ex.T2: _stats(37, 15, 2, 0, 12, 12, 1, 1, 82, 2742, 19152, 228517, 42, 0),
+    # Write cache.py; Edit noaa.py (twice; the miss changed nothing) and cli.py; the commit.
+    ex.T2: _stats(37, 15, 2, 0, 12, 12, 1, 1, 82, 2742, 19152, 228517, 42, 0, 1, 3),
     # N1 (2.1.42): 34 lines = progress + snapshot + 32 records. Prompts: the question,
     # "don't touch .env", the README request, "try again?" (the interruption marker and
     # the caveat do not count). 8 replies; the <synthetic> record is a record but no
     # reply. The command is the system/local_command /model; the rejected edit the error.
-    ex.N1: _stats(32, 8, 4, 1, 7, 7, 1, 0, 42, 1374, 13476, 139191, 34, 0),
+    # app/settings.py and README.md (the rejected .env edit changed nothing).
+    ex.N1: _stats(32, 8, 4, 1, 7, 7, 1, 0, 42, 1374, 13476, 139191, 34, 0, 0, 2),
     # N2 (2.1.51): the 32 records copied from N1 (same uuids, so they count here too),
     # then 1 prompt, 4 replies over 5 records, 3 results; 2 snapshots.
-    ex.N2: _stats(41, 12, 5, 1, 10, 10, 1, 0, 63, 1922, 35619, 203899, 43, 0),
+    # N1's two files (copied) and tests/test_settings.py.
+    ex.N2: _stats(41, 12, 5, 1, 10, 10, 1, 0, 63, 1922, 35619, 203899, 43, 0, 0, 3),
     # N3 (2.1.196): main 36 lines = 2 progress + 3 snapshots + ai-title + 30 records
     # (2 prompts, 10 replies over 12 records, 8 results, compact boundary, summary,
     # /compact and its output, 2 turn_durations); explorer 8 records (4 replies, 3
     # results); compaction agent 2 records (1 reply). /compact is the command.
-    ex.N3: _stats(40, 15, 2, 1, 11, 11, 0, 2, 77, 3662, 29843, 251887, 46, 0),
+    # app/db.py, app/routes/notes.py (three edits), Write tests/test_pagination.py.
+    ex.N3: _stats(40, 15, 2, 1, 11, 11, 0, 2, 77, 3662, 29843, 251887, 46, 0, 0, 3),
     # N4 (2.1.228/229): 37 lines = 3 snapshots + 1 cut-off line + 30 distinct records +
     # 3 replayed copies (same uuids; the prompt's copy has another promptId, and the
     # first copy's wins). 13 replies, 12 calls, 11 results (the cut-off Bash has none).
-    ex.N4: _stats(30, 13, 2, 0, 12, 11, 1, 0, 72, 2883, 21546, 274028, 37, 1),
+    # Write app/ratelimit.py and tests/test_ratelimit.py; Edit app/main.py, app/routes/notes.py, tests/conftest.py.
+    ex.N4: _stats(30, 13, 2, 0, 12, 11, 1, 0, 72, 2883, 21546, 274028, 37, 1, 0, 5),
     # D1 (2.1.118): 22 lines = 2 snapshots + 19 records + the cut-off last line.
-    ex.D1: _stats(19, 8, 2, 0, 6, 6, 0, 0, 80, 1299, 12896, 75133, 22, 1),
+    # zsh/exports.zsh and zsh/prompt.zsh.
+    ex.D1: _stats(19, 8, 2, 0, 6, 6, 0, 0, 80, 1299, 12896, 75133, 22, 1, 0, 2),
 }
 
 PROJECT_STATS = {
     # tidepool: T1 + T2, nothing shared.
-    f"{ex.HOME}/src/tidepool": _stats(70, 26, 3, 1, 22, 22, 2, 1, 145, 4423, 36809, 395760, 75, 0),
+    # Files: T1's three and T2's three share tidepool/noaa.py: 5 paths.
+    f"{ex.HOME}/src/tidepool": _stats(70, 26, 3, 1, 22, 22, 2, 1, 145, 4423, 36809, 395760, 75, 0, 1, 5),
     # notes-api: N2 holds every identity of N1, so the union is N2 + N3 + N4;
     # lines, skipped_lines and subagents add up over all four files' sessions.
-    f"{ex.HOME}/src/notes-api": _stats(111, 40, 9, 2, 33, 32, 2, 2, 212, 8467, 87008, 729814, 160, 1),
-    f"{ex.HOME}/dotfiles": _stats(19, 8, 2, 0, 6, 6, 0, 0, 80, 1299, 12896, 75133, 22, 1),
+    # Files: N2's 3 (N1's inside them) + N3's 3 + N4's 5, app/routes/notes.py in both N3 and N4: 10.
+    f"{ex.HOME}/src/notes-api": _stats(111, 40, 9, 2, 33, 32, 2, 2, 212, 8467, 87008, 729814, 160, 1, 0, 10),
+    f"{ex.HOME}/dotfiles": _stats(19, 8, 2, 0, 6, 6, 0, 0, 80, 1299, 12896, 75133, 22, 1, 0, 2),
 }
 
-SITE_STATS = _stats(200, 74, 14, 3, 61, 60, 4, 3, 437, 14189, 136713, 1200707, 257, 2)
+# files_changed: the projects' counts added up (5 + 10 + 2).
+SITE_STATS = _stats(200, 74, 14, 3, 61, 60, 4, 3, 437, 14189, 136713, 1200707, 257, 2, 1, 17)
 
 
 def bundled_files() -> dict[str, bytes]:

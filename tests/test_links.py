@@ -18,7 +18,7 @@ import pytest
 from .test_example_output import be
 
 # Attributes that hold one URL; srcset holds several.
-URL_ATTRS = frozenset({"href", "src", "action", "poster", "formaction", "cite"})
+URL_ATTRS = frozenset({"href", "xlink:href", "src", "action", "poster", "formaction", "cite"})
 EXTERNAL_SCHEMES = frozenset({"http", "https", "mailto"})
 CSS_URL = re.compile(r"""url\(\s*(['"]?)([^'")]*)\1\s*\)""")
 

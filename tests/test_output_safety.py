@@ -5,6 +5,7 @@ event handlers, no javascript:/data: links)."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -29,7 +30,7 @@ from .records import SESSION, prompt, reply, text, write_jsonl
 
 KEY = b"test-key"
 SAFE_PART = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-OWN_FILES = (".bough-site", ".bough-lock")
+OWN_PREFIX = ".bough-"  # marker, lock, manifest: bough's own bookkeeping in OUT
 # Elements no page of ours has and an injected one would use to run, restyle, redirect or post.
 FORBIDDEN_TAGS = frozenset({"style", "iframe", "frame", "object", "embed", "base", "form", "input", "textarea",
                             "applet", "math", "template", "noscript"})
@@ -84,8 +85,8 @@ def files_under(out: Path) -> dict[str, bytes]:
 
 
 def site_files(out: Path) -> dict[str, bytes]:
-    """What a build wrote, without bough's own marker and lock."""
-    return {k: v for k, v in files_under(out).items() if k not in OWN_FILES}
+    """What a build wrote for the site, without bough's own bookkeeping."""
+    return {k: v for k, v in files_under(out).items() if not k.startswith(OWN_PREFIX)}
 
 
 def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
@@ -121,7 +122,7 @@ def test_hostile_ids_and_cwds_become_safe_names_inside_out(tmp_path: Path) -> No
     for relpath in written:
         assert (out / relpath).resolve().is_relative_to(real_out)
         parts = relpath.split("/")
-        assert all(SAFE_PART.match(p) and ".." not in p for p in parts if p not in OWN_FILES), relpath
+        assert relpath.startswith(OWN_PREFIX) or all(SAFE_PART.match(p) and ".." not in p for p in parts), relpath
     assert sorted(os.listdir(tmp_path / "site")) == ["out"]
     # Every session got its own page and sidecar: none overwrote another.
     sessions = [(p, s) for p in result.site.projects for s in p.sessions]
@@ -242,6 +243,13 @@ def _clean_build(projects: Path, out: Path) -> dict[str, bytes]:
     return site_files(out)
 
 
+def _undisturbed(first: Path, second: Path, out: Path) -> dict[str, bytes]:
+    """The site of building first, then second, into one OUT with nothing going wrong
+    (a build keeps the sessions of earlier builds whose transcripts are gone)."""
+    _clean_build(first, out)
+    return _clean_build(second, out)
+
+
 def test_a_build_failing_mid_way_leaves_the_old_site_and_the_next_repairs_it(
     two_histories: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -268,7 +276,7 @@ def test_a_build_failing_mid_way_leaves_the_old_site_and_the_next_repairs_it(
     assert not [p for p in out.rglob(".bough-tmp-*")]
     repaired = cli(str(second), "-o", str(out))
     assert repaired.returncode == 0, repaired.stderr
-    assert site_files(out).items() >= _clean_build(second, tmp_path / "clean").items()
+    assert site_files(out) == _undisturbed(first, second, tmp_path / "reference")
 
 
 def test_a_build_killed_with_sigkill_leaves_a_usable_site(two_histories: tuple[Path, Path], tmp_path: Path) -> None:
@@ -278,6 +286,7 @@ def test_a_build_killed_with_sigkill_leaves_a_usable_site(two_histories: tuple[P
     start = time.time_ns()
     proc = subprocess.Popen([sys.executable, "-m", "bough_site.cli", "build", str(second), "-o", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
     try:
         # Kill it as soon as it has replaced its first page.
         while proc.poll() is None and not any(
@@ -285,15 +294,47 @@ def test_a_build_killed_with_sigkill_leaves_a_usable_site(two_histories: tuple[P
         ):
             time.sleep(0.005)
         assert proc.poll() is None, "the build finished before it could be killed"
+        workers = _children(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
-    finally:
         proc.wait(timeout=60)
-    assert proc.returncode == -signal.SIGKILL
+        assert proc.returncode == -signal.SIGKILL
+        _check_killed_build(first, second, out, tmp_path, workers)
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+        for pid in workers:  # the build's worker processes, should they outlive it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _children(pid: int) -> list[int]:
+    """The pids of a process's children (its build workers), from /proc."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in task.read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def _check_killed_build(first: Path, second: Path, out: Path, tmp_path: Path, workers: list[int]) -> None:
     assert _usable(out) == []
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    # A worker that outlives its build holds OUT's lock (the fd came with fork) forever.
+    assert [pid for pid in workers if _alive(pid)] == []
     repaired = cli(str(second), "-o", str(out))
     assert repaired.returncode == 0, repaired.stderr
-    assert site_files(out).items() >= _clean_build(second, tmp_path / "clean").items()
-    assert _usable(out) == []
+    assert site_files(out) == _undisturbed(first, second, tmp_path / "reference")
+    assert not list(out.rglob(".bough-tmp-*"))
 
 
 def test_a_second_build_waits_for_the_first_and_never_interleaves(tmp_path: Path) -> None:

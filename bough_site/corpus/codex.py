@@ -124,6 +124,10 @@ class _Thread:
         self.record_usage = False  # also write token_usage_record lines (newer builds)
         self.archive = False  # also copy the file to archived_sessions/
         self.tool_names: dict[str, str] = {}  # call id -> tool name (outputs differ by tool)
+        # What the thread built (docs/stats.md): commit identities and changed
+        # files' "<cwd>\0<absolute path>"; counted into stats by _History.settle.
+        self.commits: set[str] = set()
+        self.changed: set[str] = set()
 
     # time and raw lines -------------------------------------------------------
 
@@ -359,12 +363,46 @@ class _History:
         )
         thread.model_call()
         thread.output(patch, "Success. Updated the following files:\nM src/app.py\n", custom=True)
+        thread.changed.add(f"{thread.cwd}\0{thread.cwd}/src/app.py")
         thread.reemit()
+        self.commit(thread, number)
         if number % 3 == 2:
             thread.search("python csv dialect sniffing line endings")
             thread.model_call()
             thread.reemit()
         thread.end_turn("Done: the change is in src/app.py and the tests pass.")
+
+    def commit(self, thread: _Thread, number: int) -> None:
+        """Commits by shell: with git's summary line (every second turn); a quiet
+        one (``-q``: no output); one that fails; and commands that only mention
+        ``git commit`` (a heredoc body, an echo). Only real, successful ones count."""
+        if number % 2 == 0 and number % 3 != 2:
+            return
+        if number % 2 == 1:
+            sha = f"{self.rng.getrandbits(28):07x}"
+            call = thread.call("exec_command", {"cmd": 'git add -A && git commit -m "Cap the retries"',
+                                                "workdir": thread.cwd})
+            thread.model_call()
+            thread.output(call, f"[main {sha}] Cap the retries\n 1 file changed, 1 insertion(+), 1 deletion(-)")
+            thread.commits.add(f"sha:{sha}")
+            return
+        quiet = thread.call("exec_command", {"cmd": "git commit -qam 'wip: retries'", "workdir": thread.cwd})
+        failed = thread.call("shell", {"command": ["bash", "-lc", "git commit -m 'again'"], "workdir": thread.cwd})
+        note = thread.call("exec_command", {"cmd": "cat > NOTES.md <<'EOF'\ngit commit once green\nEOF\n"
+                                                   "echo 'git commit later'", "workdir": thread.cwd})
+        thread.model_call()
+        thread.output(quiet, "")
+        thread.commits.add(f"call:{quiet}")
+        thread.output(failed, "On branch main\nnothing to commit, working tree clean", exit_code=1)
+        thread.output(note, "git commit later")
+        thread.reemit()
+
+    def settle(self) -> None:
+        """Commits and changed files into each session's stats (a sub-agent's are its parent's)."""
+        for thread in self.threads:
+            if thread.tid in self.expected.sessions:
+                stats = self.expected.sessions[thread.tid]
+                stats["commits"], stats["files_changed"] = len(thread.commits), len(thread.changed)
 
     # the sessions -----------------------------------------------------------------------
 
@@ -374,6 +412,7 @@ class _History:
             start = base + timedelta(days=index, minutes=self.rng.randint(0, 300))
             builder = (self.forked_session, self.spawning_session, self.legacy_session, self.newer_session)
             (builder[index] if index < len(builder) else self.plain_session)(index, start)
+        self.settle()
         self.write()
         return self.expected
 
@@ -443,6 +482,8 @@ class _History:
         self.expected.sessions[parent.tid] = parent.stats
         self.expected.subagents[child.tid] = parent.tid
         self.add_subagent(parent.stats, child.stats)
+        parent.commits |= child.commits
+        parent.changed |= child.changed
 
     def subagent_work(self, child: _Thread, task: str) -> None:
         child.message("developer", PERMISSIONS)
@@ -459,6 +500,13 @@ class _History:
         found = child.call("exec_command", {"cmd": "rg -n 'time.sleep' tests", "workdir": child.cwd})
         child.model_call()
         child.output(found, "tests/test_poll.py:41:    time.sleep(2)\ntests/test_retry.py:9:    time.sleep(0.5)")
+        child.reemit()
+        # The helper fixes one sleep itself: its change is its parent session's.
+        fix = child.patch("*** Begin Patch\n*** Update File: tests/test_poll.py\n@@\n-    time.sleep(2)\n"
+                          "+    clock.advance(2)\n*** End Patch\n")
+        child.model_call()
+        child.output(fix, "Success. Updated the following files:\nM tests/test_poll.py\n", custom=True)
+        child.changed.add(f"{child.cwd}\0{child.cwd}/tests/test_poll.py")
         child.reemit()
         child.say("Two sleeps: tests/test_poll.py:41 and tests/test_retry.py:9.", phase="final_answer")
         child.model_call()
@@ -609,8 +657,16 @@ def write_codex_examples(root: Path) -> list[Path]:
     parent.model_call()
     parent.output(rerun, "......................\n22 passed in 0.58s")
     parent.reemit()
+    commit = parent.call("shell", {
+        "command": ["bash", "-lc", "git commit -am 'Skip readings without a predecessor in next_high_tide'"],
+        "workdir": EXAMPLE_CWD,
+    })
+    parent.model_call()
+    parent.output(commit, "[main 9c3e1f4] Skip readings without a predecessor in next_high_tide\n"
+                          " 1 file changed, 2 insertions(+), 1 deletion(-)")
+    parent.reemit()
     parent.end_turn(
-        "Fixed. `next_high_tide` now skips readings without a predecessor:\n\n"
+        "Fixed and committed (`9c3e1f4` on `main`). `next_high_tide` now skips readings without a predecessor:\n\n"
         "- `tidepool/tides.py`: a reading needs a `previous` to count as a peak\n"
         "- all 22 tests pass (`pytest -q`)",
         thought="The whole suite passes; time to report what changed.",

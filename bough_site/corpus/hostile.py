@@ -90,7 +90,7 @@ class _Writer:
         self.stem = stem or session  # the file name, when it is not the session id
         self.cwd = cwd
         self.lines: list[bytes] = []
-        self._n = 0
+        self._n = len(case.good)  # markers stay unique across a case's sessions
         self._clock = 0
 
     def marker(self) -> str:
@@ -325,10 +325,10 @@ def _content_shapes(w: _Writer) -> None:
 
 def _record_types(w: _Writer) -> None:
     w.good()
-    odd_types = ("hologram", "", 42, None, ["user"], {"user": 1}, True)
-    for kind in odd_types:
+    for kind in ("hologram", "", 42, ["user"], {"user": 1}, True):
         w.add(dict(w.prompt("unknown type: not shown"), type=kind))
         w.good()
+    w.add(dict(w.prompt(w.marker()), type=None))  # null is as good as missing: the role decides
     untyped = w.prompt(w.marker())  # no "type": the message role says it is a user record
     del untyped["type"]
     w.add(untyped)
@@ -537,12 +537,14 @@ def _secrets_case(case: HostileCase, cwd: str, s: _Secrets) -> None:
     w.add(w.reply([
         {"type": "text", "text": f"{w.marker()} Setting AWS_SECRET_ACCESS_KEY={aws_key} now."},
         {"type": "tool_use", "id": bash_id, "name": "Bash",
-         "input": {"command": f"export OPENAI_API_KEY={s.openai()} && psql postgres://admin:{db_password}@db.internal/app",
+         "input": {"command": f"export OPENAI_API_KEY={s.openai()} && PGPASSWORD={s.password('env-secret')} "
+                              f"psql postgres://admin:{db_password}@db.internal/app",
                    "description": f"uses {s.google()}"}},
     ]))
     w.add(w.result(bash_id, f"{w.marker()}\nAuthorization: Bearer {s.jwt()}\nstripe={s.stripe()}",
                    detail={"stdout": f"token {s.huggingface()}", "stderr": f"slack said {s.slack()}"}))
-    env_password, env_plain = s.password("env-secret"), s.password("sensitive-file")
+    # In a .env file every value is a sensitive-file value, whatever its name.
+    env_password, env_plain = s.password("sensitive-file"), s.password("sensitive-file")
     env_text = f"DB_PASSWORD={env_password}\nANTHROPIC_API_KEY={s.anthropic()}\nSESSION_SALT={env_plain}\n"
     w.add(w.reply([{"type": "tool_use", "id": read_id, "name": "Read", "input": {"file_path": f"{cwd}/.env"}}]))
     w.add(w.result(read_id, [{"type": "text", "text": env_text}],

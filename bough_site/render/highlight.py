@@ -391,7 +391,8 @@ def highlight_patch(patch: str) -> Markup:
 _DIFF_COLOURS = {
     # kind: (light background, light text, dark background, dark text); None: inherit
     ADD: ("#e6ffec", None, "#12261e", None),
-    DEL: ("#ffebe9", None, "#25171c", None),
+    # Light: pale enough that every Pygments "default" token colour keeps 4.5:1 (WCAG AA).
+    DEL: ("#fff7f6", None, "#25171c", None),
     HUNK: ("#ddf4ff", "#0a3069", "#121d2f", "#a5d6ff"),
     FILE: ("#eaeef2", "#1f2328", "#21262d", "#e6edf3"),
 }
@@ -490,6 +491,9 @@ def stylesheet() -> str:
         # lines from adding blank rows inside <pre>.
         ".code .line { display: inline-block; min-width: 100%; box-sizing: border-box; }",
         ".code .line.file { font-weight: bold; }",
+        # A stripe marks added and removed lines: their backgrounds are pale for contrast.
+        ".code .line.add { box-shadow: inset 3px 0 #2da44e; }",
+        ".code .line.del { box-shadow: inset 3px 0 #cf222e; }",
     ]
     light_tokens, dark_tokens = _token_rules()
     light = [_base_rule(LIGHT_STYLE), *light_tokens, *_diff_rules(dark=False)]

@@ -41,6 +41,7 @@ from ..model import (
     ToolResult,
 )
 from . import charts
+from .built import project_work
 from .env import default_theme_dir, make_env
 from .highlight import highlight, highlight_diff, highlight_hunks, highlight_patch, stylesheet
 from .images import image_filename, sniff_image
@@ -87,6 +88,8 @@ STAT_LABELS: tuple[tuple[str, str], ...] = (
     ("tool_calls", "tool calls"),
     ("tool_errors", "tool errors"),
     ("subagents", "sub-agents"),
+    ("commits", "commits"),
+    ("files_changed", "files changed"),
     ("input_tokens", "input tokens"),
     ("output_tokens", "output tokens"),
     ("cache_creation_input_tokens", "cache writes"),
@@ -790,12 +793,15 @@ class Renderer:
         return html.encode("utf-8")
 
     def project_page(self, project: Project, site: Site) -> bytes:
+        page = urls.project_html(project.id)
+        summary = summarize(project)
         html = self._render(
             "project.html",
-            page=urls.project_html(project.id),
+            page=page,
             site=site,
             project=project,
-            summary=summarize(project),
+            summary=summary,
+            work=project_work(project, summary.sessions, lambda s: link(page, urls.session_html(project.id, s.slug))),
         )
         return html.encode("utf-8")
 

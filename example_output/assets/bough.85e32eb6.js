@@ -4,7 +4,7 @@
    - expand / collapse all on session pages
    - opening the <details> around a linked moment
    - making code blocks that scroll sideways reachable by keyboard
-   - starting Pagefind's search box when the site was built with search
+   (the search box is search.js)
    Nothing here fetches anything. */
 (function () {
   "use strict";
@@ -84,13 +84,6 @@
     for (var j = 0; j < wide.length; j++) wide[j].setAttribute("tabindex", "0");
   }
 
-  function search() {
-    var box = document.querySelector("[data-bough-search]");
-    if (box && typeof window.PagefindUI === "function") {
-      new window.PagefindUI({ element: box, showImages: false });
-    }
-  }
-
   // Deferred scripts (this one and Pagefind's) have all run by DOMContentLoaded.
   document.addEventListener("DOMContentLoaded", function () {
     localTimes();
@@ -102,7 +95,6 @@
     document.addEventListener("toggle", function (event) {
       if (event.target.open) focusableScrollers(event.target);
     }, true);
-    search();
     window.addEventListener("hashchange", revealTarget);
   });
 })();

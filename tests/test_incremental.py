@@ -1,0 +1,246 @@
+"""Incremental builds: what a second build reads, renders and rewrites.
+
+Every test compares against a fresh build of the same input, so "incremental"
+can never mean "different". Rewrites are told by mtimes: before each rebuild
+every output's mtime is set far in the past, so any file written again shows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from bough_site import write as write_module
+from bough_site.build import BuildResult, build
+from bough_site.config import BuildConfig
+from bough_site.corpus.claude import generate_claude_history
+from bough_site.errors import OutputError
+
+from .records import prompt, reply, text
+
+OLD = 1_000_000_000  # 2001: any file written by a build is newer
+
+
+def make_history(root: Path) -> Path:
+    generate_claude_history(root, seed=11, projects=2, sessions_per_project=3, turns_per_session=3, output_kb=1)
+    return root / "projects"
+
+
+def run(src: Path, out: Path, **options) -> BuildResult:
+    config = BuildConfig(sources=[src], out=out, archive=None, jobs=options.pop("jobs", 1), **options)
+    return build(config, redaction_key=b"k")
+
+
+def tree(out: Path) -> dict[str, bytes]:
+    """Every output file by path, without bough's own state (.bough-*)."""
+    return {
+        path.relative_to(out).as_posix(): path.read_bytes()
+        for path in sorted(out.rglob("*"))
+        if path.is_file() and not any(part.startswith(".bough-") for part in path.relative_to(out).parts)
+    }
+
+
+def age(out: Path) -> None:
+    for name in tree(out):
+        os.utime(out / name, ns=(OLD * 10**9, OLD * 10**9))
+
+
+def rewritten(out: Path) -> set[str]:
+    return {name for name in tree(out) if (out / name).stat().st_mtime_ns != OLD * 10**9}
+
+
+def sessions_of(out: Path) -> dict[str, dict]:
+    """session id -> its summary in the project sidecars."""
+    index = orjson.loads((out / "index.json").read_bytes())
+    found = {}
+    for project in index["projects"]:
+        for summary in orjson.loads((out / project["json"]).read_bytes())["sessions"]:
+            found[summary["id"]] = summary
+    return found
+
+
+def main_file(src: Path, out: Path) -> tuple[Path, dict]:
+    """A main transcript without sub-agents that ends with a complete line, and its summary."""
+    summaries = sessions_of(out)
+    for path in sorted(src.glob("*/*.jsonl")):
+        summary = summaries.get(path.stem)
+        if summary is None or not path.read_bytes().endswith(b"\n") or path.name.startswith("agent-"):
+            continue
+        if len(orjson.loads((out / summary["json"]).read_bytes())["files"]) == 1:
+            return path, summary
+    raise AssertionError("no main transcript without sub-agents ends with a newline")
+
+
+def append_turn(path: Path) -> None:
+    """One more turn (a prompt and its reply) at the end of a session file."""
+    last = next(orjson.loads(line) for line in reversed(path.read_bytes().splitlines())
+                if line.strip().startswith(b"{") and b'"cwd"' in line)
+    fields = {"cwd": last["cwd"], "sessionId": last["sessionId"], "timestamp": "2027-01-01T00:00:00.000Z"}
+    records = [
+        prompt("aaaaaaaa-0000-4000-8000-000000000001", "one more thing", **fields),
+        reply("aaaaaaaa-0000-4000-8000-000000000002", "msg_appended", [text("Done: one more thing.")], **fields),
+    ]
+    with open(path, "ab") as handle:
+        for record in records:
+            handle.write(orjson.dumps(record) + b"\n")
+
+
+@pytest.fixture()
+def history(tmp_path: Path) -> Path:
+    return make_history(tmp_path / "history")
+
+
+def fresh(src: Path, tmp_path: Path, name: str = "fresh") -> dict[str, bytes]:
+    out = tmp_path / name
+    shutil.rmtree(out, ignore_errors=True)
+    run(src, out)
+    return tree(out)
+
+
+def test_no_change_rewrites_nothing(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    first = run(history, out)
+    assert first.rebuilt > 0 and first.reused == 0
+    age(out)
+    again = run(history, out)
+    assert (again.rebuilt, again.reused, again.written) == (0, first.rebuilt, 0)
+    assert rewritten(out) == set()
+    assert again.site.stats == first.site.stats
+
+
+def test_a_touched_file_with_the_same_bytes_is_not_read_again(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    path = next(history.glob("*/*.jsonl"))
+    os.utime(path, ns=(OLD * 10**9, OLD * 10**9))
+    age(out)
+    again = run(history, out)
+    assert again.rebuilt == 0 and rewritten(out) == set()
+
+
+def test_append_one_turn_rewrites_that_session_its_project_and_the_index(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    path, summary = main_file(history, out)
+    project_dir = summary["html"].rsplit("/sessions/", 1)[0]
+    age(out)
+    append_turn(path)
+    result = run(history, out)
+    assert result.rebuilt == 1
+    assert rewritten(out) == {
+        summary["html"],
+        summary["json"],
+        f"{project_dir}/index.html",
+        f"{project_dir}/project.json",
+        "index.html",
+        "index.json",
+    }
+    grown = sessions_of(out)[path.stem]
+    assert grown["stats"]["prompts"] == summary["stats"]["prompts"] + 1
+    assert tree(out) == fresh(history, tmp_path)
+
+
+def test_a_new_session_is_added_and_nothing_else_is_read(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    first = run(history, out)
+    path, _ = main_file(history, out)
+    copy = path.with_name("bbbbbbbb-0000-4000-8000-000000000000.jsonl")
+    shutil.copyfile(path, copy)
+    age(out)
+    result = run(history, out)
+    assert (result.rebuilt, result.reused) == (1, first.rebuilt)
+    assert copy.stem in sessions_of(out)
+    assert not any(name.startswith(f"projects/") and path.stem in name for name in rewritten(out))
+    assert tree(out) == fresh(history, tmp_path)
+
+
+def test_a_deleted_source_keeps_its_pages_until_prune(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    first = run(history, out)
+    path, summary = main_file(history, out)
+    path.unlink()
+    shutil.rmtree(path.with_suffix(""), ignore_errors=True)  # its sub-agents too
+    before = tree(out)
+    age(out)
+    kept = run(history, out)
+    assert kept.gone == 1 and kept.rebuilt == 0
+    assert path.stem in sessions_of(out), "a session whose transcript is gone stays listed"
+    assert (out / summary["html"]).read_bytes() == before[summary["html"]]
+    assert summary["html"] not in rewritten(out)
+    assert kept.site.stats == first.site.stats
+    # Again: still there, still nothing to read.
+    assert run(history, out).gone == 1
+
+    pruned = run(history, out, prune=True)
+    assert pruned.gone == 0 and pruned.pruned >= 2
+    assert path.stem not in sessions_of(out)
+    assert not (out / summary["html"]).exists() and not (out / summary["json"]).exists()
+    assert tree(out) == fresh(history, tmp_path)
+
+
+def test_a_theme_change_rebuilds_every_session(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    first = run(history, out)
+    theme = tmp_path / "theme"
+    (theme / "static").mkdir(parents=True)
+    (theme / "static" / "extra.css").write_text("body { margin: 0 }\n")
+    changed = run(history, out, theme=theme)
+    assert (changed.rebuilt, changed.reused) == (first.rebuilt, 0)
+    assert list((out / "assets").glob("extra.*.css"))
+    again = run(history, out, theme=theme)
+    assert again.rebuilt == 0
+
+
+def test_an_interrupted_build_then_a_clean_one_gives_the_fresh_bytes(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    path, _ = main_file(history, out)
+    append_turn(path)
+    other = next(p for p in sorted(history.glob("*/*.jsonl")) if p != path and p.read_bytes().endswith(b"\n")
+                 and not p.name.startswith("agent-"))
+    append_turn(other)
+    real_write = write_module.SiteWriter.write
+    calls = [0]
+
+    def failing(self, relpath: str, data: bytes) -> bool:
+        calls[0] += 1
+        if calls[0] > 1:
+            raise OutputError("disk full (simulated)")
+        return real_write(self, relpath, data)
+
+    monkeypatch.setattr(write_module.SiteWriter, "write", failing)
+    with pytest.raises(OutputError):
+        run(history, out)
+    monkeypatch.setattr(write_module.SiteWriter, "write", real_write)
+    assert not list(out.rglob(".bough-tmp-*")), "no half-written file is left behind"
+    result = run(history, out)
+    assert result.rebuilt == 2
+    assert tree(out) == fresh(history, tmp_path)
+
+
+def test_an_output_deleted_by_hand_is_made_again(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    _, summary = main_file(history, out)
+    (out / summary["html"]).unlink()
+    result = run(history, out)
+    assert result.rebuilt == 1
+    assert tree(out) == fresh(history, tmp_path)
+
+
+def test_the_same_bytes_whatever_the_number_of_workers(history: Path, tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    run(history, one, jobs=1)
+    run(history, two, jobs=2)
+    assert tree(one) == tree(two)
+    # and incrementally: a grown session rebuilt by two workers, the rest kept
+    path, _ = main_file(history, one)
+    append_turn(path)
+    run(history, two, jobs=2)
+    assert tree(two) == fresh(history, tmp_path)

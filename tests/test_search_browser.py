@@ -1,0 +1,98 @@
+"""Search in a real browser, on the example site: from ``file://`` (the
+search-index.js fallback) and from a local server under a sub-path with
+netlify.toml's headers, CSP included (Pagefind). Type a word known to be in one
+session, get that session first, open it at the matching moment.
+
+Uses the site, server and browser of tests/test_browser.py (skipped with the
+reason where Chromium or Playwright is missing, failed under
+BOUGH_REQUIRE_BROWSER=1); any console error, CSP violation or failed request
+fails a test.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from .test_browser import ExampleSite, Server, Tab, browser, open_page, server, site, start_url  # noqa: F401
+
+pytestmark = pytest.mark.browser
+
+ORIGINS = ("file", "http")
+# Words each in exactly one session of the examples (checked below), and the kind
+# of moment the first match is in.
+WORDS = {
+    "slowapi": ("c7f03b91-6d2e-4a85-b4c9-1e8d2a6f5b03", "p"),  # notes-api N4: the first prompt names it
+    "predecessor": ("019cd2e7-c6b8-7368-9b86-605be5b3b792", "r"),  # the Codex session: only replies say it
+}
+
+
+def _search(tab: Tab, url: str, query: str) -> Any:
+    page = tab.page
+    page.goto(url)
+    box = page.locator("#bough-search-input")
+    box.click()
+    box.fill(query)
+    first = page.locator(".search-results .search-result a.search-title").first
+    first.wait_for()
+    return first
+
+
+def _clean(tab: Tab) -> None:
+    assert tab.watch.problems == [], tab.watch.problems
+
+
+@pytest.mark.parametrize("origin", ORIGINS)
+@pytest.mark.parametrize("word", sorted(WORDS))
+def test_a_word_finds_its_session_and_opens_at_the_moment(
+    site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str, word: str
+) -> None:
+    session, kind = WORDS[word]
+    pages = [p for p, data in site.files.items() if p.endswith(".html") and "/sessions/" in p
+             and word.encode() in data.lower()]
+    assert [p.rsplit("/", 1)[1] for p in pages] == [f"{session}.html"], "the word must be in one session only"
+    tab = open_page()
+    # From a project page, two levels down: links must resolve from there too.
+    first = _search(tab, start_url(site, server, origin, site.project), word)
+    backend = tab.page.locator("[data-bough-search]").get_attribute("data-backend")
+    assert backend == ("local" if origin == "file" else "pagefind")
+    href = first.get_attribute("href")
+    assert f"{session}.html#" in href, href
+    anchor = href.rsplit("#", 1)[1]
+    assert anchor[0] == kind and anchor[1:].isdigit(), anchor
+    first.click()
+    tab.page.wait_for_url(f"**/{session}.html#{anchor}")
+    target = tab.page.locator(f"[id='{anchor}']")
+    assert target.is_visible()
+    assert word in target.inner_text().lower()
+    _clean(tab)
+
+
+@pytest.mark.parametrize("origin", ORIGINS)
+def test_filters_narrow_the_results(
+    site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str
+) -> None:
+    tab = open_page()
+    _search(tab, start_url(site, server, origin), "tests")
+    page = tab.page
+    results = page.locator(".search-results .search-result")
+    everything = results.count()
+    assert everything > 1
+    page.select_option("select[data-filter='source']", "Codex")
+    page.wait_for_function("document.querySelectorAll('.search-results .search-result').length < %d" % everything)
+    facts = page.locator(".search-results .search-result a.search-title").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))")
+    assert facts and all("/tidepool-" in href for href in facts), facts  # the Codex sessions are tidepool's
+    _clean(tab)
+
+
+@pytest.mark.parametrize("origin", ORIGINS)
+def test_no_match_says_so(site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str) -> None:
+    tab = open_page()
+    page = tab.page
+    page.goto(start_url(site, server, origin))
+    page.fill("#bough-search-input", "zzqxjvnotaword")
+    page.locator(".search-status", has_text="No session matches").wait_for()
+    assert page.locator(".search-results .search-result").count() == 0
+    _clean(tab)
