@@ -783,20 +783,25 @@ class _Merge:
         found = self.found
         labels = {found.label(path) for path in found.codex}
         names = {path.name for path in found.codex}
-        # Codex moves a rollout from sessions/ to archived_sessions/ by rename: copies
-        # under both labels are one thread, so only the place it was seen last counts.
-        latest: dict[str, Entry] = {}
+        # Codex moves a rollout from sessions/ to archived_sessions/ by rename (never
+        # back): copies under both labels are one thread, read once, from the longer
+        # copy, else from where it went last.
+        best: dict[str, Entry] = {}
         for entry in wanted:
             name = entry.label.rsplit("/", 1)[-1]
             if entry.label in labels or name in names:
                 continue
-            if name not in latest or (entry.updated, entry.label) > (latest[name].updated, latest[name].label):
-                latest[name] = entry
-        for entry in sorted(latest.values(), key=lambda e: e.label):
+            if name not in best or _codex_rank(entry) > _codex_rank(best[name]):
+                best[name] = entry
+        for entry in sorted(best.values(), key=lambda e: e.label):
             path = self._restored("codex", entry.label)
             if path is not None:
                 found.codex.append(path)
                 self.kept.since[entry.label] = entry.archived
+
+
+def _codex_rank(entry: Entry) -> tuple[int, bool, str, str]:
+    return (entry.size, entry.label.startswith("archived_sessions/"), entry.archived, entry.label)
 
 
 def _in_scope(entry: Entry, scope: list[Path]) -> bool:

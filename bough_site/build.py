@@ -277,7 +277,7 @@ class _Build:
             redo = self._keep_unchanged()
             self._final_pass(redo)
             site = self._site_pages(projects, same)
-            pruned = writer.prune() if config.prune else []
+            pruned = self._prune()
             self._save()
             written, unchanged, kept = len(writer.written), len(writer.unchanged), len(writer.kept)
         archived_only = sum(1 for p in site.projects for s in p.sessions if s.kept_since)
@@ -514,6 +514,23 @@ class _Build:
         self.site_outputs = self._write(files)
         self.signature = signature
         return site
+
+    def _prune(self) -> list[str]:
+        """Delete what the last build wrote and this one did not: with ``--prune``
+        everything (the pages of sessions whose source is gone among them); else
+        only files that something newer replaced (a search bundle, the parts of a
+        page split otherwise), and only when the last manifest says whose each
+        file was. Assets stay: the pages of a session whose source is gone may
+        still name the ones they were built with."""
+        if not self.config.prune:
+            if not self.previous.valid:
+                return []
+            for path in self.previous.site_outputs:
+                if path.startswith(urls.ASSETS_DIR + "/") and path not in self.claimed and _is_file(
+                        self.writer.out / path):
+                    self.writer.keep(path)
+                    self.claimed.add(path)
+        return self.writer.prune()
 
     def _signature(self, projects: list[Project], warnings: list[Warning]) -> str:
         """What the index and project pages are made of: when it is the same as

@@ -228,5 +228,57 @@ def _day(mtime_ns: int) -> str:
     return datetime.fromtimestamp(mtime_ns / 1e9, timezone.utc).strftime("%Y-%m-%d")
 
 
+@main.command("serve")
+@click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("site"), show_default=True,
+              help="Where to write the site that is served.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="The port on 127.0.0.1 (0: any free one).")
+@click.option("--watch", is_flag=True, help="Rebuild when a transcript or theme file changes.")
+@click.option("--theme", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="A theme directory whose templates and static files override the default theme.")
+@click.option("--source", "source_filter", type=click.Choice(SOURCE_CHOICES), default="all", show_default=True,
+              help="Which agents' transcripts to read.")
+@click.option("--no-redact", is_flag=True, help="Do not redact secrets (API keys, tokens, passwords).")
+@click.option("--redact-paths", is_flag=True, help="Also replace your home directory and user name with ~.")
+@click.option("--force", is_flag=True, help="Build into a non-empty directory bough did not create.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
+@click.option("--no-search", is_flag=True, help="Leave out the search index and box.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress, only warnings and the summaries.")
+@click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where bough keeps a copy of every transcript it reads "
+                   "(default: $BOUGH_ARCHIVE, else ~/.local/share/bough/archive).")
+@click.option("--no-archive", is_flag=True, help="Neither copy transcripts into the archive nor read from it.")
+def serve_command(sources: tuple[Path, ...], out: Path, port: int, watch: bool, theme: Path | None,
+                  source_filter: str, no_redact: bool, redact_paths: bool, force: bool, jobs: int,
+                  no_search: bool, quiet: bool, archive: Path | None, no_archive: bool) -> None:
+    """Build the site as `bough build` does and serve OUT on http://127.0.0.1:PORT/
+    (this machine only); with --watch, rebuild (incrementally) whenever a
+    transcript or theme file changes. Ctrl-C stops it."""
+    from .serve import serve
+
+    if archive is not None and no_archive:
+        raise click.UsageError("--archive and --no-archive exclude each other")
+    config = BuildConfig(
+        sources=list(sources), out=out, theme=theme, source_filter=source_filter,
+        redact=not no_redact, redact_paths=redact_paths, force=force,
+        jobs=jobs, search=not no_search, report=_reporter(quiet),
+        archive=None if no_archive else (archive or archive_dir()),
+    )
+
+    def ready(url: str) -> None:
+        _stderr(f"Serving {out} at {url} (this machine only). " +
+                ("Watching for changes; " if watch else "") + "Ctrl-C to stop.")
+
+    try:
+        serve(config, port=port, watch=watch, redaction_key=redaction_key(),
+              on_build=lambda result: _stderr(summary(result, config)), on_ready=ready)
+    except KeyboardInterrupt:
+        _stderr("Stopped.")
+    except (BoughError, OSError) as err:  # OSError: the port is taken
+        _stderr(f"bough: {err}")
+        sys.exit(1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -255,6 +255,7 @@ class Manifest:
     units: dict[str, UnitState] = field(default_factory=dict)
     sessions: dict[str, SessionState] = field(default_factory=dict)
     site_outputs: list[str] = field(default_factory=list)
+    valid: bool = False  # read from a manifest a build wrote (not made up empty)
     site_signature: str = ""  # what the index and project pages were made of
     project_stats: dict[str, dict[str, int]] = field(default_factory=dict)
     site_stats: dict[str, int] = field(default_factory=dict)
@@ -272,7 +273,7 @@ class Manifest:
             doc = orjson.loads(data)
             if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
                 return cls()
-            manifest = cls(options=str(doc.get("options") or ""))
+            manifest = cls(options=str(doc.get("options") or ""), valid=True)
             for key, u in doc["units"].items():
                 manifest.units[key] = UnitState(
                     kind=u["kind"],

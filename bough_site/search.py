@@ -126,7 +126,7 @@ def fallback_script(site: Site) -> bytes:
                          ("\u2029", "\\u2029")):
         data = data.replace(raw, escaped)
     return ("/* bough search index for file:// (see bough_site/search.py) */\n"
-            f"window.BOUGH_SEARCH_INDEX = {data};\n").encode("utf-8")
+            f"window.BOUGH_SEARCH_INDEX = {data};\n").encode()
 
 
 # --- Pagefind ----------------------------------------------------------------------------------
@@ -181,8 +181,8 @@ def pagefind_files(out: Path, pages: list[str]) -> list[tuple[str, bytes]]:
             files[f"{PAGEFIND_DIR}/{rel}"] = path.read_bytes()
     try:
         files = canonical_bundle(files)
-    except (ValueError, TypeError, IndexError, OSError, EOFError) as err:
-        raise SearchError(f"Pagefind wrote a bundle bough cannot read: {err}") from err
+    except (ValueError, TypeError, IndexError, KeyError, OSError, EOFError):
+        pass  # a Pagefind whose files bough cannot read: its bundle works as written, only not reproducibly
     return sorted(files.items())
 
 

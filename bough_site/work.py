@@ -47,7 +47,7 @@ FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_pat
 # git's summary line after a commit: "[main abc1234] subject",
 # "[main (root-commit) abc1234] subject", "[detached HEAD abc1234] subject".
 COMMIT_LINE = re.compile(
-    r"^\[(?P<branch>[^\]\n]+?)(?: \(root-commit\))? (?P<hash>[0-9a-f]{7,40})\] (?P<message>[^\n]*)$", re.M
+    r"^\[(?P<branch>[^\]\n]+?)(?: \(root-commit\))? (?P<hash>[0-9a-f]{7,40})\] (?P<message>[^\n]*)$", re.MULTILINE
 )
 _NOTHING = re.compile(r"nothing to commit|nothing added to commit|no changes added to commit")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -467,7 +467,7 @@ def commits_of(call: ToolCall) -> list[CallCommit]:
     return out
 
 
-_HEAD_LINE = re.compile(r"^(?:commit )?(?P<hash>[0-9a-f]{7,40})(?: (?P<message>[^\n]*))?$", re.M)
+_HEAD_LINE = re.compile(r"^(?:commit )?(?P<hash>[0-9a-f]{7,40})(?: (?P<message>[^\n]*))?$", re.MULTILINE)
 
 
 def _shown_head(call: ToolCall, invocations: list[GitCommit]) -> tuple[str, str | None] | None:
@@ -520,7 +520,7 @@ def patch_changes(patch: str) -> list[tuple[str, str, int | None, int | None]]:
         if unified:
             if line.startswith("+++ "):
                 name = line[4:].split("\t", 1)[0].strip()
-                name = name[2:] if name.startswith("b/") else name
+                name = name.removeprefix("b/")
                 current = None if name == "/dev/null" else [name, "update", 0, 0]
                 if current is not None:
                     out.append(current)

@@ -92,6 +92,7 @@ class ExampleSite:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> ExampleSite:
+    require_browser()  # before building anything
     root = tmp_path_factory.mktemp("browser") / "site"
     files = be.build_example_site(root)
     rich = [
@@ -437,8 +438,11 @@ def test_injected_inline_script_is_blocked(site: ExampleSite, server: Server, op
         "() => { const el = document.createElement('script'); el.textContent = 'window.__ran = 1';"
         " document.body.appendChild(el); }"
     )
-    page.wait_for_function("() => true")
     assert page.evaluate("window.__ran") is None
+    for _ in range(100):  # the violation is reported asynchronously
+        if any("script-src" in p for p in s.watch.problems):
+            break
+        page.wait_for_timeout(20)
     assert any("script-src" in p for p in s.watch.problems), s.watch.problems
 
 

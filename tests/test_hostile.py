@@ -9,6 +9,7 @@ in the session sidecars, and never raise or hang.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import html
 import os
 import re
@@ -312,11 +313,16 @@ def forms(secret: str) -> list[bytes]:
 
 
 def leaks(out: Path, secrets: list[str]) -> list[tuple[str, str]]:
+    """(file, secret start) for every secret in any form in any file under out,
+    also inside gzip-compressed files (the search index)."""
     pattern = re.compile(b"|".join(re.escape(f) for s in secrets for f in forms(s)))
     found = []
     for path in sorted(out.rglob("*")):
         if path.is_file() and not path.is_symlink():
-            found += [(str(path.relative_to(out)), m.group().decode()[:12]) for m in pattern.finditer(path.read_bytes())]
+            data = path.read_bytes()
+            if data.startswith(b"\x1f\x8b"):
+                data += gzip.decompress(data)
+            found += [(str(path.relative_to(out)), m.group().decode()[:12]) for m in pattern.finditer(data)]
     return found
 
 
@@ -342,6 +348,31 @@ def test_the_planted_secrets_never_reach_an_output_byte(hostile: HostileExpected
     kinds = sorted({kind for kind in hostile.secrets.values()})
     assert [k for k in kinds if f"[redacted: {k} ".encode() not in written] == []
     assert set(session.redactions) == set(kinds)
+
+
+def test_secrets_in_ids_versions_models_and_file_names_are_redacted(tmp_path: Path) -> None:
+    token = "gh" + "p_" + "Z" * 30 + "abc123"
+    aws = "AK" + "IA" + "ZXCVBNMASDFGHJKL"
+    folder = tmp_path / "projects" / "-p"
+    write_jsonl(folder / f"{token}.jsonl", [
+        prompt(f"id-{token}", "GOOD-ids-1", version=token),
+        reply("a1", f"msg-{token}", [text("GOOD-ids-2"), tool_use(f"toolu-{token}", "Task", prompt="p")],
+              model=f"claude-{aws}"),
+        tool_result("r1", f"toolu-{token}", "GOOD-ids-3", detail={"agentId": "abc"}),
+    ])
+    write_jsonl(folder / token / "subagents" / "agent-abc.jsonl", [
+        prompt("s1", "p", isSidechain=True, agentId="abc", version=token),
+        reply("s2", "sm1", [text("GOOD-ids-4")], isSidechain=True, agentId="abc", model=f"claude-{aws}"),
+    ])
+    out = tmp_path / "out"
+    result = build(BuildConfig(sources=[tmp_path / "projects"], out=out), redaction_key=KEY)
+    fingerprint = Redactor(KEY).fingerprint
+    [session] = sessions(result.site)
+    assert session.id == f"[redacted: github-token {fingerprint(token)}]"
+    assert session.versions == [session.id, "2.1.80"] and session.models == [f"claude-[redacted: aws-access-key {fingerprint(aws)}]"]
+    data = b"".join(p.read_bytes() for p in out.rglob("*.json"))
+    assert [m for m in ("GOOD-ids-1", "GOOD-ids-2", "GOOD-ids-3", "GOOD-ids-4") if m.encode() not in data] == []
+    assert leaks(out, [token, aws]) == []
 
 
 # --- all at once, through the command line --------------------------------------------------

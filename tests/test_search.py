@@ -34,7 +34,7 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 def _index(files: dict[str, bytes]) -> dict:
     text = files[search.FALLBACK_PATH].decode("utf-8")
-    match = re.fullmatch(r"/\*[^*]*\*/\nwindow\.BOUGH_SEARCH_INDEX = (\{.*\});\n", text, re.S)
+    match = re.fullmatch(r"/\*[^*]*\*/\nwindow\.BOUGH_SEARCH_INDEX = (\{.*\});\n", text, re.DOTALL)
     assert match, text[:200]
     return json.loads(match.group(1))
 

@@ -11,11 +11,19 @@ fails a test.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from .test_browser import ExampleSite, Server, Tab, browser, open_page, server, site, start_url  # noqa: F401
+from . import test_browser
+from .test_browser import ExampleSite, Server, Tab, start_url
+
+# The example site, its server and the browser: the fixtures of tests/test_browser.py.
+site = test_browser.site
+server = test_browser.server
+browser = test_browser.browser
+open_page = test_browser.open_page
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +88,7 @@ def test_filters_narrow_the_results(
     everything = results.count()
     assert everything > 1
     page.select_option("select[data-filter='source']", "Codex")
-    page.wait_for_function("document.querySelectorAll('.search-results .search-result').length < %d" % everything)
+    page.wait_for_function(f"document.querySelectorAll('.search-results .search-result').length < {everything}")
     facts = page.locator(".search-results .search-result a.search-title").evaluate_all(
         "links => links.map(a => a.getAttribute('href'))")
     assert facts and all("/tidepool-" in href for href in facts), facts  # the Codex sessions are tidepool's

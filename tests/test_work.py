@@ -4,14 +4,25 @@ example history."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
-from bough_site.model import Reply, Session, SubagentRun, Text, ToolCall, ToolResult, Usage
+from bough_site.corpus import examples as ex
+from bough_site.model import (
+    Reply,
+    Session,
+    SubagentRun,
+    Text,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
 from bough_site.work import (
     commits_of,
     file_edits,
@@ -22,7 +33,16 @@ from bough_site.work import (
     summarize_work,
 )
 
-from .records import SESSION, base, prompt, reply, text, tool_result, tool_use, write_jsonl
+from .records import (
+    SESSION,
+    base,
+    prompt,
+    reply,
+    text,
+    tool_result,
+    tool_use,
+    write_jsonl,
+)
 
 CWD = "/home/ada/src/app"
 
@@ -293,10 +313,16 @@ def test_a_replayed_commit_counts_once_per_project(tmp_path: Path) -> None:
     assert cache["edits"] == 1 and len(cache["sessions"]) == 2  # the replayed Write is one edit
 
 
-def test_every_moment_links_to_an_element_of_the_session_page(tmp_path: Path) -> None:
-    out = tmp_path / "site"
+@pytest.fixture(scope="module")
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    out = tmp_path_factory.mktemp("work") / "site"
     result = build(BuildConfig(out=out, search=False))  # the bundled examples (HOME is empty)
     assert result.used_examples
+    return out, result
+
+
+def test_every_moment_links_to_an_element_of_the_session_page(example_site: tuple[Path, Any]) -> None:
+    out, result = example_site
     checked = 0
     for project in result.site.projects:
         for session in project.sessions:
@@ -309,6 +335,52 @@ def test_every_moment_links_to_an_element_of_the_session_page(tmp_path: Path) ->
                 assert anchor in ids, (session.id, anchor)
                 checked += 1
     assert checked > 20
+
+
+def test_project_page_shows_what_was_built(example_site: tuple[Path, Any]) -> None:
+    out, result = example_site
+    (tidepool,) = [p for p in result.site.projects if p.name == "tidepool"]
+    page = (out / "projects" / tidepool.id / "index.html").read_text()
+    built = page[page.index('<section class="built"'):page.index('<h2 id="sessions"')]
+    # The commits, linked to their moments; the quiet one's hash from the git log that followed it.
+    t2 = next(s for s in tidepool.sessions if s.id == ex.T2)
+    assert f'href="sessions/{t2.slug}.html#r12"><code class="hash">4c1e2a9</code></a>' in built
+    assert "9c3e1f4" in built and '<code class="branch">main</code>' in built
+    # Files: relative to the project, with edits and lines, and the sessions that made them.
+    assert '<code class="file-path" title="/home/ada/src/tidepool/tidepool/noaa.py">tidepool/noaa.py</code>' in built
+    assert "3 edits" in built and built.count('<li class="file">') == 6
+    assert '<span class="badge">created</span>' in built  # tidepool/cache.py
+    # Sub-agent runs, by their own type and description.
+    assert '<span class="agent-type">general-purpose</span>' in built and "Check NOAA API limits" in built
+    # The timeline: a row per day, a bar per session (a link), prompts as ticks, commits as dots.
+    timeline = re.search(r'<svg class="timeline-chart".*?</svg>', built, re.DOTALL).group(0)
+    assert timeline.count('<g class="tl-day-row">') == 3  # 2025-09-16, 2025-12-10, 2026-03-09
+    assert timeline.count('class="tl-session') == 4 and timeline.count('class="tl-commit"') == 2
+    assert timeline.count('class="tl-prompt"') == tidepool.stats["prompts"]
+    assert re.search(r'<svg class="tokens-chart".*?</svg>', built, re.DOTALL)
+    # No inline style, no script: the CSP holds.
+    assert not re.search(r"\sstyle=|<script|\son[a-z]+=", built)
+
+
+def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]) -> None:
+    out, result = example_site
+    (tidepool,) = [p for p in result.site.projects if p.name == "tidepool"]
+    t2 = next(s for s in tidepool.sessions if s.id == ex.T2)
+    page = (out / "projects" / tidepool.id / "sessions" / f"{t2.slug}.html").read_text()
+    assert "What was built: 1 commit, 3 files changed" in page
+    assert '<a class="commit-link" href="#r12"><code class="hash">4c1e2a9</code></a>' in page
+    sidecar = json.loads((out / "projects" / tidepool.id / "sessions" / f"{t2.slug}.json").read_text())
+    assert sidecar["schema"] == "bough.session/2"
+    assert [c["hash"] for c in sidecar["commits"]] == ["4c1e2a9"]
+    assert [f["path"].rsplit("/", 1)[1] for f in sidecar["files_changed"]] == ["cache.py", "cli.py", "noaa.py"]
+    project = json.loads((out / "projects" / tidepool.id / "project.json").read_text())
+    assert project["schema"] == "bough.project/2"
+    assert [(c["hash"], c["html"]) for c in project["commits"]] == [
+        ("4c1e2a9", f"projects/{tidepool.id}/sessions/{t2.slug}.html#r12"),
+        ("9c3e1f4", project["commits"][1]["html"]),
+    ]
+    assert project["files_changed"][0]["path"].endswith("tidepool/noaa.py")
+    assert project["files_changed"][0]["edits"] == 3 and len(project["files_changed"][0]["sessions"]) == 2
 
 
 # --- the bundled example history, pinned --------------------------------------------------------

@@ -156,8 +156,9 @@ def timeline_chart(
         f"(UTC): sessions as bars, prompts as ticks, commits as dots"
     )
     out = [
-        f'<svg class="timeline-chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">',
+        # A group, not an image: its bars and dots are links.
+        (f'<svg class="timeline-chart" viewBox="0 0 {width} {height}" role="group" '
+         f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'),
         f"<title>{escape(label)}</title>",
     ]
     for hour in (0, 6, 12, 18, 24):
@@ -174,7 +175,8 @@ def timeline_chart(
         for x, w, session, start, end in bars.get(day, ()):
             tip = f"{session.title or 'Untitled session'} ({_clock(start)}–{_clock(end)} UTC, {start.date().isoformat()})"
             out.append(
-                f'<a href="{escape(link(session))}"><rect class="tl-session tl-{escape(session.source)}" '
+                f'<a href="{escape(link(session))}" aria-label="{escape(tip)}">'
+                f'<rect class="tl-session tl-{escape(session.source)}" '
                 f'x="{_num(x)}" y="{_num(mid - _BAR_H / 2)}" width="{_num(w)}" height="{_BAR_H}">'
                 f"<title>{escape(tip)}</title></rect></a>"
             )
@@ -187,7 +189,7 @@ def timeline_chart(
             tip = f"commit {short} {what}".replace("  ", " ")
             href = f"{link(session)}#{commit.get('anchor', '')}"
             out.append(
-                f'<a href="{escape(href)}"><circle class="tl-commit" cx="{_num(x)}" cy="{_num(mid)}" r="3.5">'
+                f'<a href="{escape(href)}" aria-label="{escape(tip)}"><circle class="tl-commit" cx="{_num(x)}" cy="{_num(mid)}" r="3.5">'
                 f"<title>{escape(tip)}</title></circle></a>"
             )
         out.append("</g>")
@@ -241,8 +243,8 @@ def tokens_chart(sessions: list[Session]) -> Markup:
     height = len(TOKEN_SERIES) * _TOKEN_ROW
     label = f"Tokens per day from {days[0][0].isoformat()} to {days[-1][0].isoformat()}: input, output, cache reads"
     out = [
-        f'<svg class="tokens-chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">',
+        (f'<svg class="tokens-chart" viewBox="0 0 {width} {height}" role="img" '
+         f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'),
         f"<title>{escape(label)}</title>",
     ]
     for row, (kind, name) in enumerate(TOKEN_SERIES):

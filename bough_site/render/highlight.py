@@ -126,10 +126,29 @@ def _format(code: str, lexer: Lexer | None) -> str:
     """Escaped HTML for ``code``, highlighted by ``lexer`` if there is one."""
     if lexer is None or not code:
         return str(escape(code))
+    # Each distinct block is highlighted once per process: a file read again,
+    # a resumed session's copied history (lexing is ~1 s per MB).
+    key = (code, lexer) if len(code) >= _MEMO_MIN else None
+    if key is not None and key in _MEMO:
+        return _MEMO[key]
     html = _pygments_highlight(code, lexer, _FORMATTER)
     # The formatter ends every line, the last one included, with "\n" outside
     # any span; drop it when the source had no final newline.
-    return html if code.endswith(("\n", "\r")) else html.removesuffix("\n")
+    html = html if code.endswith(("\n", "\r")) else html.removesuffix("\n")
+    if key is not None:
+        global _memo_bytes
+        if _memo_bytes + len(html) > _MEMO_BUDGET:
+            _MEMO.clear()
+            _memo_bytes = 0
+        _MEMO[key] = html
+        _memo_bytes += len(html)
+    return html
+
+
+_MEMO: dict[tuple[str, Lexer], str] = {}
+_MEMO_MIN = 512  # smaller blocks cost less to highlight than to look up and keep
+_MEMO_BUDGET = 32 << 20  # characters of HTML kept per process
+_memo_bytes = 0
 
 
 def highlight(

@@ -106,6 +106,7 @@ HASHED_SUFFIXES = (".css", ".js")
 # Also hashed: only a page's <head> links these, never a stylesheet's url().
 HASHED_NAMES = ("favicon.svg",)
 GENERATED_CODE_CSS = "highlight.css"
+SEARCH_SCRIPT = "search.js"
 
 
 # --- small formatting helpers (template globals) -------------------------------
@@ -742,6 +743,8 @@ class Renderer:
         self.env = make_env(theme)
         self.search = search
         files = _static_files(theme)
+        if not search:
+            files.pop(SEARCH_SCRIPT, None)  # the search box's script: written only with the box
         self._assets = sorted((asset_name(name, data), data) for name, data in files.items())
         self._asset_paths = {name: asset_name(name, data) for name, data in files.items()}
         self.env.globals.update(self._globals())

@@ -30,7 +30,8 @@
   function pagefind(root) {
     if (location.protocol === "file:") return Promise.reject(new Error("file://"));
     return import(absolute(root, "pagefind/pagefind.js")).then(function (pf) {
-      return Promise.resolve(pf.options ? pf.options({ excerptLength: 24 }) : null).then(function () {
+      // baseUrl "/": result URLs relative to the site's root, whatever sub-path it is served under.
+      return Promise.resolve(pf.options ? pf.options({ baseUrl: "/", excerptLength: 24 }) : null).then(function () {
         return pf.filters();
       }).then(function (available) {
         var lists = {};
@@ -64,13 +65,22 @@
     return best ? best.id : "";
   }
 
-  // Pagefind's excerpt marks matches with <mark>; anything else in it is text.
+  // Pagefind's excerpt marks matches with <mark> and escapes the rest: it is
+  // split on the marks and unescaped by hand, never parsed as HTML.
+  var NAMED = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: "\u00a0" };
+
+  function unescape(text) {
+    return text.replace(/&(#[xX][0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, function (whole, name) {
+      if (name.charAt(0) !== "#") return Object.prototype.hasOwnProperty.call(NAMED, name) ? NAMED[name] : whole;
+      var code = name.charAt(1) === "x" || name.charAt(1) === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    });
+  }
+
   function excerptParts(html) {
-    var decoder = document.createElement("textarea");
     return String(html || "").split(/(<mark>[\s\S]*?<\/mark>)/).map(function (part) {
-      var marked = /^<mark>/.test(part);
-      decoder.innerHTML = marked ? part.slice(6, -7) : part;
-      return { text: decoder.value, mark: marked };
+      var marked = /^<mark>[\s\S]*<\/mark>$/.test(part);
+      return { text: unescape(marked ? part.slice(6, -7) : part), mark: marked };
     });
   }
 

@@ -1,0 +1,135 @@
+"""``bough serve``: builds, serves OUT on 127.0.0.1 only, picks up an appended
+transcript with --watch within a few seconds, and stops cleanly on Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import orjson
+import pytest
+
+from bough_site.config import BuildConfig
+from bough_site.serve import is_watched, serve, watch_paths
+
+from .records import SESSION, prompt, reply, text, write_jsonl
+
+READY = re.compile(r"Serving .* at (http://127\.0\.0\.1:(\d+)/)")
+PICKUP_SECONDS = 5.0  # the issue asks for "within a couple of seconds"; this leaves room on a busy machine
+
+
+def _history(root: Path) -> Path:
+    project = root / "projects" / "-home-ada-src-app"
+    write_jsonl(project / f"{SESSION}.jsonl", [
+        prompt("u1", "first question about the loader"),
+        reply("a1", "msg_1", [text("First answer.")]),
+    ])
+    return project / f"{SESSION}.jsonl"
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.read()
+
+
+def _session_json(base: str, out: Path) -> dict:
+    (path,) = out.glob("projects/*/sessions/*.json")
+    return json.loads(_get(base + path.relative_to(out).as_posix()))
+
+
+def _read_until(stream, pattern: re.Pattern[str], seconds: float, seen: list[str]) -> re.Match[str]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        line = stream.readline()
+        if not line:
+            break
+        seen.append(line)
+        match = pattern.search(line)
+        if match:
+            return match
+    raise AssertionError(f"no match for {pattern.pattern!r} in:\n" + "".join(seen))
+
+
+def test_serve_watch_picks_up_an_appended_turn_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    transcript = _history(tmp_path / "history")
+    out = tmp_path / "site"
+    command = [sys.executable, "-m", "bough_site.cli", "serve", str(tmp_path / "history" / "projects"),
+               "-o", str(out), "--port", "0", "--watch", "--no-search", "--no-archive", "-q", "-j", "1"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    seen: list[str] = []
+    try:
+        match = _read_until(process.stderr, READY, 60, seen)
+        base = match.group(1)
+        # Other lines (the "watching" note) must not block the pipe while we poll.
+        threading.Thread(target=lambda: seen.extend(process.stderr), daemon=True).start()
+        assert b"<!DOCTYPE html>" in _get(base + "index.html")
+        assert _session_json(base, out)["stats"]["prompts"] == 1
+        time.sleep(0.5)  # the watcher starts right after the server
+        with transcript.open("ab") as handle:
+            for record in (prompt("u2", "second question, appended while serving"),
+                           reply("a2", "msg_2", [text("Second answer.")])):
+                handle.write(orjson.dumps(record) + b"\n")
+        appended = time.monotonic()
+        while True:
+            data = _session_json(base, out)
+            if data["stats"]["prompts"] == 2:
+                break
+            assert time.monotonic() - appended < PICKUP_SECONDS, "".join(seen)
+            time.sleep(0.1)
+        took = time.monotonic() - appended
+        assert any(item.get("kind") == "prompt" and "appended while serving" in json.dumps(item)
+                   for item in data["timeline"])
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0, "".join(seen)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    time.sleep(0.2)
+    output = "".join(seen)
+    assert "Stopped." in output and "Traceback" not in output, output
+    assert took < PICKUP_SECONDS
+    print(f"picked up in {took:.2f} s")
+    with pytest.raises(OSError):
+        _get(base + "index.html")  # the server is gone
+
+
+def test_serve_binds_loopback_only_and_stops_on_request(tmp_path: Path) -> None:
+    _history(tmp_path / "history")
+    out = tmp_path / "site"
+    stop = threading.Event()
+    urls: list[str] = []
+    config = BuildConfig(sources=[tmp_path / "history" / "projects"], out=out, search=False, archive=None, jobs=1)
+    thread = threading.Thread(target=serve, kwargs={"config": config, "port": 0, "on_ready": urls.append,
+                                                    "stop": stop}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not urls and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert urls and urls[0].startswith("http://127.0.0.1:")
+    assert b"<!DOCTYPE html>" in _get(urls[0])
+    stop.set()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+
+
+def test_what_is_watched(tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    (theme / "templates").mkdir(parents=True)
+    source = tmp_path / "history"
+    source.mkdir()
+    config = BuildConfig(sources=[source, tmp_path / "not-yet"], theme=theme)
+    assert watch_paths(config) == sorted([source.resolve(), theme.resolve()])
+    assert is_watched(str(source / "p" / "s.jsonl"), theme)
+    assert is_watched(str(source / "p" / "s" / "subagents" / "agent-a1.meta.json"), theme)
+    assert not is_watched(str(source / "p" / "notes.txt"), theme)
+    assert is_watched(str(theme / "templates" / "base.html"), theme)
