@@ -44,13 +44,19 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .config import BuildConfig, claude_project_roots, claude_settings_files, codex_home, codex_session_roots
+from .config import (
+    BuildConfig,
+    claude_project_roots,
+    claude_settings_files,
+    codex_home,
+    codex_session_roots,
+)
 from .errors import BoughError
 from .model import Session, Warning
 from .readers.claude import ClaudeSource
@@ -76,8 +82,6 @@ _LOCK_TIMEOUT = 300.0
 _MAX_RECORD = 1 << 20
 _MAX_ORIGINS = 8
 _DEFAULT_CLEANUP_DAYS = 30
-# What a Claude source file may be: a transcript, or the meta.json beside a sub-agent's.
-_LABEL_ENDINGS = (".jsonl", ".meta.json")
 
 
 class ArchiveError(BoughError):
@@ -153,10 +157,8 @@ def label_problem(label: str) -> str | None:
     parts = label.split("/")
     if any(part in ("", ".", "..") for part in parts):
         return "it has an empty, '.' or '..' component"
-    if parts[0].startswith(".bough-"):
+    if any(part.startswith(".bough-") for part in parts):
         return "names starting '.bough-' are the archive's own"
-    if not label.endswith(_LABEL_ENDINGS):
-        return "it is not a .jsonl or .meta.json file"
     return None
 
 
@@ -188,19 +190,26 @@ class Archive:
         except (OSError, RuntimeError) as err:
             raise ArchiveError(f"cannot use the archive directory {given}: {err}") from err
         archive = cls(real)
-        marker = real / MARKER
-        if not os.path.lexists(marker):
+        if not os.path.lexists(real / MARKER):
             if not create:
                 raise ArchiveError(f"{given} is not a bough archive (it has no {MARKER} file)")
-            if set(os.listdir(real)) - {LOCK}:
-                raise ArchiveError(
-                    f"the archive directory {given} is not empty and is not a bough archive "
-                    f"(it has no {MARKER} file); choose an empty or new directory"
-                )
-            _write_file(real, MARKER, b"bough archive: copies of Claude Code and Codex transcripts\n")
+            # A lock file means another build is making the archive right now: wait for it.
+            if LOCK not in os.listdir(real):
+                archive._check_empty(given)
+            with archive.locked(exclusive=True):
+                if not os.path.lexists(real / MARKER):
+                    archive._check_empty(given)
+                    _write_file(real, MARKER, b"bough archive: copies of Claude Code and Codex transcripts\n")
         if create and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
             os.chmod(real, 0o700)  # it holds raw transcripts: nobody else reads them
         return archive
+
+    def _check_empty(self, given: Path) -> None:
+        if set(os.listdir(self.root)) - {LOCK}:
+            raise ArchiveError(
+                f"the archive directory {given} is not empty and is not a bough archive "
+                f"(it has no {MARKER} file); choose an empty or new directory"
+            )
 
     # ---------------------------------------------------------------- locking
 
@@ -265,7 +274,8 @@ class Archive:
         handle = open_regular(source, str(source), lambda warning: None)
         if handle is None:
             raise OSError(f"cannot open {source} as a regular file")
-        folder = self._folder(entry.kind, entry.label, create=True)
+        folder = self._folder(entry.kind, entry.label)
+        name = entry.label.rsplit("/", 1)[-1]
         with handle:
             info = os.fstat(handle.fileno())
             if old is not None and info.st_size < old.size:
@@ -280,7 +290,7 @@ class Archive:
                     if not same:
                         return None
                 else:
-                    os.replace(tmp, self.data_path(entry))
+                    os.replace(tmp, folder / (name + DATA_SUFFIX))
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
@@ -293,20 +303,19 @@ class Archive:
     def write_record(self, entry: Entry) -> None:
         # Not fsynced: a record lost in a crash is made again from the live file (the
         # copy it describes was fsynced before it was renamed into place).
-        folder = self._folder(entry.kind, entry.label, create=True)
+        folder = self._folder(entry.kind, entry.label)
         _write_file(folder, entry.label.rsplit("/", 1)[-1] + RECORD_SUFFIX, json_bytes(entry.to_json()), durable=False)
 
-    def _folder(self, kind: str, label: str, *, create: bool) -> Path:
-        """The real directory that holds ``label``'s files; symlinks are refused."""
+    def _folder(self, kind: str, label: str) -> Path:
+        """The real directory that holds ``label``'s files, made when missing; symlinks are refused."""
         problem = label_problem(label)
         if problem:
             raise OSError(f"cannot archive {label!r}: {problem}")
         current = self.root
         for name in [kind, *label.split("/")[:-1]]:
             current = current / name
-            if create:
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(current, 0o700)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(current, 0o700)
             if not stat.S_ISDIR(os.lstat(current).st_mode):
                 raise OSError(f"{current} is not a directory (a symlink?); the archive never follows links")
         return current
@@ -338,8 +347,6 @@ class Archive:
                             raise Damaged(f"it holds more than the {entry.size} bytes recorded")
                         digest.update(chunk)
                         yield chunk
-                    if entry.size == size and unpacked.read(1):
-                        raise Damaged(f"it holds more than the {entry.size} bytes recorded")
             except (OSError, EOFError, zlib.error) as err:  # gzip.BadGzipFile is an OSError
                 raise Damaged(f"it does not decompress: {err}") from None
         if size != entry.size:
@@ -355,8 +362,7 @@ class Archive:
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
             with open(fd, "wb") as out:
-                for chunk in self.open_copy(entry):
-                    out.write(chunk)
+                out.writelines(self.open_copy(entry))
             os.utime(target, ns=(entry.mtime_ns, entry.mtime_ns))
         except BaseException:
             with contextlib.suppress(OSError):
@@ -507,7 +513,6 @@ class RestoreDir:
 class Kept:
     """What a build took from the archive."""
 
-    archive: Archive | None = None
     restore: RestoreDir | None = None
     since: dict[str, str] = field(default_factory=dict)  # main file label -> kept since (ISO)
 
@@ -523,7 +528,7 @@ class Kept:
                 session.kept_since = self.since[session.files[0]]
 
 
-def keep_history(found: Discovered, config: BuildConfig, warn: WarnFn, *, now: str | None = None) -> Kept:
+def keep_history(found: Discovered, config: BuildConfig, warn: WarnFn) -> Kept:
     """Copy every live file ``found`` lists into the archive, then add to ``found``
     what only the archive still has (and the archived copy of any file that got
     shorter). The caller closes the result once every file is read."""
@@ -532,13 +537,12 @@ def keep_history(found: Discovered, config: BuildConfig, warn: WarnFn, *, now: s
         return kept
     scope = scope_roots(config)
     check_place(config.archive, config.out, scope + agent_homes())
-    archive = kept.archive = Archive.open(config.archive)
-    stamp = now or utc_now()
+    archive = Archive.open(config.archive)
     with archive.locked(exclusive=True):
         entries, problems = archive.entries(clean=True)
         for problem in problems:
             warn(Warning(str(archive.root), 0, f"archive: {problem}"))
-        shorter = _sync(archive, found, entries, warn, stamp)
+        shorter = _sync(archive, found, entries, warn, utc_now())
         try:
             _Merge(archive, kept, found, entries, warn).run(shorter, scope, config)
         except BaseException:
@@ -870,7 +874,7 @@ def _cleanup_setting(path: Path) -> tuple[float, str]:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _resolve(path: Path) -> Path:

@@ -510,7 +510,8 @@ class _Build:
         files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
         if self.options.search:  # after the session pages, which Pagefind reads from OUT
             files.append((search.FALLBACK_PATH, search.fallback_script(site)))
-            files += search.pagefind_files(self.writer.out, self.writer.written + self.writer.unchanged + self.writer.kept)
+            files += search.pagefind_files(self.writer.out, self.writer.written + self.writer.unchanged + self.writer.kept,
+                                           self.config.report)
         self.site_outputs = self._write(files)
         self.signature = signature
         return site

@@ -199,7 +199,7 @@ def archive_report(report) -> str:
     by_kind = ", ".join(f"{report.by_kind[k]:,} {kinds[k]}" for k in sorted(report.by_kind))
     lines = [
         f"Archive: {report.root}",
-        f"Sessions: {report.sessions:,}" + (f" ({by_kind})" if by_kind else "") + f", in {_plural(report.files, 'file')}",
+        f"Sessions: {report.sessions:,}{f' ({by_kind})' if by_kind else ''}, in {_plural(report.files, 'file')}",
         f"Size on disk: {_size(report.disk_bytes)} compressed ({_size(report.bytes)} of transcripts)",
     ]
     if report.oldest and report.newest:
@@ -223,9 +223,9 @@ def _size(count: float) -> str:
 
 
 def _day(mtime_ns: int) -> str:
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
-    return datetime.fromtimestamp(mtime_ns / 1e9, timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(mtime_ns / 1e9, UTC).strftime("%Y-%m-%d")
 
 
 @main.command("serve")

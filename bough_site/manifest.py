@@ -38,6 +38,7 @@ import stat
 import types
 import typing
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,7 @@ def summarize(session: Session) -> dict[str, Any]:
 
 def session_from_summary(summary: dict[str, Any], slug: str) -> Session:
     """A Session with every summary field and an empty timeline."""
-    values = {name: _decode(hint, summary[name]) for name, hint in _session_fields().items() if name in summary}
+    values = {name: _decoder(hint)(summary[name]) for name, hint in _session_fields().items() if name in summary}
     for name in ("versions", "models", "files"):
         values[name] = list(values.get(name) or [])
     for name in ("stats", "redactions"):
@@ -122,28 +123,45 @@ def _encode(value: Any) -> Any:
     return value
 
 
-def _decode(hint: Any, value: Any) -> Any:
-    """JSON data back into the type a Session field is annotated with."""
-    if value is None:
-        return None
+def _same(value: Any) -> Any:
+    return value
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(hint: Any) -> Callable[[Any], Any]:
+    """A function turning JSON data back into the type a Session field is
+    annotated with (dataclasses, lists, dicts and tuples of them), made once per type."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         options = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return _decode(options[0], value) if len(options) == 1 else value
-    if dataclasses.is_dataclass(hint) and isinstance(value, dict):
-        inner = typing.get_type_hints(hint)
-        return hint(**{f.name: _decode(inner[f.name], value[f.name])
-                       for f in dataclasses.fields(hint) if f.name in value})
-    if origin is list and isinstance(value, list):
-        (arg,) = typing.get_args(hint) or (Any,)
-        return [_decode(arg, item) for item in value]
-    if origin is dict and isinstance(value, dict):
-        args = typing.get_args(hint)
-        arg = args[1] if len(args) == 2 else Any
-        return {key: _decode(arg, item) for key, item in value.items()}
-    if origin is tuple and isinstance(value, list):
-        return tuple(value)
-    return value
+        if len(options) != 1:
+            return _same
+        inner = _decoder(options[0])
+        return _same if inner is _same else (lambda value: None if value is None else inner(value))
+    if dataclasses.is_dataclass(hint):
+        hints = typing.get_type_hints(hint)
+        fields_ = [(f.name, _decoder(hints[f.name])) for f in dataclasses.fields(hint)]
+
+        def dataclass_(value: Any) -> Any:
+            if not isinstance(value, dict):
+                return value
+            return hint(**{name: decode(value[name]) for name, decode in fields_ if name in value})
+
+        return dataclass_
+    args = typing.get_args(hint)
+    if origin is list:
+        item = _decoder(args[0]) if args else _same
+        if item is _same:
+            return lambda value: list(value) if isinstance(value, list) else value
+        return lambda value: [item(v) for v in value] if isinstance(value, list) else value
+    if origin is dict:
+        item = _decoder(args[1]) if len(args) == 2 else _same
+        if item is _same:
+            return lambda value: dict(value) if isinstance(value, dict) else value
+        return lambda value: {k: item(v) for k, v in value.items()} if isinstance(value, dict) else value
+    if origin is tuple:
+        return lambda value: tuple(value) if isinstance(value, list) else value
+    return _same
 
 
 # --------------------------------------------------------------------------- tallies

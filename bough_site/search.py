@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,9 @@ ITEM_CHARS = 600
 SESSION_CHARS = 6000
 # Session pages only: the index and project pages have no data-pagefind-body.
 SESSION_PAGE = re.compile(r"^projects/[^/]+/sessions/[^/]+\.html$")
+# A page larger than this is left out of Pagefind's index (its prompts and replies
+# stay in the fallback index): indexing one 60 MB page takes Pagefind a gigabyte.
+MAX_INDEXED_PAGE = 8 << 20
 PAGEFIND_TIMEOUT = 600
 SOURCE_LABELS = {SOURCE_CLAUDE: "Claude Code", SOURCE_CODEX: "Codex"}
 
@@ -144,7 +148,8 @@ def pagefind_binary() -> Path:
     return Path(binary)
 
 
-def pagefind_files(out: Path, pages: list[str]) -> list[tuple[str, bytes]]:
+def pagefind_files(out: Path, pages: list[str], report: Callable[[str], None] = lambda line: None,
+                   ) -> list[tuple[str, bytes]]:
     """Run Pagefind over the session pages among ``pages`` (paths under OUT that
     this build wrote or kept) and return its bundle as (path under OUT, bytes),
     sorted. The pages are linked (or copied) into a temporary site first, so a
@@ -156,6 +161,9 @@ def pagefind_files(out: Path, pages: list[str]) -> list[tuple[str, bytes]]:
     with tempfile.TemporaryDirectory(prefix="bough-pagefind-") as tmp:
         site = Path(tmp) / "site"
         for page in sorted({p for p in pages if SESSION_PAGE.match(p)}):
+            if (Path(out) / page).stat().st_size > MAX_INDEXED_PAGE:
+                report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
+                continue
             target = site / page
             target.parent.mkdir(parents=True, exist_ok=True)
             try:

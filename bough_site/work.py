@@ -116,6 +116,8 @@ class _Shell:
                 self.i += 1
                 end_command()
                 self._heredoc_bodies()
+            elif s.startswith("\\\n", self.i):
+                self.i += 2  # a line continuation: as if it were not there
             elif c in " \t\r":
                 self.i += 1
                 end_word()

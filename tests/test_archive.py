@@ -27,7 +27,7 @@ NOTES = "-home-ada-src-notes-api"
 TIDEPOOL = "-home-ada-src-tidepool"  # with an old-layout sub-agent file
 WITH_SUBAGENTS = "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27"  # in notes-api, with sub-agents and a meta file
 ROLLOUTS = EXAMPLES / "codex" / "sessions"
-ROLLOUT = sorted(ROLLOUTS.rglob("rollout-*.jsonl"))[0].name
+ROLLOUT = min(ROLLOUTS.rglob("rollout-*.jsonl")).name
 KEPT_HTML = re.compile(rb'<p class="kept">.*?</p>')
 KEPT_JSON = re.compile(rb'"kept_since": "[^"]*"')
 
@@ -478,3 +478,39 @@ def test_open_refuses_a_file(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     with pytest.raises(ArchiveError, match="not a directory"):
         Archive.open(tmp_path / "f")
+
+
+# --- more than one build ------------------------------------------------------------------------
+
+
+def test_two_builds_at_once_share_a_new_archive(home: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "bough_site.cli", "build", "-q", "-o", str(tmp_path / f"site{i}")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for i in range(2)
+    ]
+    results = [(proc.wait(timeout=120), proc.stderr.read().decode()) for proc in procs]
+    assert [code for code, _ in results] == [0, 0], results
+    assert CliRunner().invoke(main, ["archive", "--verify"]).exit_code == 0
+
+
+def test_a_crashed_builds_copies_are_removed_by_the_next(home: Path, tmp_path: Path) -> None:
+    from bough_site.archive import RestoreDir
+
+    run(tmp_path / "site")
+    root = the_archive()
+    abandoned = root / ".bough-restore-crashed"
+    (abandoned / "claude").mkdir(parents=True)
+    (abandoned / ".lock").write_bytes(b"")
+    (abandoned / "claude" / "x.jsonl").write_bytes(b"{}\n")
+    busy = RestoreDir(root)  # a build still reading from its copies
+    try:
+        run(tmp_path / "site")
+        assert not abandoned.exists()
+        assert busy.path.is_dir()
+    finally:
+        busy.close()
+    assert not busy.path.exists()

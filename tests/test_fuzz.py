@@ -34,8 +34,8 @@ FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 
 def _uuid(i: int) -> str:
     # Far apart: one flipped byte can never turn one line's uuid into another's.
-    return "%08x-%04x-4%03x-8%03x-%012x" % (
-        (i * 0x9E3779B1) & 0xFFFFFFFF, i, i % 4096, (i * 7) % 4096, (i * 0x5851F42D4C957F2D) & 0xFFFFFFFFFFFF)
+    return (f"{(i * 0x9E3779B1) & 0xFFFFFFFF:08x}-{i:04x}-4{i % 4096:03x}-8{(i * 7) % 4096:03x}-"
+            f"{(i * 0x5851F42D4C957F2D) & 0xFFFFFFFFFFFF:012x}")
 
 
 def base_session() -> list[tuple[bytes, str]]:

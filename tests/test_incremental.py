@@ -246,3 +246,102 @@ def test_the_same_bytes_whatever_the_number_of_workers(history: Path, tmp_path: 
     append_turn(path)
     run(history, two, jobs=2)
     assert tree(two) == fresh(history, tmp_path)
+
+
+# --- against a plain render of the whole model ----------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "bough_site" / "examples"
+
+
+def plain_render(sources: list[Path], out: Path) -> None:
+    """The site as the simplest build would make it: the whole model in memory,
+    every page rendered in order (no workers, no manifest, no first pass)."""
+    from bough_site import sidecars, urls
+    from bough_site.build import load_site
+    from bough_site.render.pages import Renderer
+    from bough_site.write import SiteWriter, json_bytes
+
+    site = load_site(BuildConfig(sources=sources, archive=None, search=False), redaction_key=b"k")
+    renderer = Renderer(None, search=False)
+    links = {s.id: urls.session_html(p.id, s.slug) for p in site.projects for s in p.sessions}
+    with SiteWriter(out) as writer:
+        files = list(renderer.assets())
+        for project in site.projects:
+            for session in project.sessions:
+                files += renderer.session_pages(project, session, links)
+                files.append((urls.session_json(project.id, session.slug),
+                              json_bytes(sidecars.session_json(project, session))))
+            files.append((urls.project_html(project.id), renderer.project_page(project, site)))
+            files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
+        files.append((urls.INDEX_HTML, renderer.index_page(site)))
+        files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
+        written = set()
+        for path, data in files:
+            if path not in written:  # an image two sessions show
+                written.add(path)
+                writer.write(path, data)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_build_gives_the_bytes_of_a_plain_render(tmp_path: Path, jobs: int) -> None:
+    """Claude and Codex examples (Codex forks link to their parents: those pages
+    wait for the second pass), built by workers from summaries, byte for byte."""
+    sources = [EXAMPLES / "claude" / "projects", EXAMPLES / "codex" / "sessions"]
+    plain_render(sources, tmp_path / "plain")
+    config = BuildConfig(sources=sources, out=tmp_path / "built", archive=None, jobs=jobs, search=False)
+    build(config, redaction_key=b"k")
+    assert tree(tmp_path / "built") == tree(tmp_path / "plain")
+
+
+def test_two_sessions_that_would_share_a_page_name_get_their_own(tmp_path: Path) -> None:
+    """The same session file name under two roots, in one project: neither gets
+    the plain name, so both wait for the second pass, which knows all names."""
+    from .records import SESSION, write_jsonl
+
+    roots = []
+    for n in (1, 2):
+        root = tmp_path / f"root{n}" / "projects"
+        write_jsonl(root / "-home-ada-src-app" / f"{SESSION}.jsonl", [
+            prompt(f"0000000{n}-0000-4000-8000-000000000001", f"question {n}"),
+            reply(f"0000000{n}-0000-4000-8000-000000000002", f"msg_{n}", [text(f"answer {n}")]),
+        ])
+        roots.append(root)
+    plain_render(roots, tmp_path / "plain")
+    for jobs in (1, 2):
+        out = tmp_path / f"built{jobs}"
+        result = build(BuildConfig(sources=roots, out=out, archive=None, jobs=jobs, search=False), redaction_key=b"k")
+        assert result.rebuilt == 2
+        assert tree(out) == tree(tmp_path / "plain")
+        pages = sorted(p.name for p in out.glob("projects/*/sessions/*.html"))
+        assert len(pages) == 2 and f"{SESSION}.html" not in pages
+
+
+def test_progress_is_reported_per_session_and_the_bar_draws_it(history: Path, tmp_path: Path) -> None:
+    import io
+
+    from bough_site.build import Progress
+    from bough_site.cli import ProgressBar
+
+    seen: list[Progress] = []
+    config = BuildConfig(sources=[history], out=tmp_path / "site", archive=None, jobs=2, progress=seen.append)
+    result = build(config, redaction_key=b"k")
+    assert [p.done for p in seen] == list(range(1, result.rebuilt + 1))
+    assert seen[-1].total == result.rebuilt and seen[-1].project
+    again: list[Progress] = []
+    config.progress = again.append
+    run_twice = build(config, redaction_key=b"k")
+    assert again[-1].reused == run_twice.reused == result.rebuilt
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Tty()
+    bar = ProgressBar(screen)
+    bar.update(Progress(1, 4, "app", 1, 0, elapsed=0.2))  # under a second: nothing yet
+    assert screen.getvalue() == ""
+    bar.update(Progress(2, 4, "app", 2, 0, elapsed=1.5))
+    assert "2/4 sessions" in screen.getvalue() and "app" in screen.getvalue()
+    bar.around(lambda line: screen.write(line + "\n"))("warning: x")
+    bar.finish()
+    assert screen.getvalue().endswith("warning: x\n")

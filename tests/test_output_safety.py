@@ -22,7 +22,11 @@ import pytest
 from bough_site.build import build
 from bough_site.config import BuildConfig
 from bough_site.corpus.claude import generate_claude_history
-from bough_site.corpus.hostile import HOSTILE_SESSIONS, NAME_CASES, write_hostile_history
+from bough_site.corpus.hostile import (
+    HOSTILE_SESSIONS,
+    NAME_CASES,
+    write_hostile_history,
+)
 from bough_site.errors import OutputError
 from bough_site.write import SiteWriter
 
@@ -91,7 +95,7 @@ def site_files(out: Path) -> dict[str, bytes]:
 
 def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "bough_site.cli", "build", *args],
-                          capture_output=True, text=True, timeout=kwargs.pop("timeout", 180), **kwargs)
+                          capture_output=True, text=True, timeout=kwargs.pop("timeout", 180), check=False, **kwargs)
 
 
 # --- names ----------------------------------------------------------------------------------
@@ -139,7 +143,8 @@ def test_two_projects_with_the_same_short_name_stay_two(tmp_path: Path) -> None:
     for user in ("alice", "bob"):
         cwd = f"/home/{user}/app"
         write_jsonl(tmp_path / "projects" / f"-home-{user}-app" / f"{SESSION}.jsonl",
-                    [prompt(f"{user}-1", f"GOOD-{user}", cwd=cwd), reply(f"{user}-2", f"m-{user}", [text("ok")], cwd=cwd)])
+                    [prompt(f"{user}-1", f"GOOD-{user}", cwd=cwd),
+                     reply(f"{user}-2", f"m-{user}", [text("ok")], cwd=cwd)])
     out = tmp_path / "out"
     result = build(BuildConfig(sources=[tmp_path / "projects"], out=out), redaction_key=KEY)
     projects = sorted((p.name, p.cwd, len(p.sessions)) for p in result.site.projects)
@@ -283,53 +288,44 @@ def test_a_build_killed_with_sigkill_leaves_a_usable_site(two_histories: tuple[P
     out = tmp_path / "out"
     _clean_build(first, out)
     start = time.time_ns()
+    # A session of its own: the build and every process it forks share one group.
     proc = subprocess.Popen([sys.executable, "-m", "bough_site.cli", "build", str(second), "-o", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    workers: list[int] = []
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        # Kill it as soon as it has replaced its first page.
+        # Kill the build (not its workers) as soon as it has replaced its first page.
         while proc.poll() is None and not any(
             p.stat().st_mtime_ns > start for p in (out / "projects").rglob("*.html")
         ):
             time.sleep(0.005)
         assert proc.poll() is None, "the build finished before it could be killed"
-        workers = _children(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)
         assert proc.returncode == -signal.SIGKILL
-        _check_killed_build(first, second, out, tmp_path, workers)
+        _check_killed_build(first, second, out, tmp_path, proc.pid)
     finally:
-        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever of the build outlived it
         proc.wait(timeout=60)
-        for pid in workers:  # the build's worker processes, should they outlive it
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
 
 
-def _children(pid: int) -> list[int]:
-    """The pids of a process's children (its build workers), from /proc."""
+def _group(pgid: int) -> list[int]:
+    """The live (not zombie) processes of a process group, from /proc."""
     found = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        with contextlib.suppress(OSError):
-            found += [int(child) for child in task.read_text().split()]
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat_file.read_text().rsplit(") ", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                found.append(int(stat_file.parent.name))
     return found
 
 
-def _alive(pid: int) -> bool:
-    """Running, not a zombie waiting to be reaped."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False
-
-
-def _check_killed_build(first: Path, second: Path, out: Path, tmp_path: Path, workers: list[int]) -> None:
+def _check_killed_build(first: Path, second: Path, out: Path, tmp_path: Path, pgid: int) -> None:
     assert _usable(out) == []
     deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+    while _group(pgid) and time.monotonic() < deadline:
         time.sleep(0.1)
     # A worker that outlives its build holds OUT's lock (the fd came with fork) forever.
-    assert [pid for pid in workers if _alive(pid)] == []
+    assert _group(pgid) == []
     repaired = cli(str(second), "-o", str(out))
     assert repaired.returncode == 0, repaired.stderr
     assert site_files(out) == _undisturbed(first, second, tmp_path / "reference")
@@ -351,9 +347,9 @@ def test_a_second_build_waits_for_the_first_and_never_interleaves(tmp_path: Path
         time.sleep(3)
         assert proc.poll() is None  # still waiting ...
         assert files_under(out) == before  # ... without having touched anything
-        with pytest.raises(OutputError, match=f"another bough build is writing to {re.escape(str(out))}"):
-            with SiteWriter(out, lock_timeout=0.2):
-                pass
+        busy = f"another bough build is writing to {re.escape(str(out))}"
+        with pytest.raises(OutputError, match=busy), SiteWriter(out, lock_timeout=0.2):
+            pass
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
@@ -386,7 +382,8 @@ def test_hostile_markup_never_becomes_markup(tmp_path: Path) -> None:
     assert len(pages) >= 5
     assert {k: csp_problems(v) for k, v in pages.items() if csp_problems(v)} == {}
     every = "".join(pages.values())
-    for payload in ("<script>alert", "<img src=x onerror", "<svg onload", "<b onmouseover", "<iframe", "<meta http-equiv=refresh"):
+    for payload in ("<script>alert", "<img src=x onerror", "<svg onload", "<b onmouseover", "<iframe",
+                    "<meta http-equiv=refresh"):
         assert payload not in every
     assert "&lt;script&gt;alert(&#39;hostile-1&#39;)&lt;/script&gt;" in every
     images = [k for k in files_under(out) if k.startswith("images/")]

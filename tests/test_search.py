@@ -56,6 +56,9 @@ def test_only_the_conversation_is_indexed_with_title_and_filters(example: dict[s
     assert re.search(r'<h1 data-pagefind-meta="title">', page)
     for name in ("project", "source", "model"):
         assert f'data-pagefind-filter="{name}"' in page
+    # What tools printed is not: the calls are.
+    results = page.count('<div class="tool-result') - page.count('<div class="tool-result missing"')
+    assert results == page.count("data-pagefind-ignore") > 0
     # Index and project pages are not indexed.
     assert b"data-pagefind-body" not in example["index.html"]
     # Pagefind's fragments hold the title and the filters.
@@ -121,6 +124,18 @@ def test_session_entries_are_capped_prompts_first() -> None:
     assert all(len(text) <= search.ITEM_CHARS for _, text in entries)
     assert [a for a, _ in entries if a.startswith("p")] == [f"p{n}" for n in range(1, 30)]  # every prompt kept
     assert [a for a, _ in entries] == sorted((a for a, _ in entries), key=lambda a: (int(a[1:]), a[0]))
+
+
+def test_a_giant_page_is_left_to_the_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "site"
+    build(BuildConfig(out=out, search=False))
+    pages = [p.relative_to(out).as_posix() for p in out.rglob("*.html")]
+    sizes = sorted((out / p).stat().st_size for p in pages if "/sessions/" in p)
+    monkeypatch.setattr(search, "MAX_INDEXED_PAGE", sizes[-2] - 1)  # the two largest are too big
+    notes: list[str] = []
+    files = dict(search.pagefind_files(out, pages, notes.append))
+    assert len(notes) == 2 and all("left out of the Pagefind index" in n for n in notes)
+    assert json.loads(files["pagefind/pagefind-entry.json"])["languages"]["en"]["page_count"] == len(sizes) - 2
 
 
 def test_two_builds_give_the_same_bundle(example: dict[str, bytes], tmp_path: Path) -> None:

@@ -83,6 +83,7 @@ COMMIT_TABLE = [
     ("bash -lc \"git commit -m 'inner'\"", 1),
     ("if git diff --quiet; then echo clean; else git commit -am auto; fi", 1),
     ("git commit -m one && git commit -m two", 2),
+    ("git \\\n  commit \\\n  -m 'continued lines'", 1),
     ('printf "%s" "$(git commit -m x)"', 0),  # a substitution's output is data here
 ]
 

@@ -10,10 +10,15 @@
 - ``secrets``: planted FAKE secrets (built here from pieces at run time, so no
   key-shaped string sits in this source) that must not appear in any output byte.
 
-Each input case lives in its own project directory ``-hostile-<case>`` with the
-cwd ``/hostile/<case>``, so a test can read one case alone; the directory-name
-cases use hostile names for both. Nothing here is random across runs: the same
-root always gets the same bytes.
+Each case lives in its own project directory (``-hostile-<case>``, cwd
+``/hostile/<case>``; the name cases use hostile names for both), so a test can
+read one case alone: ``LINE_CASES`` are bad lines and odd records, ``FS_CASES``
+odd entries in a project directory (FIFO, /dev/zero, dangling and looping links,
+a directory named ``x.jsonl``, an unreadable file), ``NAME_CASES`` hostile
+directory and session file names; ``uuid-collision`` and ``secrets`` complete
+``ALL_CASES``. ``markup`` plants HTML, script and link payloads (MARKUP_PAYLOADS)
+everywhere text lands. Nothing is random across runs: the same root always gets
+the same bytes.
 """
 
 from __future__ import annotations
@@ -220,11 +225,13 @@ def _lone_surrogates(w: _Writer) -> None:
     w.good()
     w.bad(_dumps(w.prompt(w.marker() + " @")).replace(b"@", b"\\ud800"), "lone surrogate replaced")
     w.good()
-    w.bad(_dumps(w.reply([{"type": "text", "text": w.marker() + " @ tail"}])).replace(b"@", b"\\udfff"), "lone surrogate replaced")
+    reply = _dumps(w.reply([{"type": "text", "text": w.marker() + " @ tail"}]))
+    w.bad(reply.replace(b"@", b"\\udfff"), "lone surrogate replaced")
     w.good()
     # As a key of a tool input, next to a valid pair (an emoji) that must stay whole.
     call = {"type": "tool_use", "id": "toolu_surrogate01", "name": "Bash", "input": {"@": "\U0001f600 @"}}
-    w.bad(_dumps(w.reply([{"type": "text", "text": w.marker()}, call])).replace(b"@", b"\\udc00"), "lone surrogate replaced")
+    reply = _dumps(w.reply([{"type": "text", "text": w.marker()}, call]))
+    w.bad(reply.replace(b"@", b"\\udc00"), "lone surrogate replaced")
     w.good()
     w.write()
 
@@ -294,7 +301,8 @@ def _duplicate_keys(w: _Writer) -> None:
     record = _dumps(w.prompt("@"))
     first = orjson.dumps({"role": "user", "content": "shadowed by the later key"})
     # The later "message" wins, as in every JSON parser bough uses.
-    w.add(record.replace(b'"message":', b'"message":' + first + b',"message":', 1).replace(b'"@"', orjson.dumps(w.marker())))
+    doubled = record.replace(b'"message":', b'"message":' + first + b',"message":', 1)
+    w.add(doubled.replace(b'"@"', orjson.dumps(w.marker())))
     w.add(b'{"type":"assistant","type":"user","uuid":"' + w.uid("dup2").encode() + b'","message":'
           + orjson.dumps({"role": "user", "content": w.marker()}) + b"}")
     w.good()
@@ -367,7 +375,8 @@ def _parent_cycles(w: _Writer) -> None:
     w.add(w.prompt(w.marker(), tag="odd-parent", parentUuid=["x"]))
     # Sidechain records in a cycle too (1.0.x kept sub-agents inline).
     w.add(w.prompt("sidechain task", tag="sc-a", parentUuid=w.uid("sc-b"), isSidechain=True))
-    w.add(w.reply([{"type": "text", "text": "sidechain reply"}], tag="sc-b", parentUuid=w.uid("sc-a"), isSidechain=True))
+    w.add(w.reply([{"type": "text", "text": "sidechain reply"}], tag="sc-b", parentUuid=w.uid("sc-a"),
+                  isSidechain=True))
     w.good()
     w.write()
 
@@ -419,11 +428,13 @@ def _markup(w: _Writer) -> None:
     w.good()
     for payload in MARKUP_PAYLOADS:
         w.add(w.prompt(f"{w.marker()} {payload}"))
-        w.add(w.reply([{"type": "text", "text": f"{w.marker()}\n\n{payload}\n\n```\"><script>alert(8)</script>\n{payload}\n```"},
+        fenced = f"{w.marker()}\n\n{payload}\n\n```\"><script>alert(8)</script>\n{payload}\n```"
+        w.add(w.reply([{"type": "text", "text": fenced},
                        {"type": "thinking", "thinking": payload}]))
     svg = base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(9)'/>").decode()
     images = [
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png\" onerror=\"alert(13)", "data": _png()}},
+        {"type": "image",
+         "source": {"type": "base64", "media_type": "image/png\" onerror=\"alert(13)", "data": _png()}},
         {"type": "image", "source": {"type": "base64", "media_type": "image/svg+xml", "data": svg}},
         {"type": "image", "source": {"type": "base64", "media_type": "text/html", "data": svg}},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "not base64 <script>"}},
@@ -440,13 +451,16 @@ def _markup(w: _Writer) -> None:
                                  "new_string": MARKUP_PAYLOADS[0]}),
                        ("TodoWrite", {"todos": [{"content": MARKUP_PAYLOADS[1], "status": "<i>", "activeForm": "x"}]}),
                        ("WebFetch", {"url": "javascript:alert(12)", "prompt": MARKUP_PAYLOADS[5]}),
-                       ("Task", {"description": MARKUP_PAYLOADS[1], "prompt": MARKUP_PAYLOADS[0], "subagent_type": "<x>"})):
+                       ("Task", {"description": MARKUP_PAYLOADS[1], "prompt": MARKUP_PAYLOADS[0],
+                                 "subagent_type": "<x>"})):
         call_id = f"toolu_markup_{tool}"
-        w.add(w.reply([{"type": "text", "text": w.marker()}, {"type": "tool_use", "id": call_id, "name": tool, "input": args}]))
+        call = {"type": "tool_use", "id": call_id, "name": tool, "input": args}
+        w.add(w.reply([{"type": "text", "text": w.marker()}, call]))
         w.add(w.result(call_id, MARKUP_PAYLOADS[0] + "\n" + MARKUP_PAYLOADS[3]))
     w.add({"type": "custom-title", "customTitle": MARKUP_PAYLOADS[1]})
     w.add(w.base("system", "sys1", subtype="informational", content=f"{w.marker()} {MARKUP_PAYLOADS[0]}"))
-    w.add(w.prompt(f"<command-name>{MARKUP_PAYLOADS[1]}</command-name><command-args>{MARKUP_PAYLOADS[0]}</command-args>"))
+    command = f"<command-name>{MARKUP_PAYLOADS[1]}</command-name><command-args>{MARKUP_PAYLOADS[0]}</command-args>"
+    w.add(w.prompt(command))
     w.good()
     w.write()
 
@@ -508,7 +522,9 @@ class _Secrets:
         return self.book("huggingface-token", "h" + "f_" + self.alnum(34))
 
     def jwt(self) -> str:
-        part = lambda obj: base64.urlsafe_b64encode(orjson.dumps(obj)).rstrip(b"=").decode()  # noqa: E731
+        def part(obj: dict[str, str]) -> str:
+            return base64.urlsafe_b64encode(orjson.dumps(obj)).rstrip(b"=").decode()
+
         token = part({"alg": "HS256", "typ": "JWT"}) + "." + part({"sub": self.alnum(12)}) + "." + self.alnum(43)
         return self.book("jwt", token)
 
