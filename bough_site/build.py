@@ -34,10 +34,8 @@ from .discover import Discovered, discover
 from .errors import BoughError, OutputError
 from .jobs import (
     CLAUDE,
-    CODEX,
     Job,
     Options,
-    SessionResult,
     Unit,
     UnitResult,
     optimistic_slug,
@@ -47,6 +45,7 @@ from .jobs import (
     workers_for,
 )
 from .manifest import (
+    STATE_DIR,
     FileState,
     Manifest,
     SessionState,
@@ -62,7 +61,6 @@ from .manifest import (
     tally_name,
 )
 from .model import Project, Session, Site, Warning
-from .redact import Redactor
 from .scrub import scrub_session, scrub_warnings
 from .stats import Tally
 from .work import summarize_work
@@ -328,7 +326,7 @@ class _Build:
         root = self.writer.out
         for key in old.sessions:
             stored = self.previous.sessions.get(key)
-            if stored is None or not _is_file(root / ".bough-state" / stored.tally):
+            if stored is None or not _is_file(root / STATE_DIR / stored.tally):
                 return False
             if not all(_is_file(root / path) for path in stored.outputs):
                 return False

@@ -31,7 +31,14 @@ from typing import Any
 import orjson
 
 from . import sidecars, urls
-from .manifest import FileState, file_state, hide, sha256_prefix, summarize, tally_to_json
+from .manifest import (
+    FileState,
+    file_state,
+    hide,
+    sha256_prefix,
+    summarize,
+    tally_to_json,
+)
 from .model import Project, Session, Warning
 from .redact import Redactor
 from .scrub import scrub_session

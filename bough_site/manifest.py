@@ -37,8 +37,8 @@ import secrets
 import stat
 import types
 import typing
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +127,7 @@ def _same(value: Any) -> Any:
     return value
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _decoder(hint: Any) -> Callable[[Any], Any]:
     """A function turning JSON data back into the type a Session field is
     annotated with (dataclasses, lists, dicts and tuples of them), made once per type."""

@@ -15,7 +15,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from bough_site.archive import Archive, ArchiveError, check_place
+from bough_site.archive import Archive, ArchiveError, check_place, claude_cleanup_days
 from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main, summary
 from bough_site.config import BuildConfig, archive_dir
@@ -414,34 +414,49 @@ def test_build_options(home: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("settings", "days"),
     [
-        (None, "30"),
-        ({"theme": "dark"}, "30"),
-        ({"cleanupPeriodDays": 30}, "30"),
-        ({"cleanupPeriodDays": 7}, "7"),
-        ({"cleanupPeriodDays": "3650"}, "30"),  # not a number: Claude Code's default applies
-        ({"cleanupPeriodDays": True}, "30"),
-        ("{not json", "30"),
-        ({"cleanupPeriodDays": 0}, "0"),
-        ({"cleanupPeriodDays": 3650}, None),
-        ({"cleanupPeriodDays": 31}, None),
+        (None, 30),
+        ({"theme": "dark"}, 30),
+        ({"cleanupPeriodDays": 30}, 30),
+        ({"cleanupPeriodDays": 7}, 7),
+        ({"cleanupPeriodDays": "3650"}, 30),  # not a number: Claude Code's default applies
+        ({"cleanupPeriodDays": True}, 30),
+        ({"cleanupPeriodDays": -5}, 30),
+        ("{not json", 30),
+        ("[1, 2]", 30),
+        ({"cleanupPeriodDays": 0}, 0),
+        ({"cleanupPeriodDays": 3650}, 3650),
     ],
 )
-def test_the_cleanup_notice(home: Path, tmp_path: Path, settings, days: str | None) -> None:
+def test_claude_cleanup_days(isolated_home: Path, settings, days: int) -> None:
+    path = isolated_home / ".claude" / "settings.json"
+    if settings is not None:
+        path.parent.mkdir(parents=True)
+        path.write_text(settings if isinstance(settings, str) else json.dumps(settings))
+    found, why = claude_cleanup_days()
+    assert found == days
+    assert str(path) in why
+
+
+@pytest.mark.parametrize(("settings", "says"), [
+    (None, "after 30 days (its default: there is no"),
+    ({"cleanupPeriodDays": 30}, "after 30 days (cleanupPeriodDays in"),
+    ({"cleanupPeriodDays": 0}, "every time it starts"),
+    ({"cleanupPeriodDays": 3650}, None),
+])
+def test_the_cleanup_notice(home: Path, tmp_path: Path, settings, says: str | None) -> None:
     path = home / ".claude" / "settings.json"
     if settings is not None:
-        path.write_text(settings if isinstance(settings, str) else json.dumps(settings))
+        path.write_text(json.dumps(settings))
     before = path.read_bytes() if path.exists() else None
     result = run(tmp_path / "site")
-    if days is None:
-        assert result.notes == []
-        return
-    assert len(result.notes) == 1
-    note = result.notes[0]
-    when = "every time it starts" if days == "0" else f"after {days} days"
-    assert note.startswith(f"Claude Code deletes transcripts {when}")
-    assert "bough's archive" in note and "keeps a copy" in note
-    assert summary(result, BuildConfig(out=tmp_path / "site")).count("Claude Code deletes") == 1
+    text = summary(result, BuildConfig(out=tmp_path / "site"))
     assert (path.read_bytes() if path.exists() else None) == before  # bough never edits it
+    if says is None:
+        assert result.notes == [] and "Claude Code deletes" not in text
+        return
+    assert len(result.notes) == 1 and text.count("Claude Code deletes") == 1
+    assert result.notes[0].startswith(f"Claude Code deletes transcripts {says}")
+    assert "bough's archive" in result.notes[0] and "keeps a copy" in result.notes[0]
 
 
 def test_no_cleanup_notice_without_claude_sessions(isolated_home: Path, tmp_path: Path) -> None:

@@ -85,8 +85,7 @@ def append_turn(path: Path) -> None:
         reply("aaaaaaaa-0000-4000-8000-000000000002", "msg_appended", [text("Done: one more thing.")], **fields),
     ]
     with open(path, "ab") as handle:
-        for record in records:
-            handle.write(orjson.dumps(record) + b"\n")
+        handle.writelines(orjson.dumps(record) + b"\n" for record in records)
 
 
 @pytest.fixture()
@@ -156,7 +155,7 @@ def test_a_new_session_is_added_and_nothing_else_is_read(history: Path, tmp_path
     result = run(history, out)
     assert (result.rebuilt, result.reused) == (1, first.rebuilt)
     assert copy.stem in sessions_of(out)
-    assert not any(name.startswith(f"projects/") and path.stem in name for name in rewritten(out))
+    assert not any(name.startswith("projects/") and path.stem in name for name in rewritten(out))
     assert tree(out) == fresh(history, tmp_path)
 
 
