@@ -68,6 +68,7 @@ class Run:
     out_mb: float
     ok: bool
     note: str = ""
+    stderr_tail: str = ""
 
 
 @dataclass
@@ -161,7 +162,8 @@ def measure(tool: str, argv: list[str], out: Path | None, env: dict[str, str]) -
     note = b"".join(stderr_chunks).decode("utf-8", "replace").strip().splitlines()
     size = _tree_size(out) if out is not None else 0
     return Run(tool, wall, usage.ru_maxrss / 1024, peak[0] / 1024, size / 1e6, proc.returncode == 0,
-               "" if proc.returncode == 0 else (note[-1] if note else f"exit {proc.returncode}"))
+               "" if proc.returncode == 0 else (note[-1] if note else f"exit {proc.returncode}"),
+               " / ".join(line.strip() for line in note[-2:])[:300])
 
 
 def _sample(pid: int, peak: list[int], stop: threading.Event) -> None:
@@ -224,9 +226,9 @@ def environment(work: Path) -> dict[str, str]:
     return env
 
 
-def bough_argv(projects: Path, out: Path, jobs: int) -> list[str]:
+def bough_argv(projects: Path, out: Path, jobs: int, extra: list[str] | None = None) -> list[str]:
     return [sys.executable, "-m", "bough_site.cli", "build", str(projects), "-o", str(out), "-q",
-            "--no-archive", "-j", str(jobs)]
+            "--no-archive", "-j", str(jobs), *(extra or [])]
 
 
 def peer_argv(work: Path, peer: str, projects: Path, out: Path) -> list[str] | None:
@@ -250,59 +252,68 @@ def install_peers(work: Path) -> None:
 # --------------------------------------------------------------------------- incremental
 
 
-def incremental(projects: Path, out: Path, jobs: int, env: dict[str, str]) -> dict:
-    """No-change rebuild, then one session grown by one turn: times, and which
-    files the second rebuild rewrote (by mtime)."""
-    import orjson
-
+def incremental(projects: Path, out: Path, jobs: int, env: dict[str, str], extra: list[str] | None = None) -> dict:
+    """A cold build, a no-change rebuild, then one session grown by one turn
+    (the largest session, then one of median size): times, and which files each
+    rebuild rewrote (by mtime). Each grown file is put back as it was after."""
     result: dict = {}
-    cold = measure("bough cold", bough_argv(projects, out, jobs), out, env)
-    result["cold_s"] = cold.wall
+    argv = bough_argv(projects, out, jobs, extra)
+    result["cold_s"] = measure("bough cold", argv, out, env).wall
     mark = time.time()
     time.sleep(0.05)
-    again = measure("bough no change", bough_argv(projects, out, jobs), None, env)
+    again = measure("bough no change", argv, None, env)
     result["no_change_s"] = again.wall
+    result["no_change_max_rss_mb"] = again.max_rss_mb
     result["no_change_rewrote"] = sorted(_newer(out, mark))
-    target = _grow_target(projects)
-    size, stat = target.stat().st_size, target.stat()
+    for which, target in _grow_targets(projects).items():
+        size, stat = target.stat().st_size, target.stat()
+        mark = time.time()
+        time.sleep(0.05)
+        try:
+            with open(target, "ab") as handle:
+                handle.write(_one_turn(target))
+            grown = measure("bough one turn appended", argv, None, env)
+        finally:
+            with open(target, "r+b") as handle:
+                handle.truncate(size)
+            os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        result[f"append_{which}_s"] = grown.wall
+        result[f"append_{which}_rewrote"] = sorted(_newer(out, mark))
+        result[f"append_{which}_session"] = {"id": target.stem, "mb": round(size / 1e6, 1)}
+        measure("bough (back as it was)", argv, None, env)
+    return result
+
+
+def _one_turn(target: Path) -> bytes:
+    import orjson
+
     last = next(orjson.loads(line) for line in reversed(target.read_bytes().splitlines()[-50:])
                 if line.startswith(b"{") and b'"cwd"' in line)
+    common = {"parentUuid": None, "sessionId": last["sessionId"], "cwd": last["cwd"]}
     turn = [
-        {"type": "user", "uuid": "bench0000-0000-4000-8000-000000000001", "parentUuid": None,
-         "sessionId": last["sessionId"], "cwd": last["cwd"], "timestamp": "2027-01-01T00:00:00.000Z",
-         "message": {"role": "user", "content": "one more thing"}},
-        {"type": "assistant", "uuid": "bench0000-0000-4000-8000-000000000002", "parentUuid": None,
-         "sessionId": last["sessionId"], "cwd": last["cwd"], "timestamp": "2027-01-01T00:00:01.000Z",
+        {"type": "user", "uuid": "bench0000-0000-4000-8000-000000000001", **common,
+         "timestamp": "2027-01-01T00:00:00.000Z", "message": {"role": "user", "content": "one more thing"}},
+        {"type": "assistant", "uuid": "bench0000-0000-4000-8000-000000000002", **common,
+         "timestamp": "2027-01-01T00:00:01.000Z",
          "message": {"id": "msg_bench", "role": "assistant", "model": "claude-opus-4-6", "type": "message",
                      "content": [{"type": "text", "text": "Done."}],
                      "usage": {"input_tokens": 3, "output_tokens": 5}}},
     ]
-    mark = time.time()
-    time.sleep(0.05)
-    try:
-        with open(target, "ab") as handle:
-            handle.write(b"".join(orjson.dumps(r) + b"\n" for r in turn))
-        grown = measure("bough one turn appended", bough_argv(projects, out, jobs), None, env)
-    finally:
-        with open(target, "r+b") as handle:
-            handle.truncate(size)
-        os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    result["append_s"] = grown.wall
-    result["append_rewrote"] = sorted(_newer(out, mark))
-    result["appended_session"] = target.stem
-    return result
+    return b"".join(orjson.dumps(record) + b"\n" for record in turn)
 
 
-def _grow_target(projects: Path) -> Path:
-    """A main session file that ends with a complete line (the largest such)."""
-    mains = sorted((p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-")),
-                   key=lambda p: (-p.stat().st_size, p.name))
-    for path in mains:
+def _grow_targets(projects: Path) -> dict[str, Path]:
+    """Main session files that end with a complete line: the largest, and one of median size."""
+    mains = []
+    for path in sorted(p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-")):
         with open(path, "rb") as handle:
             handle.seek(-1, os.SEEK_END)
             if handle.read(1) == b"\n":
-                return path
-    raise SystemExit("no session file ends with a complete line")
+                mains.append(path)
+    if not mains:
+        raise SystemExit("no session file ends with a complete line")
+    mains.sort(key=lambda p: (p.stat().st_size, p.name))
+    return {"largest": mains[-1], "median": mains[len(mains) // 2]}
 
 
 def _newer(out: Path, since: float) -> list[str]:
@@ -385,6 +396,8 @@ def main() -> int:
     parser.add_argument("--double", action="store_true", help="also build a history twice as large")
     parser.add_argument("--big-session", type=int, metavar="MB", default=0,
                         help="also build one session file of this size")
+    parser.add_argument("--variant", action="append", default=[], metavar="ARGS",
+                        help='also run bough with these extra options, e.g. --variant="--no-search" (repeatable)')
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
 
@@ -400,7 +413,9 @@ def main() -> int:
         history={"scale": args.scale, "seed": SEED, **describe(projects)},
     )
     print(f"history: {results.history}", file=sys.stderr)
-    tools = ["floor", "bough"] + ([] if args.no_peers else [p for p in PEERS if peer_argv(work, p, projects, work)])
+    variants = {f"bough {v}": v.split() for v in args.variant}
+    tools = ["floor", "bough", *variants]
+    tools += [] if args.no_peers else [p for p in PEERS if peer_argv(work, p, projects, work)]
     for number in range(args.rounds):
         order = tools[number % len(tools):] + tools[: number % len(tools)]  # alternate who goes first
         for tool in order:
@@ -409,13 +424,22 @@ def main() -> int:
                 run = measure("floor", [sys.executable, "-c", FLOOR, str(projects)], None, env)
             elif tool == "bough":
                 run = measure("bough", bough_argv(projects, out, args.jobs), out, env)
+            elif tool in variants:
+                out = work / "out" / tool.replace(" ", "_").replace("-", "")
+                run = measure(tool, bough_argv(projects, out, args.jobs, variants[tool]), out, env)
             else:
                 run = measure(tool, peer_argv(work, tool, projects, out), out, env)
+                if run.ok and run.out_mb < 0.01 * results.history["mb"]:
+                    run.ok, run.note = False, "wrote almost nothing"
+                    run.note += f" ({run.stderr_tail})" if run.stderr_tail else ""
             results.runs.append(run)
             print(f"round {number + 1}: {tool}: {run.wall:.2f} s, {run.max_rss_mb:.0f} MB, "
                   f"{run.out_mb:.0f} MB out{'' if run.ok else ' FAILED ' + run.note}", file=sys.stderr)
     if not args.no_incremental:
         results.incremental = incremental(projects, work / "out" / "incremental", args.jobs, env)
+        for name, extra in variants.items():
+            results.incremental[name] = incremental(projects, work / "out" / "incremental-variant", args.jobs,
+                                                    env, extra)
     if args.double:
         doubled = generate(work, "double")
         runs = [measure("bough (double)", bough_argv(doubled, work / "out" / "double", args.jobs),
@@ -437,9 +461,14 @@ def main() -> int:
         print(f"\nbough / floor: {bough / floor:.1f}x (floor {floor:.2f} s); "
               f"output / input: {_median([r for r in results.runs if r.tool == 'bough'], 'out_mb') / results.history['mb']:.2f}")
     if results.incremental:
-        inc = results.incremental
-        print(f"no-change rebuild: {inc['no_change_s']:.2f} s, rewrote {len(inc['no_change_rewrote'])} files; "
-              f"one turn appended: {inc['append_s']:.2f} s, rewrote {inc['append_rewrote']}")
+        for name, inc in [("bough", results.incremental),
+                          *((k, v) for k, v in results.incremental.items() if k in variants)]:
+            print(f"{name}: no-change rebuild: {inc['no_change_s']:.2f} s, rewrote {len(inc['no_change_rewrote'])} "
+                  "files; one turn appended to the largest session "
+                  f"({inc['append_largest_session']['mb']} MB): {inc['append_largest_s']:.2f} s, to a median one "
+                  f"({inc['append_median_session']['mb']} MB): {inc['append_median_s']:.2f} s; rewrote "
+                  f"{[n for n in inc['append_median_rewrote'] if not n.startswith('pagefind/')]} "
+                  f"and {sum(n.startswith('pagefind/') for n in inc['append_median_rewrote'])} search index files")
     for name, value in results.extra.items():
         print(f"{name}: {value}")
     if args.json:

@@ -335,9 +335,10 @@ class _Build:
     def _first_pass(self, units: list[Unit]) -> None:
         counts: Counter[str] = Counter()
         own: dict[str, tuple[str, ...]] = {}
+        redactor = self.options.redactor()  # a Claude session's id is its file's name, redacted
         for unit in self.units:
             if unit.kind == CLAUDE:
-                mine = (optimistic_slug(Path(unit.paths[0]).stem).casefold(),)
+                mine = (optimistic_slug(redactor.text(Path(unit.paths[0]).stem)).casefold(),)
             else:
                 old = self.previous.units.get(unit.key)
                 mine = tuple(self.previous.sessions[k].slug.casefold() for k in (old.sessions if old else ())

@@ -22,6 +22,8 @@ import hashlib
 import multiprocessing
 import os
 import posixpath
+import signal
+import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -184,9 +186,25 @@ _OPTIONS: Options | None = None
 _RENDERERS: dict[tuple[str | None, bool], Any] = {}
 
 
-def _init_worker(options: Options) -> None:
+def _init_worker(options: Options, parent: int) -> None:
     global _OPTIONS
     _OPTIONS = options
+    _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """A forked worker holds a copy of the build's fds, OUT's lock among them: if
+    the build is killed, the worker must not live on holding it. On Linux the
+    kernel kills the worker when its parent dies (PR_SET_PDEATHSIG)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before that took effect
+        os._exit(1)
 
 
 def _renderer(options: Options):
@@ -214,6 +232,13 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         state.sha256 = sha256_prefix(Path(path), state.size)
         files.append(state)
     since = dict(unit.since)
+    for session in sessions:
+        if session.files and session.files[0] in since:
+            session.kept_since = since[session.files[0]]
+        # Ids are redacted too (a file name can hold a secret): the key, the slug
+        # and everything stored are made from the redacted session.
+        scrub_session(session, options.redactor())
+        summarize_work(session)  # commits and changed files, from the redacted timeline
     counts = dict(options.slug_counts)
     own = {s: job.own_slugs.count(s) for s in job.own_slugs}
     in_unit: dict[str, int] = {}
@@ -221,13 +246,10 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         folded = optimistic_slug(session.id).casefold()
         in_unit[folded] = in_unit.get(folded, 0) + 1
     results = []
+    sessions.reverse()
     while sessions:
-        session = sessions.pop(0)  # each session is dropped once rendered
+        session = sessions.pop()  # in reading order; each session is dropped once rendered
         key = unit.session_key(session.id)
-        if session.files and session.files[0] in since:
-            session.kept_since = since[session.files[0]]
-        scrub_session(session, options.redactor())
-        summarize_work(session)  # commits and changed files, from the redacted timeline
         project = project_identity(session.cwd or "")
         tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
         out: list[tuple[str, bytes]] | None
@@ -300,10 +322,10 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
     # Largest first, so one big session does not start last and finish alone.
     sizes = [job.unit.size for job in jobs]
     order = sorted(range(len(jobs)), key=lambda i: (-sizes[i], i))
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # fork (Linux): workers start at once, with bough already imported; elsewhere spawn.
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context,
-                               initializer=_init_worker, initargs=(options,))
+                               initializer=_init_worker, initargs=(options, os.getpid()))
     try:
         # At most two jobs queued per worker: finished results are handed over
         # and written at once, so they never pile up in this process.

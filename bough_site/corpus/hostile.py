@@ -557,8 +557,10 @@ def _secrets_case(case: HostileCase, cwd: str, s: _Secrets) -> None:
                               f"psql postgres://admin:{db_password}@db.internal/app",
                    "description": f"uses {s.google()}"}},
     ]))
-    w.add(w.result(bash_id, f"{w.marker()}\nAuthorization: Bearer {s.jwt()}\nstripe={s.stripe()}",
-                   detail={"stdout": f"token {s.huggingface()}", "stderr": f"slack said {s.slack()}"}))
+    # As Claude Code writes it: the result text is stdout and stderr, repeated in toolUseResult.
+    stdout, stderr = f"token {s.huggingface()}", f"slack said {s.slack()}"
+    w.add(w.result(bash_id, f"{w.marker()}\nAuthorization: Bearer {s.jwt()}\nstripe={s.stripe()}\n{stdout}\n{stderr}",
+                   detail={"stdout": stdout, "stderr": stderr}))
     # In a .env file every value is a sensitive-file value, whatever its name.
     env_password, env_plain = s.password("sensitive-file"), s.password("sensitive-file")
     env_text = f"DB_PASSWORD={env_password}\nANTHROPIC_API_KEY={s.anthropic()}\nSESSION_SALT={env_plain}\n"

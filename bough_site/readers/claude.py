@@ -125,6 +125,20 @@ def first_line(text: str, limit: int = TITLE_LENGTH) -> str:
     return ""
 
 
+# toolUseResult keys that repeat what the record already holds: the result text
+# (stdout, stderr, a Task's content), the call's input (Edit's strings, Write's
+# content) or a whole copy of the file before an edit. Dropping them halves the
+# sidecars of a heavy history and spares the redactor a second pass over them.
+_REPEATED_DETAIL = frozenset({"stdout", "stderr", "content", "oldString", "newString", "originalFile", "originalFileContents"})
+
+
+def lean_detail(detail: Any) -> Any:
+    """A tool's structured result without the copies of what the record already holds."""
+    if not isinstance(detail, dict):
+        return detail
+    return {key: value for key, value in detail.items() if key not in _REPEATED_DETAIL}
+
+
 def tool_result_content(content: Any) -> list[Content]:
     """A tool_result's content (a string, or a list of text/image/other blocks)."""
     out: list[Content] = []
@@ -383,7 +397,7 @@ class _Timeline:
         time = normalize_timestamp(record.get("timestamp"))
         results = [b for b in blocks if b.get("type") == "tool_result"]
         for index, block in enumerate(results):
-            detail = record.get("toolUseResult") if index == 0 else None
+            detail = lean_detail(record.get("toolUseResult")) if index == 0 else None
             self._tool_result(block, detail, time)
         rest = [b for b in blocks if b.get("type") != "tool_result"]
         if not rest:
