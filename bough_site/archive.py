@@ -36,7 +36,6 @@ import gzip
 import hashlib
 import math
 import os
-import secrets
 import shutil
 import stat
 import tempfile
@@ -61,7 +60,7 @@ from .errors import BoughError
 from .model import Session, Warning
 from .readers.claude import ClaudeSource
 from .readers.lines import MAX_LINE_BYTES, open_regular, parse_line, printable_name
-from .write import json_bytes
+from .write import create_temp, json_bytes, replace_file
 
 if TYPE_CHECKING:
     from .discover import Discovered
@@ -199,7 +198,8 @@ class Archive:
             with archive.locked(exclusive=True):
                 if not os.path.lexists(real / MARKER):
                     archive._check_empty(given)
-                    _write_file(real, MARKER, b"bough archive: copies of Claude Code and Codex transcripts\n")
+                    marker = b"bough archive: copies of Claude Code and Codex transcripts\n"
+                    replace_file(real, MARKER, marker, durable=True, mode=0o600)
         if create and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
             os.chmod(real, 0o700)  # it holds raw transcripts: nobody else reads them
         return archive
@@ -280,7 +280,7 @@ class Archive:
             info = os.fstat(handle.fileno())
             if old is not None and info.st_size < old.size:
                 return None
-            fd, tmp = _create_temp(folder)
+            fd, tmp = create_temp(folder, 0o600)
             try:
                 with open(fd, "wb") as out:
                     size, sha = _pack(handle, info.st_size, out)
@@ -304,7 +304,8 @@ class Archive:
         # Not fsynced: a record lost in a crash is made again from the live file (the
         # copy it describes was fsynced before it was renamed into place).
         folder = self._folder(entry.kind, entry.label)
-        _write_file(folder, entry.label.rsplit("/", 1)[-1] + RECORD_SUFFIX, json_bytes(entry.to_json()), durable=False)
+        name = entry.label.rsplit("/", 1)[-1] + RECORD_SUFFIX
+        replace_file(folder, name, json_bytes(entry.to_json()), mode=0o600)
 
     def _folder(self, kind: str, label: str) -> Path:
         """The real directory that holds ``label``'s files, made when missing; symlinks are refused."""
@@ -918,16 +919,6 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
-def _create_temp(folder: Path) -> tuple[int, Path]:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    while True:
-        tmp = folder / f"{_TMP_PREFIX}{secrets.token_hex(8)}"
-        try:
-            return os.open(tmp, flags, 0o600), tmp
-        except FileExistsError:
-            continue
-
-
 def _pack(source, limit: int, out) -> tuple[int, str]:
     """gzip up to ``limit`` bytes of ``source`` into ``out`` (fsynced); their size and sha256.
     Reading stops at ``limit``: a file still being appended to is copied as it was when opened."""
@@ -945,22 +936,6 @@ def _pack(source, limit: int, out) -> tuple[int, str]:
     out.flush()
     os.fsync(out.fileno())
     return limit - left, digest.hexdigest()
-
-
-def _write_file(folder: Path, name: str, data: bytes, *, durable: bool = True) -> None:
-    """Write ``folder/name`` atomically (temporary file, fsync when durable, rename)."""
-    fd, tmp = _create_temp(folder)
-    try:
-        with open(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp, folder / name)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _flock(fd: int, mode: int, timeout: float, root: Path) -> None:

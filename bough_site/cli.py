@@ -27,38 +27,54 @@ def main() -> None:
     """bough: a static site of your Claude Code and Codex sessions."""
 
 
-@main.command("build")
-@click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("site"), show_default=True,
-              help="Where to write the site.")
-@click.option("--theme", type=click.Path(path_type=Path, file_okay=False, exists=True),
-              help="A theme directory whose templates and static files override the default theme.")
-@click.option("--source", "source_filter", type=click.Choice(SOURCE_CHOICES), default="all", show_default=True,
-              help="Which agents' transcripts to read.")
-@click.option("--no-redact", is_flag=True, help="Do not redact secrets (API keys, tokens, passwords).")
-@click.option("--redact-paths", is_flag=True, help="Also replace your home directory and user name with ~.")
-@click.option("--force", is_flag=True, help="Build into a non-empty directory bough did not create.")
-@click.option("--prune", is_flag=True, help="Delete pages that no source backs any more.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
-@click.option("--no-search", is_flag=True, help="Leave out the search index and box.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress, only warnings and the summary.")
-@click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Where bough keeps a copy of every transcript it reads "
-                   "(default: $BOUGH_ARCHIVE, else ~/.local/share/bough/archive).")
-@click.option("--no-archive", is_flag=True, help="Neither copy transcripts into the archive nor read from it.")
-def build_command(sources: tuple[Path, ...], out: Path, theme: Path | None, source_filter: str,
-                  no_redact: bool, redact_paths: bool, force: bool, prune: bool, jobs: int,
-                  no_search: bool, quiet: bool, archive: Path | None, no_archive: bool) -> None:
-    """Read transcripts from SOURCES (default: ~/.claude/projects and ~/.codex/sessions)
-    and bough's archive, and write a static site to OUT."""
+def site_options(command):
+    """The options `bough build` and `bough serve` share: what to read and how to build."""
+    options = [
+        click.argument("sources", nargs=-1, type=click.Path(path_type=Path)),
+        click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("site"), show_default=True,
+                     help="Where to write the site."),
+        click.option("--theme", type=click.Path(path_type=Path, file_okay=False, exists=True),
+                     help="A theme directory whose templates and static files override the default theme."),
+        click.option("--source", "source_filter", type=click.Choice(SOURCE_CHOICES), default="all",
+                     show_default=True, help="Which agents' transcripts to read."),
+        click.option("--no-redact", is_flag=True, help="Do not redact secrets (API keys, tokens, passwords)."),
+        click.option("--redact-paths", is_flag=True, help="Also replace your home directory and user name with ~."),
+        click.option("--force", is_flag=True, help="Build into a non-empty directory bough did not create."),
+        click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores)."),
+        click.option("--no-search", is_flag=True, help="Leave out the search index and box."),
+        click.option("-q", "--quiet", is_flag=True, help="No progress, only warnings and the summary."),
+        click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
+                     help="Where bough keeps a copy of every transcript it reads "
+                          "(default: $BOUGH_ARCHIVE, else ~/.local/share/bough/archive)."),
+        click.option("--no-archive", is_flag=True,
+                     help="Neither copy transcripts into the archive nor read from it."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def site_config(*, sources: tuple[Path, ...], out: Path, theme: Path | None, source_filter: str,
+                no_redact: bool, redact_paths: bool, force: bool, jobs: int, no_search: bool, quiet: bool,
+                archive: Path | None, no_archive: bool, prune: bool = False) -> BuildConfig:
     if archive is not None and no_archive:
         raise click.UsageError("--archive and --no-archive exclude each other")
-    config = BuildConfig(
+    return BuildConfig(
         sources=list(sources), out=out, theme=theme, source_filter=source_filter,
         redact=not no_redact, redact_paths=redact_paths, force=force, prune=prune,
         jobs=jobs, search=not no_search, report=_reporter(quiet),
         archive=None if no_archive else (archive or archive_dir()),
     )
+
+
+@main.command("build")
+@site_options
+@click.option("--prune", is_flag=True, help="Delete pages that no source backs any more.")
+def build_command(**options) -> None:
+    """Read transcripts from SOURCES (default: ~/.claude/projects and ~/.codex/sessions)
+    and bough's archive, and write a static site to OUT."""
+    config = site_config(**options)
+    quiet = options["quiet"]
     bar = None if quiet else ProgressBar(sys.stderr)
     if bar is not None:
         config.report, config.progress = bar.around(config.report), bar.update
@@ -229,42 +245,18 @@ def _day(mtime_ns: int) -> str:
 
 
 @main.command("serve")
-@click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("site"), show_default=True,
-              help="Where to write the site that is served.")
+@site_options
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port on 127.0.0.1 (0: any free one).")
 @click.option("--watch", is_flag=True, help="Rebuild when a transcript or theme file changes.")
-@click.option("--theme", type=click.Path(path_type=Path, file_okay=False, exists=True),
-              help="A theme directory whose templates and static files override the default theme.")
-@click.option("--source", "source_filter", type=click.Choice(SOURCE_CHOICES), default="all", show_default=True,
-              help="Which agents' transcripts to read.")
-@click.option("--no-redact", is_flag=True, help="Do not redact secrets (API keys, tokens, passwords).")
-@click.option("--redact-paths", is_flag=True, help="Also replace your home directory and user name with ~.")
-@click.option("--force", is_flag=True, help="Build into a non-empty directory bough did not create.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
-@click.option("--no-search", is_flag=True, help="Leave out the search index and box.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress, only warnings and the summaries.")
-@click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Where bough keeps a copy of every transcript it reads "
-                   "(default: $BOUGH_ARCHIVE, else ~/.local/share/bough/archive).")
-@click.option("--no-archive", is_flag=True, help="Neither copy transcripts into the archive nor read from it.")
-def serve_command(sources: tuple[Path, ...], out: Path, port: int, watch: bool, theme: Path | None,
-                  source_filter: str, no_redact: bool, redact_paths: bool, force: bool, jobs: int,
-                  no_search: bool, quiet: bool, archive: Path | None, no_archive: bool) -> None:
+def serve_command(port: int, watch: bool, **options) -> None:
     """Build the site as `bough build` does and serve OUT on http://127.0.0.1:PORT/
     (this machine only); with --watch, rebuild (incrementally) whenever a
     transcript or theme file changes. Ctrl-C stops it."""
     from .serve import serve
 
-    if archive is not None and no_archive:
-        raise click.UsageError("--archive and --no-archive exclude each other")
-    config = BuildConfig(
-        sources=list(sources), out=out, theme=theme, source_filter=source_filter,
-        redact=not no_redact, redact_paths=redact_paths, force=force,
-        jobs=jobs, search=not no_search, report=_reporter(quiet),
-        archive=None if no_archive else (archive or archive_dir()),
-    )
+    config = site_config(**options)
+    out = config.out
 
     def ready(url: str) -> None:
         _stderr(f"Serving {out} at {url} (this machine only). " +

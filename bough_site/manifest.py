@@ -33,7 +33,6 @@ import dataclasses
 import functools
 import hashlib
 import os
-import secrets
 import stat
 import types
 import typing
@@ -47,11 +46,11 @@ import orjson
 from . import __version__
 from .model import Session, Usage, Warning
 from .stats import Tally
+from .write import replace_file
 
 MANIFEST = ".bough-manifest.json"
 STATE_DIR = ".bough-state"
 SCHEMA = "bough.manifest/1"
-_TMP = ".bough-tmp-"
 _MAX_MANIFEST = 1 << 30
 
 # --------------------------------------------------------------------------- session summaries
@@ -386,31 +385,9 @@ def remove_tallies(out: Path, keep: set[str]) -> None:
 
 
 def atomic_write(folder: Path, name: str, data: bytes, *, durable: bool = False) -> None:
-    """Write to a temporary file in folder, then rename it over folder/name.
-    Identical bytes are not rewritten."""
-    target = folder / name
-    current = _read_regular(target, len(data) + 1)
-    if current == data:
-        return
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    while True:
-        tmp = folder / f"{_TMP}{secrets.token_hex(8)}"
-        try:
-            fd = os.open(tmp, flags, 0o644)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with open(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write folder/name atomically; identical bytes are not rewritten."""
+    if _read_regular(folder / name, len(data) + 1) != data:
+        replace_file(folder, name, data, durable=durable, mode=0o644)
 
 
 def _read_regular(path: Path, limit: int) -> bytes | None:

@@ -292,7 +292,7 @@ class SiteWriter:
             return
         try:
             # fsync: the marker is what a later prune trusts, so it must not be torn by a crash.
-            _replace(self._root, self.MARKER, data, durable=True)
+            replace_file(self._root, self.MARKER, data, durable=True)
         except OSError as err:
             raise OutputError(f"cannot write {marker}: {err}") from err
 
@@ -324,7 +324,7 @@ class SiteWriter:
             self.unchanged.append(relpath)
             return False
         try:
-            _replace(parent, parts[-1], data)
+            replace_file(parent, parts[-1], data)
         except OSError as err:
             raise OutputError(f"cannot write {relpath!r} in {self.out}: {err}") from err
         self._claims[key] = relpath
@@ -474,9 +474,12 @@ def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str =
         return False  # unreadable: rewriting it is the way to find out for real
 
 
-def _replace(parent: Path, name: str, data: bytes | bytearray | memoryview, *, durable: bool = False) -> None:
-    """Write data to a temporary file in parent, then rename it over parent/name (atomic)."""
-    fd, tmp = _create_temp(parent)
+def replace_file(parent: Path, name: str, data: bytes | bytearray | memoryview, *,
+                 durable: bool = False, mode: int = 0o666) -> None:
+    """Write data to a temporary file in parent, then rename it over parent/name (atomic):
+    a reader sees the old bytes or the new ones, never half a file. ``durable`` fsyncs
+    before the rename; ``mode`` is filtered by the umask."""
+    fd, tmp = create_temp(parent, mode)
     try:
         with open(fd, "wb") as f:
             f.write(data)
@@ -490,13 +493,14 @@ def _replace(parent: Path, name: str, data: bytes | bytearray | memoryview, *, d
         raise
 
 
-def _create_temp(parent: Path) -> tuple[int, Path]:
-    # Mode 0o666 filtered by the umask, like any new file (mkstemp would give 0o600).
+def create_temp(parent: Path, mode: int = 0o666) -> tuple[int, Path]:
+    """A new temporary file in parent, named so that bough never mistakes it for output.
+    The default mode is that of any new file (mkstemp would give 0o600)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     while True:
         tmp = parent / f"{_TMP_PREFIX}{secrets.token_hex(8)}"
         try:
-            return os.open(tmp, flags, 0o666), tmp
+            return os.open(tmp, flags, mode), tmp
         except FileExistsError:
             continue
 

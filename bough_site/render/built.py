@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 
 from ..model import Project, Session
 from ..work import project_commits, project_files
+from .times import parse_time
 
 # The timeline shows at most this many days with activity (the latest).
 TIMELINE_DAYS = 60
@@ -80,18 +81,6 @@ def display_path(path: str, cwd: str | None) -> str:
 # --- time helpers --------------------------------------------------------------------------
 
 
-def _moment(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value or len(value) > 64:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
-
-
 def _midnight(day: date) -> datetime:
     return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
@@ -120,8 +109,8 @@ def timeline_chart(
     of days shown and the number of days with activity."""
     bars: dict[date, list[tuple[float, float, Session, datetime, datetime]]] = {}
     for session in sessions:
-        start = _moment(session.started)
-        end = _moment(session.ended) or start
+        start = parse_time(session.started)
+        end = parse_time(session.ended) or start
         if start is None or end is None:
             continue
         end = max(end, start)
@@ -137,12 +126,12 @@ def timeline_chart(
     ticks: dict[date, list[float]] = {}
     for session in sessions:
         for value in session.prompt_times or ():
-            moment = _moment(value)
+            moment = parse_time(value)
             if moment is not None:
                 ticks.setdefault(moment.date(), []).append(_x(moment))
     marks: dict[date, list[tuple[float, dict[str, Any], Session]]] = {}
     for commit, session in commits:
-        moment = _moment(commit.get("timestamp"))
+        moment = parse_time(commit.get("timestamp"))
         if moment is not None:
             marks.setdefault(moment.date(), []).append((_x(moment), commit, session))
     days = sorted(set(bars) | set(ticks) | set(marks))

@@ -47,6 +47,7 @@ from .highlight import highlight, highlight_diff, highlight_hunks, highlight_pat
 from .images import image_filename, sniff_image
 from .links import safe_href
 from .markdown import render_markdown
+from .times import parse_time
 
 # A session page is split when its HTML would pass this many bytes.
 PAGE_LIMIT = 5_000_000
@@ -121,19 +122,6 @@ class When:
     date: str  # 2025-01-02
     clock: str  # 14:03:22
     moment: datetime
-
-
-def parse_time(value: object) -> datetime | None:
-    """An ISO-8601 string as an aware UTC datetime, or None."""
-    if not isinstance(value, str) or not value or len(value) > 64:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)  # transcripts write UTC
-    return moment.astimezone(UTC)
 
 
 def when(value: object) -> When | None:
