@@ -106,14 +106,20 @@ class NothingToRead(BoughError):
 # --------------------------------------------------------------------------- load_site
 
 
-def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Site:
-    """Read every source into the model (no output is written)."""
+def _collector(config: BuildConfig) -> tuple[list[Warning], Callable[[Warning], None]]:
+    """A list of warnings and the callback that fills it, reporting each as it comes."""
     warnings: list[Warning] = []
 
     def warn(warning: Warning) -> None:
         warnings.append(warning)
         config.report(f"warning: {warning}")
 
+    return warnings, warn
+
+
+def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Site:
+    """Read every source into the model (no output is written)."""
+    warnings, warn = _collector(config)
     found = discover(config, warn)
     try:
         sessions = _read_sessions(found, warn)
@@ -201,12 +207,7 @@ def _site_warnings(warnings: list[Warning], options: Options) -> list[Warning]:
 def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildResult:
     """Build the site in ``config.out``, reusing what the last build there made
     from sources that have not changed since."""
-    warnings: list[Warning] = []
-
-    def warn(warning: Warning) -> None:
-        warnings.append(warning)
-        config.report(f"warning: {warning}")
-
+    warnings, warn = _collector(config)
     found = discover(config, warn)  # the archive adds what only it still has (found.kept)
     try:
         return _Build(config, found, warnings, redaction_key).run()
@@ -356,10 +357,9 @@ class _Build:
     def _take(self, result: UnitResult, *, first: bool) -> None:
         """A unit's sessions, as a worker gave them: write their files now."""
         unit = result.unit
-        for line in result.warnings:
-            if first:
-                self.config.report(f"warning: {Warning(*line)}")
         if first:
+            for line in result.warnings:
+                self.config.report(f"warning: {Warning(*line)}")
             self.unit_states[unit.key] = UnitState(
                 unit.kind, result.files, [s.key for s in result.sessions],
                 [[w.file, w.line, w.reason] for w in scrub_warnings([Warning(*w) for w in result.warnings],
@@ -390,6 +390,12 @@ class _Build:
             self.claimed.add(path)
             self.writer.write(path, data)
         return paths
+
+    def _keep(self, path: str) -> None:
+        """Own a file of the last build without writing it again (once per build)."""
+        if path not in self.claimed:
+            self.writer.keep(path)
+            self.claimed.add(path)
 
     def _gone(self) -> int:
         """Sessions of the last build whose source is gone: kept, with their pages
@@ -443,18 +449,14 @@ class _Build:
         must be (a new slug, a file gone missing) are returned."""
         redo = []
         for entry in self.entries.values():
-            if entry.status == "rebuilt":
-                if entry.written_slug != entry.slug:
-                    redo.append(entry)
-                continue
             if entry.written_slug != entry.slug:
                 redo.append(entry)
                 continue
+            if entry.status == "rebuilt":
+                continue  # its files were written by the first pass
             try:
                 for path in entry.outputs:
-                    if path not in self.claimed:
-                        self.writer.keep(path)
-                        self.claimed.add(path)
+                    self._keep(path)
             except OutputError:
                 if entry.status == "gone":
                     self.config.report(f"warning: the pages of session {entry.key} are gone and its source too")
@@ -490,9 +492,7 @@ class _Build:
         if same_options and previous.site_outputs and previous.site_signature == signature:
             try:
                 for path in previous.site_outputs:
-                    if path not in self.claimed:
-                        self.writer.keep(path)
-                        self.claimed.add(path)
+                    self._keep(path)
                 self.site_outputs, self.signature = list(previous.site_outputs), signature
                 return self._stats(projects, warnings, lazy=True)
             except OutputError:
@@ -526,10 +526,8 @@ class _Build:
             if not self.previous.valid:
                 return []
             for path in self.previous.site_outputs:
-                if path.startswith(urls.ASSETS_DIR + "/") and path not in self.claimed and _is_file(
-                        self.writer.out / path):
-                    self.writer.keep(path)
-                    self.claimed.add(path)
+                if path.startswith(urls.ASSETS_DIR + "/") and _is_file(self.writer.out / path):
+                    self._keep(path)
         return self.writer.prune()
 
     def _signature(self, projects: list[Project], warnings: list[Warning]) -> str:
