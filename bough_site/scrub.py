@@ -38,10 +38,10 @@ def scrub_session(session: Session, redactor: Redactor) -> None:
     session.id = text(session.id)
     session.parent_id = _maybe(redactor, session.parent_id)
     session.title = text(session.title)
-    session.cwd = text(session.cwd) if session.cwd else session.cwd
+    session.cwd = _maybe(redactor, session.cwd)
     session.versions = [text(v) for v in session.versions]
     session.models = [text(m) for m in session.models]
-    session.git_branch = text(session.git_branch) if session.git_branch else session.git_branch
+    session.git_branch = _maybe(redactor, session.git_branch)
     session.files = [text(name) for name in session.files]
     session.warnings = scrub_warnings(session.warnings, redactor)
     _timeline(session.timeline, redactor)
@@ -148,8 +148,8 @@ def _contents(blocks: list, redactor: Redactor) -> None:
 
 
 def _subagent(run: SubagentRun, redactor: Redactor) -> None:
-    run.description = redactor.text(run.description) if run.description else run.description
-    run.agent_type = redactor.text(run.agent_type) if run.agent_type else run.agent_type
+    run.description = _maybe(redactor, run.description)
+    run.agent_type = _maybe(redactor, run.agent_type)
     run.agent_id, run.file = redactor.text(run.agent_id), redactor.text(run.file)
     run.models = [redactor.text(m) for m in run.models]
     _timeline(run.timeline, redactor)
