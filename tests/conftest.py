@@ -37,3 +37,15 @@ def fixtures_dir(kind: str) -> Path:
     if not folder.is_dir():
         pytest.skip(f"{folder} is not here (the shared fixtures live beside the checkout)")
     return folder
+
+
+def file_tree(root: Path, *, site_only: bool = False) -> dict[str, bytes]:
+    """Every regular file under root by its relative path. ``site_only`` leaves out
+    bough's own bookkeeping (the writer's marker and lock, the incremental state:
+    every name starting ``.bough-``), keeping what a host would publish."""
+    tree = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.is_file() and not (site_only and any(part.startswith(".bough-") for part in relative.parts)):
+            tree[relative.as_posix()] = path.read_bytes()
+    return tree

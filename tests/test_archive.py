@@ -21,6 +21,7 @@ from bough_site.cli import main, summary
 from bough_site.config import BuildConfig, archive_dir
 from bough_site.discover import EXAMPLES
 
+from .conftest import file_tree
 from .records import SESSION, prompt, reply, text, write_jsonl
 
 NOTES = "-home-ada-src-notes-api"
@@ -47,11 +48,7 @@ def run(out: Path, **options) -> BuildResult:
 
 def files(out: Path) -> dict[str, bytes]:
     """The published files (not the writer's own ``.bough-*`` files and state)."""
-    return {
-        p.relative_to(out).as_posix(): p.read_bytes()
-        for p in sorted(out.rglob("*"))
-        if p.is_file() and not any(part.startswith(".bough-") for part in p.relative_to(out).parts)
-    }
+    return file_tree(out, site_only=True)
 
 
 def unmarked(data: bytes) -> bytes:

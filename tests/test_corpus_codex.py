@@ -12,11 +12,13 @@ from bough_site.model import REASONING_KEY, STAT_KEYS, Marker, Reply, Session, T
 from bough_site.readers.codex import find_rollouts, read_codex_sessions
 from bough_site.work import summarize_work
 
+from .conftest import file_tree
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "bough_site" / "examples" / "codex"
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return file_tree(root)
 
 
 def read_history(root: Path) -> tuple[list[Session], list[Warning]]:

@@ -20,6 +20,7 @@ from bough_site.config import BuildConfig
 from bough_site.corpus.claude import generate_claude_history
 from bough_site.errors import OutputError
 
+from .conftest import file_tree
 from .records import prompt, reply, text
 
 OLD = 1_000_000_000  # 2001: any file written by a build is newer
@@ -37,11 +38,7 @@ def run(src: Path, out: Path, **options) -> BuildResult:
 
 def tree(out: Path) -> dict[str, bytes]:
     """Every output file by path, without bough's own state (.bough-*)."""
-    return {
-        path.relative_to(out).as_posix(): path.read_bytes()
-        for path in sorted(out.rglob("*"))
-        if path.is_file() and not any(part.startswith(".bough-") for part in path.relative_to(out).parts)
-    }
+    return file_tree(out, site_only=True)
 
 
 def age(out: Path) -> None:

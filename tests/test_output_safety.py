@@ -30,6 +30,7 @@ from bough_site.corpus.hostile import (
 from bough_site.errors import OutputError
 from bough_site.write import SiteWriter
 
+from .conftest import file_tree
 from .records import SESSION, prompt, reply, text, write_jsonl
 
 KEY = b"test-key"
@@ -85,12 +86,12 @@ def test_the_checker_sees_what_it_must() -> None:
 
 
 def files_under(out: Path) -> dict[str, bytes]:
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    return file_tree(out)
 
 
 def site_files(out: Path) -> dict[str, bytes]:
     """What a build wrote for the site, without bough's own bookkeeping."""
-    return {k: v for k, v in files_under(out).items() if not k.startswith(OWN_PREFIX)}
+    return file_tree(out, site_only=True)
 
 
 def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
