@@ -171,15 +171,12 @@ class _Collected:
     """What one file gave: merged chain records in first-appearance order, and metadata."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
-    lines: int = 0
-    skipped: int = 0
     ai_title: str = ""
     custom_title: str = ""
     summaries: list[tuple[str, str]] = field(default_factory=list)  # (leafUuid, text)
     versions: list[str] = field(default_factory=list)
     cwd: str | None = None
     git_branch: str | None = None
-    session_id: str | None = None
     agent_id: str | None = None
     first_time: str | None = None
     last_time: str | None = None
@@ -219,7 +216,6 @@ def _collect(path: Path, label: str, warn: WarnFn, tally: Tally) -> _Collected:
             _take_progress(found, obj)
         else:
             _take_metadata(found, obj)
-    found.lines, found.skipped = reader.lines, reader.skipped
     tally.lines += reader.lines
     tally.skipped_lines += reader.skipped
     return found
@@ -259,8 +255,6 @@ def _note_facts(found: _Collected, obj: dict[str, Any]) -> None:
     branch = obj.get("gitBranch")
     if isinstance(branch, str) and branch:
         found.git_branch = branch
-    if found.session_id is None and isinstance(obj.get("sessionId"), str):
-        found.session_id = obj["sessionId"]
     if found.agent_id is None and isinstance(obj.get("agentId"), str):
         found.agent_id = obj["agentId"]
     moment = normalize_timestamp(obj.get("timestamp"))
