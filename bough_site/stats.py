@@ -81,7 +81,3 @@ class Tally:
         if self.has_reasoning:
             ordered[REASONING_KEY] = sum(u.reasoning_output_tokens for u in usages)
         return ordered
-
-
-def empty_stats() -> dict[str, int]:
-    return {key: 0 for key in STAT_KEYS}
