@@ -227,8 +227,6 @@ class Session:
     tally: Any = None
     # Safe, unique-within-project file name stem; assigned by the build.
     slug: str = ""
-    # Sub-agent transcripts attached to this session (paths), for the archive.
-    subagent_files: list[str] = field(default_factory=list)
     # Set when the live transcript is gone and the page was built from bough's
     # archive: the date (ISO) since which bough has kept it.
     kept_since: str | None = None

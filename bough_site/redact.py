@@ -627,7 +627,6 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
-GENERIC_KINDS = frozenset(r.kind for r in RULES if r.tier >= TIER_GENERIC) | {"sensitive-file"}
 
 # A short string is checked against all keywords at once (one regex call instead of one `in`
 # per keyword: most transcript strings are ids, names and times of 20-40 characters).

@@ -615,7 +615,6 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
         stats=tally.stats(),
         warnings=warnings,
         orphan_subagents=orphans,
-        subagent_files=[str(p) for p in source.subagents],
     )
     session.tally = tally
     return session

@@ -1247,7 +1247,6 @@ def _session(thread: _Thread, orphans: list[SubagentRun], children: list[_Thread
         warnings=warnings,
         orphan_subagents=orphans,
         parent_id=lineage.parent if lineage.kind in ("fork", "subagent") else None,
-        subagent_files=[str(c.scan.path) for c in children],
     )
     session.tally = thread.tally
     return session
