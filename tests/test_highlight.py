@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import html
+import inspect
 import re
+import zlib
+from typing import ClassVar
 
+import orjson
+import pygments
+import pygments.lexer
 import pygments.lexers
+import pygments.plugin
 import pytest
 from markupsafe import Markup, escape
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 
 from bough_site.render import highlight as highlight_module
 from bough_site.render.highlight import (
+    BlockCache,
     highlight,
     highlight_diff,
     highlight_hunks,
     highlight_patch,
     stylesheet,
+    using_cache,
 )
 
 PRE, END = '<pre class="code"><code>', "</code></pre>"
@@ -52,8 +64,8 @@ def test_python_by_filename_exact() -> None:
     out = highlight("def f():\n    return '<x>'\n", filename="src/pkg/x.py")
     assert isinstance(out, Markup)
     assert str(out) == (
-        f'{PRE}<span class="k">def</span><span class="w"> </span><span class="nf">f</span>'
-        '<span class="p">():</span>\n'
+        # Punctuation and the space look like plain text in both schemes: no span.
+        f'{PRE}<span class="k">def</span> <span class="nf">f</span>():\n'
         '    <span class="k">return</span> <span class="s1">&#39;&lt;x&gt;&#39;</span>\n'
         f"{END}"
     )
@@ -239,8 +251,7 @@ def test_diff_with_filename_highlights_inside_lines() -> None:
     assert out == (
         f"{DPRE}"
         '<span class="line hunk">@@ -1,2 +1,2 @@</span>\n'
-        '<span class="line ctx"> <span class="k">def</span><span class="w"> </span><span class="nf">f</span>'
-        '<span class="p">():</span></span>\n'
+        '<span class="line ctx"> <span class="k">def</span> <span class="nf">f</span>():</span>\n'
         '<span class="line del">-    <span class="k">return</span> <span class="mi">1</span></span>\n'
         '<span class="line add">+    <span class="k">return</span> <span class="mi">2</span></span>'
         f"{END}"
@@ -447,3 +458,368 @@ def test_dark_rules_override_every_light_token_property() -> None:
         props = {decl.split(":")[0].strip() for decl in body.split(";") if decl.strip()}
         dark_props = {decl.split(":")[0].strip() for decl in dark.get(selector, "").split(";") if decl.strip()}
         assert props <= dark_props, (selector, props - dark_props)
+
+
+# --- lexer lookup without plugins ------------------------------------------------
+
+KNOWN_FILENAMES = ["x.py", "Dockerfile", "Makefile", "a.ts", "x.json", "CMakeLists.txt", "x.h", "go.mod", "x.yaml", "x.rs"]
+KNOWN_ALIASES = ["bash", "json", "diff", "toml", "python", "console", "c++", "yaml", "html"]
+
+
+def _forbid_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the plugin entry points must not be scanned")
+
+    monkeypatch.setattr(pygments.plugin, "find_plugin_lexers", refuse)
+    monkeypatch.setattr(pygments.plugin, "iter_entry_points", refuse)
+    # pygments.lexers replaces itself in sys.modules after import: its functions
+    # look find_plugin_lexers up in the original module's namespace.
+    _patch_lexers_global(monkeypatch, "find_plugin_lexers", refuse)
+
+
+def _patch_lexers_global(monkeypatch: pytest.MonkeyPatch, name: str, value: object) -> None:
+    monkeypatch.setitem(pygments.lexers.get_lexer_for_filename.__globals__, name, value)
+
+
+def _fresh_lookups() -> None:
+    for cached in (highlight_module._builtin_lexers, highlight_module._lexer_for_filename, highlight_module._lexer_for_language):
+        cached.cache_clear()
+
+
+def test_lookup_does_not_scan_plugins_and_picks_what_pygments_picks(monkeypatch: pytest.MonkeyPatch) -> None:
+    by_file = {name: type(get_lexer_for_filename(name)) for name in KNOWN_FILENAMES}
+    by_alias = {alias: type(get_lexer_by_name(alias)) for alias in KNOWN_ALIASES}
+    _fresh_lookups()
+    _forbid_plugins(monkeypatch)
+    with pytest.raises(AssertionError, match="plugin"):
+        get_lexer_for_filename("x.py")  # the trap works
+    for name, expected in by_file.items():
+        assert type(highlight_module.find_lexer(filename=f"some/dir/{name}")) is expected, name
+    for alias, expected in by_alias.items():
+        assert type(highlight_module.find_lexer(language=alias)) is expected, alias
+    assert highlight_module.find_lexer(filename="x.unknownext") is None
+    assert highlight_module.find_lexer(language="nosuchlanguage") is None
+    assert highlight_module.find_lexer(filename="x.txt") is None  # TextLexer: refused
+    assert "nc" in SPAN_CLASS.findall(str(highlight("class A: pass\n", filename="a.py")))
+
+
+def test_a_plugin_lexer_cannot_claim_a_file_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pygments.lexer import RegexLexer
+    from pygments.lexers.python import PythonLexer
+    from pygments.token import Keyword
+
+    class Hijack(RegexLexer):
+        name = "Hijack"
+        aliases = ("hijack", "python")
+        filenames = ("x.py", "*.hijack")
+        priority = 100
+        tokens: ClassVar[dict] = {"root": [(r"(?s).+", Keyword)]}
+
+    _patch_lexers_global(monkeypatch, "find_plugin_lexers", lambda: iter([Hijack]))
+    assert type(get_lexer_for_filename("x.py")) is Hijack  # Pygments itself would take it
+    _fresh_lookups()
+    assert type(highlight_module.find_lexer(filename="x.py")) is PythonLexer
+    assert type(highlight_module.find_lexer(language="python")) is PythonLexer
+    assert highlight_module.find_lexer(filename="a.hijack") is None
+    assert highlight_module.find_lexer(language="hijack") is None
+
+
+# --- our formatter -----------------------------------------------------------------
+
+TOKEN = re.compile(r'<span class="([^"]*)">|(</span>)|([^<]+)')
+
+
+def _pieces(markup: str) -> list[tuple[str, str]]:
+    """(classes, text) for every run of text, checking spans never nest."""
+    out, current = [], ""
+    for opened, closed, text in TOKEN.findall(markup):
+        if opened:
+            assert not current, f"nested span in {markup!r}"
+            current = opened
+        elif closed:
+            assert current, f"stray </span> in {markup!r}"
+            current = ""
+        else:
+            out.append((current, html.unescape(text)))
+    assert not current, f"unclosed span in {markup!r}"
+    return out
+
+
+@functools.cache
+def _looks(classes: str, char: str) -> tuple[frozenset, frozenset]:
+    """What the stylesheet does to one character in class(es) ``classes``, light
+    and dark, leaving out what equals the surrounding text."""
+    light_css, dark_css = stylesheet().split("@media (prefers-color-scheme: dark) {")
+    looks = []
+    for rules in (_rules(light_css), _rules(dark_css)):
+        base = dict(d.strip().split(": ") for d in rules[".code"].split(";") if d.strip())["color"]
+        decls: dict[str, str] = {}
+        for cls in classes.split():
+            body = rules.get(f".code .{cls}", "")
+            decls.update(d.strip().split(": ") for d in body.split(";") if d.strip())
+        kept = {
+            (prop, value.lower())
+            for prop, value in decls.items()
+            if value not in ("inherit", "normal", "transparent", "none")
+            and not (prop == "color" and (value.lower() == base.lower() or char.isspace()))
+        }
+        looks.append(frozenset(kept))
+    return looks[0], looks[1]
+
+
+def _per_char_looks(markup: str) -> list[tuple[str, tuple[frozenset, frozenset]]]:
+    return [(char, _looks(classes, char)) for classes, text in _pieces(markup) for char in text]
+
+
+_DIFFLIB = inspect.getsource(difflib)
+
+FORMATTER_SAMPLES = [
+    ("python", _DIFFLIB[: _DIFFLIB.index("\n", 30_000) + 1]),
+    ("json", '{"a": [1, 2.5, true, null, "s\\"q"], "b": {"c": "<d>"}}\n'),
+    ("bash", 'for f in *.py; do echo "$f" > /dev/null; done  # loop\n'),
+    ("console", "$ ls -la\ntotal 0\n$ echo 'x'\nx\n"),
+    ("diff", "--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n"),
+    ("html", '<a href="x" onclick=\'y\'>t &amp; u</a>\n<!-- c\n-->\n'),
+    ("c", "/* multi\n   line */\nint main(void) { return 0; } // end\n"),
+    ("yaml", "key: value\nlist:\n  - 1\n  - 'two'\n"),
+]
+
+
+@pytest.mark.parametrize(("language", "code"), FORMATTER_SAMPLES, ids=[s[0] for s in FORMATTER_SAMPLES])
+def test_formatter_looks_exactly_like_html_formatter(language: str, code: str) -> None:
+    lexer = highlight_module.find_lexer(language=language)
+    ours = highlight_module._format(code, lexer)
+    theirs = pygments.highlight(code, lexer, HtmlFormatter(nowrap=True))
+    assert "".join(text for _cls, text in _pieces(ours)) == code
+    assert _per_char_looks(ours) == _per_char_looks(theirs)
+    assert len(ours) <= len(theirs)
+    for line in ours.split("\n"):
+        _pieces(line)  # every span closed on its own line
+
+
+def test_styled_tokens_keep_their_class_and_names_get_none() -> None:
+    code = "import os\n\ndef run(path):\n    '''Doc.'''\n    value = os.path.join(path, 'x')  # why\n    return value\n"
+    out = str(highlight(code, language="python"))
+    pieces = _pieces(out[len(PRE) : -len(END)])
+    classes = {cls for cls, _text in pieces}
+    assert {"kn", "k", "nf", "sd", "s1", "c1"} <= classes
+    assert ("nn", "os") in pieces and ("s1", "'x'") in pieces and ("c1", "# why") in pieces
+    assert "n" not in classes and "p" not in classes and "w" not in classes
+    # Names, punctuation and spaces between styled tokens are one plain run.
+    assert ("", "join(path, ") in pieces
+    assert text_of(out) == code
+
+
+def test_adjacent_tokens_of_one_class_are_one_span() -> None:
+    out = str(highlight("x = 'ab'\n", language="python"))
+    assert '<span class="s1">&#39;ab&#39;</span>' in out  # three String tokens, one span
+
+
+def test_multiline_strings_and_comments_reopen_per_line() -> None:
+    py = str(highlight('s = """one\n\ntwo\n"""\n', language="python"))
+    assert py == (
+        f'{PRE}s <span class="o">=</span> <span class="s2">&#34;&#34;&#34;one</span>\n'
+        '\n<span class="s2">two</span>\n<span class="s2">&#34;&#34;&#34;</span>\n'
+        f"{END}"
+    )
+    c = str(highlight("/* a\n   b */\n", language="c"))
+    assert c == f'{PRE}<span class="cm">/* a</span>\n<span class="cm">   b */</span>\n{END}'
+
+
+@pytest.mark.parametrize("language", ["python", "html", "bash", "json", "console"])
+def test_hostile_text_is_escaped(language: str) -> None:
+    code = "x = \"</span><script>alert('1')</script>\" # </code></pre><img src=x onerror=y>\n'\"&amp;\n"
+    out = str(highlight(code, language=language))
+    body = out[len(PRE) : -len(END)]
+    assert "<script" not in out and "<img" not in out and "</code></pre>" not in body
+    text_parts = TAG.sub("\0", body)
+    assert not set(text_parts) & set("<>\"'"), text_parts
+    assert text_of(out) == code
+
+
+def test_crlf_and_final_newline_as_before() -> None:
+    assert text_of(str(highlight("a = 1\r\nb = 2\r\n", language="python"))) == "a = 1\nb = 2\n"
+    assert str(highlight("a = 1", language="python")).endswith(f'<span class="mi">1</span>{END}')
+    assert str(highlight("# c\n", language="python")) == f'{PRE}<span class="c1"># c</span>\n{END}'
+
+
+# --- the block cache ------------------------------------------------------------------
+
+
+def _blocks(n: int, tag: str = "") -> list[str]:
+    # Each over _MEMO_MIN, so it goes through Pygments and the caches.
+    return [f"def f{tag}{i}(x):\n" + f"    return x + {i}  # {'pad ' * 40}\n" * 8 for i in range(n)]
+
+
+def _render(blocks: list[str], language: str = "python") -> list[str]:
+    return [str(highlight(code, language=language)) for code in blocks]
+
+
+@pytest.fixture
+def lexing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Counts the texts Pygments lexes; the process memo starts empty."""
+    monkeypatch.setattr(highlight_module, "_MEMO", {})
+    calls: list[str] = []
+    real = pygments.lexer.Lexer.get_tokens
+
+    def counting(self: pygments.lexer.Lexer, text: str, unfiltered: bool = False) -> object:
+        calls.append(text)
+        return real(self, text, unfiltered)
+
+    monkeypatch.setattr(pygments.lexer.Lexer, "get_tokens", counting)
+    return calls
+
+
+def test_cache_round_trip_lexes_nothing_and_gives_the_same_html(lexing: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    blocks = _blocks(5)
+    with using_cache(BlockCache()) as first:
+        expected = _render(blocks)
+    assert len(lexing) == 5
+    seed = first.dump()
+    assert isinstance(seed, bytes)
+    monkeypatch.setattr(highlight_module, "_MEMO", {})
+    lexing.clear()
+    with using_cache(BlockCache(seed)) as second:
+        assert _render(blocks) == expected
+    assert lexing == []
+    assert second.dump() == seed  # same blocks: same bytes, no growth
+
+
+def test_cache_keeps_exactly_the_blocks_used(lexing: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b, c = _blocks(3)
+    with using_cache(BlockCache()) as first:
+        _render([a, b])
+    with using_cache(BlockCache(first.dump())) as second:
+        _render([a, c, a])  # a: from the seed, c: new, b: not used
+    lexing.clear()
+    monkeypatch.setattr(highlight_module, "_MEMO", {})
+    with using_cache(BlockCache(second.dump())):
+        _render([a, b, c])
+    assert lexing == [b]
+
+
+def test_memo_is_consulted_after_the_cache_and_recorded(lexing: list[str]) -> None:
+    (block,) = _blocks(1)
+    expected = _render([block])  # no cache: into the process memo
+    with using_cache(BlockCache()) as cache:
+        assert _render([block]) == expected
+    assert len(lexing) == 1
+    assert len(highlight_module._load_seed(cache.dump())) == 1
+
+
+def test_dump_is_deterministic_and_none_when_unused() -> None:
+    blocks = _blocks(4)
+    with using_cache(BlockCache()) as forward:
+        _render(blocks)
+    with using_cache(BlockCache()) as backward:
+        _render(blocks[::-1] + blocks)
+    assert forward.dump() == backward.dump()
+    assert BlockCache().dump() is None
+    with using_cache(BlockCache()) as small:
+        highlight("x = 1\n", language="python")  # under _MEMO_MIN: not kept
+        highlight("plain text " * 100)  # no lexer
+    assert small.dump() is None
+
+
+def test_cache_is_only_active_inside_using_cache(lexing: list[str]) -> None:
+    outer, inner = BlockCache(), BlockCache()
+    a, b, c = _blocks(3)
+    with using_cache(outer):
+        _render([a])
+        with using_cache(inner):
+            _render([b])
+        _render([c])
+    _render(_blocks(1, "outside"))
+    assert len(highlight_module._load_seed(outer.dump())) == 2
+    assert len(highlight_module._load_seed(inner.dump())) == 1
+
+
+def _valid_seed() -> bytes:
+    with using_cache(BlockCache()) as cache:
+        _render(_blocks(3))
+    seed = cache.dump()
+    assert seed is not None
+    return seed
+
+
+def _other_header(seed: bytes, header: bytes) -> bytes:
+    return header + seed[len(highlight_module._cache_header()) :]
+
+
+def _body(obj: object) -> bytes:
+    return highlight_module._cache_header() + zlib.compress(orjson.dumps(obj))
+
+
+def _too_big() -> bytes:
+    # Valid JSON once whole, but it inflates past _SEED_MAX: refused before parsing.
+    padding = b" " * (highlight_module._SEED_MAX + 10)
+    return highlight_module._cache_header() + zlib.compress(b'{"entries": [' + padding + b"]}", 1)
+
+
+BAD_SEEDS = {
+    "empty": lambda seed: b"",
+    "garbage": lambda seed: b"\x00\xff" * 100,
+    "truncated": lambda seed: seed[:-20],
+    "header only": lambda seed: highlight_module._cache_header(),
+    "trailing bytes": lambda seed: seed + b"x",
+    "flipped byte": lambda seed: seed[:-30] + bytes([seed[-30] ^ 0xFF]) + seed[-29:],
+    "other format": lambda seed: _other_header(seed, highlight_module._cache_header().replace(b"/1 ", b"/999 ")),
+    "other pygments": lambda seed: _other_header(
+        seed, highlight_module._cache_header().replace(pygments.__version__.encode(), b"0.0.1")
+    ),
+    "uncompressed": lambda seed: highlight_module._cache_header() + orjson.dumps({"entries": []}),
+    "not a dict": lambda seed: _body([1, 2]),
+    "no entries": lambda seed: _body({"other": 1}),
+    "bad key": lambda seed: _body({"entries": [["../etc", "<b>x</b>"]]}),
+    "bad html": lambda seed: _body({"entries": [["0" * 32, 5]]}),
+    "bad entry": lambda seed: _body({"entries": [["0" * 32]]}),
+    "a str": lambda seed: seed.decode("latin-1"),
+    "too big": lambda seed: _too_big(),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_SEEDS))
+def test_bad_seeds_are_ignored(kind: str, lexing: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(highlight_module, "_SEED_MAX", 1 << 20)  # "too big" stays small
+    seed = BAD_SEEDS[kind](_valid_seed())
+    lexing.clear()
+    highlight_module._MEMO.clear()
+    cache = BlockCache(seed)  # type: ignore[arg-type]
+    blocks = _blocks(3)
+    with using_cache(cache):
+        out = _render(blocks)
+    assert len(lexing) == 3
+    assert [text_of(o) for o in out] == blocks
+
+
+def test_a_seed_entry_is_used_only_for_its_exact_key(lexing: list[str]) -> None:
+    (code,) = _blocks(1)
+    python, json = highlight_module.find_lexer(language="python"), highlight_module.find_lexer(language="json")
+    forged = _body({"entries": [[highlight_module._block_key(code, python), "FORGED"]]})
+    with using_cache(BlockCache(forged)):
+        assert "FORGED" not in str(highlight(code, language="json"))
+        assert "FORGED" not in str(highlight(code + "\n", language="python"))
+        assert str(highlight(code, language="python")) == f"{PRE}FORGED{END}"
+    assert highlight_module._block_key(code, python) != highlight_module._block_key(code, json)
+
+
+def test_the_cap_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(highlight_module, "CACHE_LIMIT", 5_000)
+    blocks = _blocks(20)
+    with using_cache(BlockCache()) as cache:
+        out = _render(blocks)
+    entries = highlight_module._load_seed(cache.dump())
+    assert 0 < len(entries) < 20
+    assert sum(map(len, entries.values())) <= 5_000
+    assert [text_of(o) for o in out] == blocks  # what is not kept is still rendered
+
+
+def test_a_block_orjson_cannot_store_is_left_out() -> None:
+    lone = "x = '\ud800'\n" + "y = 1\n" * 100
+    with using_cache(BlockCache()) as cache:
+        _render([lone, *_blocks(2)])
+    entries = highlight_module._load_seed(cache.dump())
+    assert len(entries) == 2
+    with using_cache(BlockCache()) as only_lone:
+        _render([lone])
+    assert only_lone.dump() is None

@@ -473,7 +473,7 @@ def test_write_and_patch(rendered: dict[str, bytes]) -> None:
     assert "rg foo" in codex["exec_command"].find_all("div", "tool-head")[0].all_text()
     assert "pagefind" in codex["web_search"].find_all("div", "tool-head")[0].all_text()
     assert len(codex["update_plan"].find_all("li", "todo")) == 2
-    assert codex["list_mcp_resources"].find_all("span", "p")  # JSON result highlighted
+    assert codex["list_mcp_resources"].find_all("span", "nt")  # JSON result highlighted (its keys)
 
 
 def test_todo_checklist(rendered: dict[str, bytes]) -> None:

@@ -4,31 +4,45 @@ Why these choices:
 - ``guess_lexer`` is never used: on real tool output it is often wrong (Python
   came back as SQL) and costs a pass over the text.  The lexer comes from the file
   name or an explicit alias, else the text is shown plain.
+- Only Pygments' built-in lexers are looked up: the plugin scan reads every
+  installed package's entry points (0.44 s per worker, and it imported IPython),
+  and a third-party plugin could otherwise claim a file name.
 - Pygments takes about 1 s per MB, plain escaping about 3 ms, so highlighting is
-  capped per block and the rest is escaped plain text.
-- The page CSP forbids inline styles, so the formatter emits classes only and
+  capped per block and the rest is escaped plain text.  A block is highlighted
+  once per process (``_MEMO``) and, with :func:`using_cache`, once per session
+  across builds (:class:`BlockCache`).
+- The page CSP forbids inline styles, so tokens get classes only and
   :func:`stylesheet` provides the colours.
-- Pygments escapes what it formats; everything added here goes through
-  ``markupsafe.escape``.
+- Our own formatter, not ``HtmlFormatter``: it wraps a token in a span only when
+  the stylesheet makes it look different from plain text (a Python ``Name`` is
+  coloured like the text around it, yet was a span per identifier), and merges
+  neighbours of the same class.  A theme that styles Pygments classes itself
+  therefore sees only the classes our stylesheet colours.
+- Everything is escaped with ``markupsafe.escape``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import fnmatch
+import hashlib
 import re
-from collections.abc import Iterable, Iterator
-from functools import lru_cache
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
+from functools import cache, lru_cache
 from pathlib import PurePosixPath
 
+import orjson
+import pygments
 from markupsafe import Markup, escape
-from pygments import highlight as _pygments_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import find_lexer_class, get_all_lexers
 from pygments.lexers.special import RawTokenLexer, TextLexer
 from pygments.styles import get_style_by_name
-from pygments.token import STANDARD_TYPES, Token
-from pygments.util import ClassNotFound
+from pygments.token import STANDARD_TYPES, Token, _TokenType
 
 DEFAULT_CAP = 200_000
 LIGHT_STYLE = "default"
@@ -38,12 +52,12 @@ DARK_STYLE = "github-dark"
 # would only fill the lexer cache.
 _MAX_KEY = 255
 
-# nowrap: we write the <pre><code> wrapper ourselves; classes only, no styles.
+# Used only for its token type -> CSS class names (its _get_css_classes), so
+# the classes are the ones HtmlFormatter would write.
 _FORMATTER = HtmlFormatter(nowrap=True)
 
-# RawTokenLexer reads token *types* from its input and the formatter puts them
-# into class attributes unescaped (measured: a class value containing `">`).
-# It has no alias or file pattern today; refuse it in case a plugin adds one.
+# RawTokenLexer reads token *types* from its input, which would become class
+# names.  It has no alias or file pattern today; refuse it in case one is added.
 # TextLexer is refused only because plain escaping gives the same text faster.
 _REFUSED_LEXERS = (RawTokenLexer, TextLexer)
 
@@ -56,29 +70,59 @@ def _configure(lexer: Lexer) -> Lexer | None:
         return None
     # Keep leading/trailing blank lines: the shown code must be the transcript's.
     # ensurenl stays on because some lexers need it (the console lexer drops a
-    # last line without a newline); _format removes the newline it adds.
+    # last line without a newline); _highlighted removes the newline it adds.
     lexer.stripnl = False
     lexer.stripall = False
     lexer.ensurenl = True
     return lexer
 
 
+@lru_cache(maxsize=1)
+def _builtin_lexers() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """(name, aliases, file name patterns) of Pygments' own lexers, in its order."""
+    return tuple(
+        (name, tuple(aliases), tuple(patterns))
+        for name, aliases, patterns, _mimetypes in get_all_lexers(plugins=False)
+    )
+
+
+@cache
+def _glob(pattern: str) -> Callable[[str], re.Match[str] | None]:
+    # How Pygments matches a file name pattern (case-sensitive fnmatch).
+    return re.compile(fnmatch.translate(pattern)).match
+
+
+def _filename_rank(match: tuple[type[Lexer], str]) -> tuple[float, str]:
+    # Pygments' own ranking when no code is given: priority, half a point for a
+    # pattern without "*" (e.g. "Makefile"), then the class name; the last wins.
+    cls, pattern = match
+    return cls.priority + (0.5 if "*" not in pattern else 0), cls.__name__
+
+
 @lru_cache(maxsize=256)
 def _lexer_for_filename(basename: str) -> Lexer | None:
-    try:
-        lexer = get_lexer_for_filename(basename)  # no code given: no content guessing
-    except ClassNotFound:
+    # What get_lexer_for_filename(basename) picks among built-in lexers (no
+    # code given: no content guessing), without its plugin scan.
+    matches = [
+        (find_lexer_class(name), pattern)
+        for name, _aliases, patterns in _builtin_lexers()
+        for pattern in patterns
+        if _glob(pattern)(basename)
+    ]
+    if not matches:
         return None
-    return _configure(lexer)
+    matches.sort(key=_filename_rank)  # stable, as in Pygments: ties keep its order
+    return _configure(matches[-1][0]())
 
 
 @lru_cache(maxsize=256)
 def _lexer_for_language(alias: str) -> Lexer | None:
-    try:
-        lexer = get_lexer_by_name(alias)
-    except ClassNotFound:
-        return None
-    return _configure(lexer)
+    # What get_lexer_by_name(alias) picks: the first built-in lexer with the alias.
+    wanted = alias.lower()
+    for name, aliases, _patterns in _builtin_lexers():
+        if wanted in aliases:
+            return _configure(find_lexer_class(name)())
+    return None
 
 
 def _basename(filename: str) -> str:
@@ -108,6 +152,63 @@ def is_known_language(language: str) -> bool:
     return find_lexer(language=language) is not None
 
 
+# --- the formatter ------------------------------------------------------------
+
+# Token type -> (class for its text, class when its text is only whitespace);
+# "" where a span would change nothing on screen.
+_TOKEN_CLASSES: dict[_TokenType, tuple[str, str]] = {}
+
+
+def _token_classes_for(ttype: _TokenType) -> tuple[str, str]:
+    css = _FORMATTER._get_css_classes(ttype)  # "nf", or "n n-Foo" for a subtype
+    shown, shown_on_space = _visible_classes()
+    names = css.split()
+    classes = (
+        css if any(n in shown for n in names) else "",
+        css if any(n in shown_on_space for n in names) else "",
+    )
+    _TOKEN_CLASSES[ttype] = classes
+    return classes
+
+
+def _run_html(cls: str, text: str) -> str:
+    """Escaped ``text``, in a span of class ``cls`` if any, closed and reopened
+    at every "\\n" so the HTML splits into lines as the text does (the diff
+    renderer relies on it); an empty line gets no span."""
+    text = str(escape(text))
+    if not cls:
+        return text
+    if "\n" not in text:
+        return f'<span class="{cls}">{text}</span>'
+    return "\n".join(f'<span class="{cls}">{line}</span>' if line else "" for line in text.split("\n"))
+
+
+def _token_html(code: str, lexer: Lexer) -> str:
+    """``code`` lexed and written as HTML, adjacent tokens of one class in one run.
+
+    get_tokens keeps Pygments' preprocessing (\\r\\n to \\n, the final newline).
+    """
+    known = _TOKEN_CLASSES
+    out: list[str] = []
+    add = out.append  # this loop runs once per token: ~1.4 M for 3.6 MB of Python
+    run: list[str] = []
+    run_cls = ""
+    for ttype, value in lexer.get_tokens(code):
+        cls, space_cls = known.get(ttype) or _token_classes_for(ttype)
+        if cls != space_cls and value.isspace():
+            cls = space_cls
+        if cls != run_cls:
+            if run:
+                add(_run_html(run_cls, "".join(run)))
+            run = [value]
+            run_cls = cls
+        else:
+            run.append(value)
+    if run:
+        add(_run_html(run_cls, "".join(run)))
+    return "".join(out)
+
+
 # --- code blocks --------------------------------------------------------------
 
 
@@ -122,27 +223,46 @@ def _split_at_cap(code: str, cap: int) -> tuple[str, str]:
     return code[:cut], code[cut:]
 
 
+def _highlighted(code: str, lexer: Lexer) -> str:
+    html = _token_html(code, lexer)
+    # The lexer ends the text with "\n" (ensurenl), which the runs leave outside
+    # any span; drop it when the source had no final newline.
+    return html if code.endswith(("\n", "\r")) else html.removesuffix("\n")
+
+
 def _format(code: str, lexer: Lexer | None) -> str:
-    """Escaped HTML for ``code``, highlighted by ``lexer`` if there is one."""
+    """Escaped HTML for ``code``, highlighted by ``lexer`` if there is one.
+
+    A block of ``_MEMO_MIN`` characters or more is looked up in the active
+    :class:`BlockCache` (previous builds of the session), then in ``_MEMO`` (a
+    file read twice, a resumed session's copied history in this process), and
+    only then lexed (~1 s per MB).
+    """
     if lexer is None or not code:
         return str(escape(code))
-    # Each distinct block is highlighted once per process: a file read again,
-    # a resumed session's copied history (lexing is ~1 s per MB).
-    key = (code, lexer) if len(code) >= _MEMO_MIN else None
-    if key is not None and key in _MEMO:
-        return _MEMO[key]
-    html = _pygments_highlight(code, lexer, _FORMATTER)
-    # The formatter ends every line, the last one included, with "\n" outside
-    # any span; drop it when the source had no final newline.
-    html = html if code.endswith(("\n", "\r")) else html.removesuffix("\n")
-    if key is not None:
-        global _memo_bytes
-        if _memo_bytes + len(html) > _MEMO_BUDGET:
-            _MEMO.clear()
-            _memo_bytes = 0
-        _MEMO[key] = html
-        _memo_bytes += len(html)
+    if len(code) < _MEMO_MIN:
+        return _highlighted(code, lexer)
+    cache = _ACTIVE_CACHE.get()
+    key = _block_key(code, lexer) if cache is not None else ""
+    html = cache.get(key) if cache is not None else None
+    if html is not None:
+        return html
+    html = _MEMO.get((code, lexer))
+    if html is None:
+        html = _highlighted(code, lexer)
+        _remember(code, lexer, html)
+    if cache is not None:
+        cache.record(key, html)
     return html
+
+
+def _remember(code: str, lexer: Lexer, html: str) -> None:
+    global _memo_bytes
+    if _memo_bytes + len(html) > _MEMO_BUDGET:
+        _MEMO.clear()
+        _memo_bytes = 0
+    _MEMO[(code, lexer)] = html
+    _memo_bytes += len(html)
 
 
 _MEMO: dict[tuple[str, Lexer], str] = {}
@@ -169,6 +289,140 @@ def highlight(
     head, tail = _split_at_cap(code, max(cap, 0))
     body = _format(head, find_lexer(filename=filename, language=language))
     return Markup(f'<pre class="code"><code>{body}{escape(tail)}</code></pre>')
+
+
+# --- the block cache ------------------------------------------------------------
+
+# Bump when _format's output for the same tokens changes (the stylesheet and
+# markupsafe's escaping are covered by the header's digest, lexers by Pygments'
+# version).
+FORMAT = 1
+
+# Characters of HTML one cache records: a giant session must not blow memory.
+CACHE_LIMIT = 16 << 20
+
+# A seed that decompresses to more than this is not one of ours (a full cache
+# is at most CACHE_LIMIT characters, up to 6 bytes each as JSON).
+_SEED_MAX = 6 * CACHE_LIMIT + (1 << 20)
+_ZLIB_LEVEL = 6  # fixed, so the same entries give the same bytes
+_KEY = re.compile(r"[0-9a-f]{32}")
+
+
+@lru_cache(maxsize=1)
+def _cache_header() -> bytes:
+    """What a seed must start with: our format, Pygments' version, and a digest
+    of everything else the HTML depends on (the stylesheet decides which
+    classes get spans; markupsafe does the escaping)."""
+    looks = hashlib.blake2b(digest_size=8)
+    looks.update(stylesheet().encode())
+    looks.update(str(escape("&<>\"'")).encode())
+    return f"bough-highlight/{FORMAT} pygments/{pygments.__version__} {looks.hexdigest()}\n".encode()
+
+
+def _block_key(code: str, lexer: Lexer) -> str:
+    """Digest of what decides a block's HTML: the lexer's class and options, the code."""
+    cls = type(lexer)
+    settings = (sorted(lexer.options.items()), lexer.stripnl, lexer.stripall, lexer.ensurenl, lexer.tabsize)
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{cls.__module__}.{cls.__qualname__}\0{settings!r}\0".encode())
+    # surrogatepass: a lone surrogate from a transcript must not raise here.
+    digest.update(code.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _load_seed(seed: object) -> dict[str, str]:
+    """The entries of a previous dump(), or {} for anything else."""
+    header = _cache_header()
+    if not isinstance(seed, bytes) or not seed.startswith(header):
+        return {}
+    try:
+        inflater = zlib.decompressobj()
+        body = inflater.decompress(seed[len(header) :], _SEED_MAX)
+        if inflater.unconsumed_tail or inflater.unused_data or not inflater.eof:
+            return {}  # too big, trailing bytes or truncated
+        entries = orjson.loads(body)["entries"]
+    except (zlib.error, orjson.JSONDecodeError, TypeError, KeyError):
+        return {}
+    if not isinstance(entries, list) or not all(_valid_entry(e) for e in entries):
+        return {}
+    return dict(entries)
+
+
+def _valid_entry(entry: object) -> bool:
+    return (
+        isinstance(entry, list)
+        and len(entry) == 2
+        and isinstance(entry[0], str)
+        and _KEY.fullmatch(entry[0]) is not None
+        and isinstance(entry[1], str)
+    )
+
+
+def _json_safe(html: str) -> bool:
+    # orjson refuses lone surrogates; such a block is simply not kept.
+    try:
+        html.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class BlockCache:
+    """Highlighted blocks a session's pages used, to reuse on its next render.
+
+    Made from the previous build's :meth:`dump` (anything else: empty), used
+    under :func:`using_cache`; its dump holds exactly the blocks this render
+    used, so a session's cache does not grow across builds.
+    """
+
+    def __init__(self, seed: bytes | None = None) -> None:
+        self._seed = _load_seed(seed)
+        self._used: dict[str, str] = {}
+        self._chars = 0
+
+    def get(self, key: str) -> str | None:
+        """The HTML for a block key (see ``_block_key``), recorded as used."""
+        html = self._used.get(key)
+        if html is None:
+            html = self._seed.pop(key, None)
+            if html is not None:
+                self.record(key, html)
+        return html
+
+    def record(self, key: str, html: str) -> None:
+        """Note a block as used by this render, within ``CACHE_LIMIT``."""
+        if key in self._used or self._chars + len(html) > CACHE_LIMIT:
+            return
+        self._used[key] = html
+        self._chars += len(html)
+
+    def dump(self) -> bytes | None:
+        """The entries used since creation as deterministic bytes, or None."""
+        if not self._used:
+            return None
+        entries = [[key, self._used[key]] for key in sorted(self._used)]
+        try:
+            body = orjson.dumps({"entries": entries})
+        except orjson.JSONEncodeError:
+            entries = [entry for entry in entries if _json_safe(entry[1])]
+            if not entries:
+                return None
+            body = orjson.dumps({"entries": entries})
+        return _cache_header() + zlib.compress(body, _ZLIB_LEVEL)
+
+
+_ACTIVE_CACHE: ContextVar[BlockCache | None] = ContextVar("bough_block_cache", default=None)
+
+
+@contextlib.contextmanager
+def using_cache(cache: BlockCache) -> Iterator[BlockCache]:
+    """While active, highlighting looks blocks up in ``cache`` and records
+    every block it uses there."""
+    token = _ACTIVE_CACHE.set(cache)
+    try:
+        yield cache
+    finally:
+        _ACTIVE_CACHE.reset(token)
 
 
 # --- diffs --------------------------------------------------------------------
@@ -462,29 +716,74 @@ def _declarations(style: type, ttype: object) -> dict[str, str]:
     return out
 
 
+def _base_text(style_name: str) -> str:
+    base = get_style_by_name(style_name).style_for_token(Token)
+    return f"#{base['color']}" if base["color"] else _BASE_TEXT[style_name]
+
+
 def _base_rule(style_name: str) -> str:
     style = get_style_by_name(style_name)
-    base = style.style_for_token(Token)
-    text = f"#{base['color']}" if base["color"] else _BASE_TEXT[style_name]
-    return f".code {{ background-color: {style.background_color}; color: {text}; }}"
+    return f".code {{ background-color: {style.background_color}; color: {_base_text(style_name)}; }}"
 
 
-def _token_rules() -> tuple[list[str], list[str]]:
-    """Light and dark token rules.  A dark rule also resets every property the
-    light rule set, so no light colour leaks into dark mode (github-dark has no
-    rule for some classes the default style colours)."""
+@lru_cache(maxsize=1)
+def _class_rules() -> tuple[tuple[str, dict[str, str], dict[str, str]], ...]:
+    """(class, light declarations, dark declarations) for every token class.
+    A dark rule also resets every property the light rule set, so no light
+    colour leaks into dark mode (github-dark has no rule for some classes the
+    default style colours)."""
     light_style, dark_style = get_style_by_name(LIGHT_STYLE), get_style_by_name(DARK_STYLE)
     unset = {prop: value for _key, prop, _on, value in _PROPS}
-    light_rules, dark_rules = [], []
+    rules = []
     for cls, ttype in _token_classes():
         light = _declarations(light_style, ttype)
         dark = _declarations(dark_style, ttype)
+        props = [prop for _key, prop, _on, _unset in _PROPS if prop in light or prop in dark]
+        rules.append((cls, light, {p: dark.get(p, unset[p]) for p in props}))
+    return tuple(rules)
+
+
+def _token_rules() -> tuple[list[str], list[str]]:
+    """Light and dark token rules."""
+    light_rules, dark_rules = [], []
+    for cls, light, dark in _class_rules():
         if light:
             light_rules.append(_rule(f".code .{cls}", light))
-        props = [prop for _key, prop, _on, _unset in _PROPS if prop in light or prop in dark]
-        if props:
-            dark_rules.append(_rule(f".code .{cls}", {p: dark.get(p, unset[p]) for p in props}))
+        if dark:
+            dark_rules.append(_rule(f".code .{cls}", dark))
     return light_rules, dark_rules
+
+
+def _ambient_colours(style_name: str, dark: bool) -> frozenset[str]:
+    """Every text colour highlighted code can sit on: the block's, and that of
+    the diff lines that hold highlighted code (none sets one today)."""
+    lines = [_DIFF_COLOURS.get(kind, (None,) * 4)[3 if dark else 1] for kind in (ADD, DEL, CTX)]
+    return frozenset(c.lower() for c in [_base_text(style_name), *lines] if c)
+
+
+def _changes_look(prop: str, value: str, ambient: frozenset[str]) -> bool:
+    """Whether a declaration makes a span look different from the text around it."""
+    if prop == "color":
+        return value != "inherit" and ambient != {value.lower()}
+    return value != _UNSET[prop]
+
+
+_UNSET = {prop: value for _key, prop, _on, value in _PROPS}
+
+
+@lru_cache(maxsize=1)
+def _visible_classes() -> tuple[frozenset[str], frozenset[str]]:
+    """Classes whose rules change how text looks in either scheme, and those
+    that change it for whitespace too (a colour alone does not show on a space)."""
+    ambient = (_ambient_colours(LIGHT_STYLE, False), _ambient_colours(DARK_STYLE, True))
+    shown, shown_on_space = set(), set()
+    for cls, *schemes in _class_rules():
+        changed = {p for decls, amb in zip(schemes, ambient) for p, v in decls.items() if _changes_look(p, v, amb)}
+        if changed:
+            shown.add(cls)
+        if changed - {"color"}:
+            shown_on_space.add(cls)
+    return frozenset(shown), frozenset(shown_on_space)
 
 
 def _rule(selector: str, declarations: dict[str, str]) -> str:
