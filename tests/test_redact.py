@@ -19,7 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bough_site.redact import RULES, Redactor, is_sensitive_path
+from bough_site import redact
+from bough_site.redact import RULES, Redactor, Rule, is_sensitive_path
 
 KEY = b"test-fingerprint-key"
 
@@ -652,3 +653,133 @@ def test_redaction_only_replaces_spans_and_is_deterministic(s: str) -> None:
     kinds = [m.group(1) for m in _LABEL.finditer(once)]
     assert sorted(kinds) == sorted(r.counts.elements())
     assert set(kinds) <= {rule.kind for rule in RULES}
+
+
+# ---- the fast path: gate characters and keyword lookups miss nothing ----
+
+_cases_rng = random.Random(20261130)  # its own generator: the fakes above keep their values
+
+
+def _fake(alphabet: str, n: int) -> str:
+    return "".join(_cases_rng.choice(alphabet) for _ in range(n))
+
+
+_SECRET = _fake(ALNUM, 24) + "9"  # ends in a digit: never a type name (api_key: SecretStr)
+
+# A case for each keyword of each rule that POSITIVES do not reach alone (the only keyword of
+# its rule in the text), so each keyword lookup is exercised by itself.
+KEYWORD_CASES: list[tuple[str, str, str]] = [
+    ("aws-access-key", "id {} here", "ABIA" + _fake(B32, 16)),
+    ("aws-access-key", "id {} here", "ACCA" + _fake(B32, 16)),
+    ("aws-access-key", "id {} here", "A3TX" + _fake(B32, 16)),
+    ("slack-token", "app level {} here", "xapp-1-" + _fake(ALNUM, 30)),
+    ("stripe-key", "prod {} here", "sk_prod_" + _fake(ALNUM, 24)),
+    ("supabase-token", "new {} here", "sb_secret_" + _fake(B64URL, 40)),
+    (
+        "azure-storage-key",
+        "Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey={}",
+        _fake(B64, 43) + "=",
+    ),
+    ("url-password", "GET /cb?db_pwd={}&x=1", _SECRET),
+    ("url-password", "GET /cb?x_auth={}&x=1", _SECRET),
+    ("url-password", "GET /cb?sig={}&x=1", _SECRET),
+    ("url-password", 'curl -d "client_secret={}&a=b" https://x', _SECRET),
+    ("url-password", 'curl -d "access_token={}&a=b" https://x', _SECRET),
+    ("url-password", 'curl -d "db_pwd={}&a=b" https://x', _SECRET),
+    ("url-password", 'curl -d "api_key={}&a=b" https://x', _SECRET),
+    ("url-password", 'curl -d "x_auth={}&a=b" https://x', _SECRET),
+    ("url-password", 'curl -d "credential={}&a=b" https://x', _SECRET),
+    ("auth-header", "X-Client-Secret: {}", _SECRET),
+    ("password-assignment", 'db_pwd = "{}"', _SECRET),
+    ("password-assignment", 'x_auth = "{}"', _SECRET),
+    ("password-assignment", 'credential = "{}"', _SECRET),
+    ("password-assignment", "db:\n  secret: {}\n  host: h", _SECRET),
+    ("password-assignment", "db:\n  db_pwd: {}\n  host: h", _SECRET),
+    ("password-assignment", "db:\n  credential: {}\n  host: h", _SECRET),
+    ("password-assignment", "mariadb -u root -p{} app", _SECRET),
+    ("password-assignment", "mytool --client-secret {}", _SECRET),
+    ("password-assignment", "mytool --db-pwd {}", _SECRET),
+    ("password-assignment", "mytool --basic-auth {}", _SECRET),
+    ("password-assignment", "mytool --credential {}", _SECRET),
+]
+ALL_CASES = POSITIVES + KEYWORD_CASES
+_CASE_TEXTS = [t.format(s) for _, t, s in ALL_CASES] + [PEM]
+
+# Long texts without secrets: prose with no "=", ":", "_" or "-" (every rule's gate shut, as in
+# most transcript prose), and code dense with keywords (every gate open).
+_WORDS = "the token session café 日本語 key auth pass secret cookie login value ✓ naïve".split()  # noqa: SIM905
+PROSE = "\n".join(" ".join(_cases_rng.choice(_WORDS) for _ in range(12)) for _ in range(400))
+CODE = "\n".join(FILLER * 3)
+
+
+def _holds(rule: Rule, keyword: str, text: str) -> bool:
+    return keyword in (text if rule.case_sensitive else text.lower())
+
+
+def test_every_keyword_of_every_rule_has_a_case() -> None:
+    """Each keyword, the only one of its rule in some case text that the rule's regex matches."""
+    for rule in RULES:
+        for kw in rule.keywords:
+            alone = [
+                t
+                for t in _CASE_TEXTS
+                if _holds(rule, kw, t) and not any(_holds(rule, k, t) for k in rule.keywords if k != kw)
+            ]
+            assert any(rule.regex.search(t) for t in alone), (rule.kind, kw)
+
+
+@pytest.mark.parametrize(("kind", "template", "secret"), KEYWORD_CASES, ids=[k for k, _, _ in KEYWORD_CASES])
+def test_each_keyword_case_is_redacted(kind: str, template: str, secret: str) -> None:
+    r = Redactor(KEY)
+    assert r.text(template.format(secret)) == template.format(label(kind, secret))
+    assert dict(r.counts) == {kind: 1}
+
+
+@pytest.mark.parametrize("filler", [PROSE, CODE], ids=["prose", "code"])
+@pytest.mark.parametrize(
+    ("kind", "template", "secret"), ALL_CASES, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(ALL_CASES)]
+)
+def test_each_case_deep_inside_long_text(kind: str, template: str, secret: str, filler: str) -> None:
+    """A secret alone in about 20 KB of text on either side: the gates and keywords are the case's own."""
+    r = Redactor(KEY)
+    text = f"{filler}\n{template.format(secret)}\n{filler}"
+    assert r.text(text) == f"{filler}\n{template.format(label(kind, secret))}\n{filler}"
+    assert dict(r.counts) == {kind: 1}
+
+
+@pytest.mark.parametrize("filler", [PROSE, CODE, PROSE.upper(), CODE + PROSE], ids=["prose", "code", "upper", "both"])
+def test_long_text_without_secrets_is_unchanged(filler: str) -> None:
+    r = Redactor(KEY)
+    assert r.text(filler) == filler
+    assert r.counts == {}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[f"{i}-{r.kind}" for i, r in enumerate(RULES)])
+def test_rule_cannot_match_without_the_characters_it_needs(rule: Rule) -> None:
+    """Rule.needs is what lets a string skip the rule, so no match may lack all of those characters."""
+    matched = [t for t in _CASE_TEXTS + NEGATIVES + FILLER if rule.regex.search(t)]
+    assert matched, "no case for this rule"
+    assert rule.needs, "a rule names the characters it needs"
+    strip = {ord(c): " " for c in rule.needs}
+    for text in matched:
+        assert rule.regex.search(text.translate(strip)) is None, text
+
+
+_FAST_PIECES = sorted({k for rule in RULES for k in rule.keywords} | {c for rule in RULES for c in rule.needs})
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from(_PIECES + _FAST_PIECES + _CASE_TEXTS), max_size=40).map("".join),
+    st.sampled_from(["", PROSE[:300], CODE[:3000]]),
+)
+def test_gates_change_no_output(s: str, pad: str) -> None:
+    """The same output and counts as with every rule's gate open, short strings and long."""
+    text = s + pad
+    fast = Redactor(KEY)
+    out = fast.text(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(redact, "_live_rules", lambda _s: (1 << len(RULES)) - 1)
+        slow = Redactor(KEY)
+        assert slow.text(text) == out
+    assert slow.counts == fast.counts
