@@ -53,11 +53,12 @@ from .manifest import (
     hide,
     key_digest,
     options_digest,
-    remove_tallies,
-    save_tally,
+    remove_states,
+    save_state,
     session_from_summary,
     sha256_prefix,
     tally_from_json,
+    state_name,
     tally_name,
 )
 from .model import Project, Session, Site, Warning
@@ -192,7 +193,7 @@ def _options(config: BuildConfig, found: Discovered, redaction_key: bytes | None
         home = str(Path(os.environ.get("HOME") or Path.home()))
         user = os.path.basename(home.rstrip("/")) or None
     return Options(theme=str(config.theme) if config.theme else None, search=config.search, redact=config.redact,
-                   key=key, home=home, user=user)
+                   key=key, home=home, user=user, out=str(config.out))
 
 
 def _site_warnings(warnings: list[Warning], options: Options) -> list[Warning]:
@@ -229,6 +230,8 @@ class _Entry:
     outputs: list[str] = field(default_factory=list)
     tally_json: bytes | None = None  # rebuilt: its identities, to store
     tally_file: str = ""
+    highlight: bytes | None = None  # rendered: its highlighted blocks, to store
+    highlight_file: str = ""
     session: Session | None = None  # the summary as a Session, once assembled
 
 
@@ -301,7 +304,7 @@ class _Build:
                 stored = self.previous.sessions[key]
                 self.entries[key] = _Entry(key, unit.key, stored.summary, stored.project, "reused",
                                            written_slug=stored.slug, outputs=list(stored.outputs),
-                                           tally_file=stored.tally)
+                                           tally_file=stored.tally, highlight_file=stored.highlight)
                 self.reused += 1
                 self.total += 1
                 self._progress(stored.project.get("name", ""))
@@ -351,8 +354,14 @@ class _Build:
             if stored.unit not in current:  # gone: it keeps its slug
                 counts[stored.slug.casefold()] += 1
         self.options = replace(self.options, slug_counts=tuple(sorted(counts.items())))
-        jobs = [Job(unit, own_slugs=own[unit.key]) for unit in units]
+        jobs = [Job(unit, own_slugs=own[unit.key], highlight=self._highlight_files(unit)) for unit in units]
         run_jobs(jobs, self.options, self.workers, lambda i, result: self._take(result, first=True))
+
+    def _highlight_files(self, unit: Unit) -> dict[str, str]:
+        """The highlighted blocks the unit's sessions stored last time, by session key."""
+        prefix = unit.key + "#"
+        return {key: stored.highlight for key, stored in self.previous.sessions.items()
+                if key.startswith(prefix) and stored.highlight}
 
     def _take(self, result: UnitResult, *, first: bool) -> None:
         """A unit's sessions, as a worker gave them: write their files now."""
@@ -376,6 +385,8 @@ class _Build:
                 continue
             entry.outputs = self._write(one.files)
             entry.written_slug = one.slug
+            entry.highlight = one.highlight
+            entry.highlight_file = state_name(one.highlight, ".hl") if one.highlight else ""
             if first:
                 self._progress(one.project["name"])
         if first:
@@ -409,7 +420,7 @@ class _Build:
                 continue  # pruned, or back under another name (that copy wins)
             self.entries[key] = _Entry(key, stored.unit, stored.summary, stored.project, "gone",
                                        written_slug=stored.slug, outputs=list(stored.outputs),
-                                       tally_file=stored.tally)
+                                       tally_file=stored.tally, highlight_file=stored.highlight)
             count += 1
         return count
 
@@ -475,7 +486,7 @@ class _Build:
             return
         slugs = {e.key: e.slug for e in self.entries.values()}
         jobs = [Job(units[key], final=True, slugs={k: s for k, s in slugs.items() if k.startswith(key + "#")},
-                    links=self.links, only=frozenset(keys))
+                    links=self.links, only=frozenset(keys), highlight=self._highlight_files(units[key]))
                 for key, keys in by_unit.items()]
         run_jobs(jobs, self.options, self.workers, lambda i, result: self._take(result, first=False))
 
@@ -580,14 +591,17 @@ class _Build:
         for key in sorted(self.entries):
             entry = self.entries[key]
             if entry.tally_json is not None:
-                save_tally(out, entry.tally_file, entry.tally_json)
+                save_state(out, entry.tally_file, entry.tally_json)
+            if entry.highlight is not None:
+                save_state(out, entry.highlight_file, entry.highlight)
             manifest.sessions[key] = SessionState(key, entry.unit, entry.slug, entry.project, entry.summary,
-                                                  entry.outputs, entry.tally_file)
+                                                  entry.outputs, entry.tally_file, entry.highlight_file)
         manifest.site_outputs = self.site_outputs
         manifest.site_signature = self.signature
         manifest.project_stats = self.project_stats
         manifest.site_stats = self.site_stats
-        remove_tallies(out, {s.tally for s in manifest.sessions.values()})
+        remove_states(out, {s.tally for s in manifest.sessions.values()}
+                      | {s.highlight for s in manifest.sessions.values() if s.highlight})
         manifest.save(out)
 
     def _progress(self, project: str) -> None:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -37,6 +37,7 @@ from .manifest import (
     FileState,
     file_state,
     hide,
+    read_state,
     sha256_prefix,
     summarize,
     tally_to_json,
@@ -45,7 +46,10 @@ from .model import Project, Session, Warning
 from .redact import Redactor
 from .scrub import scrub_session
 from .work import summarize_work
-from .write import json_bytes, slug
+from .write import slug
+
+if TYPE_CHECKING:
+    from .render.highlight import BlockCache
 
 CLAUDE, CODEX = "claude", "codex"
 
@@ -128,6 +132,7 @@ class Options:
     key: bytes
     home: str | None = None  # set with --redact-paths
     user: str | None = None
+    out: str = ""  # OUT, where last build's highlighted blocks are read from
     # slug (case-folded) -> how many sessions known before reading may take it
     slug_counts: tuple[tuple[str, int], ...] = ()
 
@@ -149,6 +154,8 @@ class Job:
     slugs: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
     only: frozenset[str] | None = None
+    # session key -> the state file of the blocks its pages highlighted last time
+    highlight: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -159,6 +166,7 @@ class SessionResult:
     slug: str
     tally: bytes  # JSON (manifest.tally_to_json)
     files: list[tuple[str, bytes]] | None  # None: left to the final pass
+    highlight: bytes | None = None  # the blocks its pages highlighted (BlockCache.dump)
 
 
 @dataclass
@@ -252,21 +260,23 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         key = unit.session_key(session.id)
         project = project_identity(session.cwd or "")
         tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
-        out: list[tuple[str, bytes]] | None
+        out: list[tuple[str, bytes]] | None = None
+        blocks = _block_cache(options, job.highlight.get(key))
         if job.final:
             chosen = job.slugs.get(key, optimistic_slug(session.id))
-            out = _render(session, project, chosen, job.links, options) if key in (job.only or ()) else None
+            if key in (job.only or ()):
+                out = _render(session, project, chosen, job.links, options, blocks)
         else:
             chosen = optimistic_slug(session.id)
             folded = chosen.casefold()
             clash = counts.get(folded, 0) - own.get(folded, 0) + in_unit.get(folded, 0) > 1
-            out = None
             if not clash:
                 links = _Links()
-                out = _render(session, project, chosen, links, options)
+                out = _render(session, project, chosen, links, options, blocks)
                 if links.asked:
                     out = None
-        results.append(SessionResult(key, summarize(session), project, chosen, tally, out))
+        highlight = blocks.dump() if out is not None else None
+        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, highlight))
         del session
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
 
@@ -287,12 +297,23 @@ def _read(unit: Unit, warn: Callable[[Warning], None]) -> list[Session]:
     return read_codex_sessions([Path(p) for p in unit.paths], warn, label=label)
 
 
+def _block_cache(options: Options, name: str | None) -> BlockCache:
+    """The session's highlighted blocks of last time; a missing or damaged file
+    only costs the highlighting it would have saved."""
+    from .render.highlight import BlockCache  # Pygments: only where pages are rendered
+
+    return BlockCache(read_state(Path(options.out), name) if options.out and name else None)
+
+
 def _render(session: Session, identity: dict[str, str], chosen: str, links: dict[str, str],
-            options: Options) -> list[tuple[str, bytes]]:
+            options: Options, blocks: BlockCache) -> list[tuple[str, bytes]]:
     session.slug = chosen
     project = Project(id=identity["id"], name=identity["name"], cwd=identity["cwd"], sessions=[session], stats={})
-    files = _renderer(options).session_pages(project, session, links)
-    files.append((urls.session_json(project.id, chosen), json_bytes(sidecars.session_json(project, session))))
+    from .render.highlight import using_cache
+
+    with using_cache(blocks):
+        files = _renderer(options).session_pages(project, session, links)
+    files.append((urls.session_json(project.id, chosen), sidecars.session_bytes(project, session)))
     return files
 
 

@@ -22,7 +22,10 @@ succeeded) holds:
 
 Each session's counting identities (its :class:`~bough_site.stats.Tally`) are
 kept in ``OUT/.bough-state/<digest>.json``, read only when project or site
-numbers must be recomputed. Both names start with ``.bough-``: the
+numbers must be recomputed; the code blocks its pages highlighted, in
+``OUT/.bough-state/<digest>.hl`` (:class:`~bough_site.render.highlight.BlockCache`),
+read back when the session is rendered again, so a session that grew by one
+turn highlights only the new turn. Both names start with ``.bough-``: the
 :class:`~bough_site.write.SiteWriter` never writes, lists or prunes them.
 """
 
@@ -264,6 +267,7 @@ class SessionState:
     summary: dict[str, Any]
     outputs: list[str]  # files in OUT this session owns (pages, sidecar, images)
     tally: str  # name of its state file
+    highlight: str = ""  # name of the state file of its highlighted blocks ("" if none)
 
 
 @dataclass
@@ -303,6 +307,7 @@ class Manifest:
                 manifest.sessions[key] = SessionState(
                     key=key, unit=str(s["unit"]), slug=str(s["slug"]), project=dict(s["project"]),
                     summary=dict(s["summary"]), outputs=[str(p) for p in s["outputs"]], tally=str(s["tally"]),
+                    highlight=str(s.get("highlight") or ""),
                 )
             site = doc.get("site") or {}
             manifest.site_outputs = [str(p) for p in site.get("outputs") or []]
@@ -315,9 +320,7 @@ class Manifest:
 
     def tally_file(self, out: Path, name: str) -> Tally | None:
         """A session's identities from its state file, or None when it is missing."""
-        if not _safe_name(name):
-            return None
-        data = _read_regular(Path(out) / STATE_DIR / name, _MAX_MANIFEST)
+        data = read_state(out, name)
         if data is None:
             return None
         try:
@@ -339,7 +342,7 @@ class Manifest:
             },
             "sessions": {
                 key: {"unit": s.unit, "slug": s.slug, "project": s.project, "summary": s.summary,
-                      "outputs": s.outputs, "tally": s.tally}
+                      "outputs": s.outputs, "tally": s.tally, "highlight": s.highlight}
                 for key, s in self.sessions.items()
             },
             "site": {"outputs": self.site_outputs, "signature": self.site_signature,
@@ -352,20 +355,31 @@ class Manifest:
 
 
 def tally_name(tally_json: bytes) -> str:
-    """State files are named by their content: an unchanged tally keeps its file."""
-    return hashlib.sha256(tally_json).hexdigest()[:32] + ".json"
+    return state_name(tally_json, ".json")
 
 
-def save_tally(out: Path, name: str, tally_json: bytes) -> None:
+def state_name(data: bytes, suffix: str) -> str:
+    """State files are named by their content: unchanged state keeps its file."""
+    return hashlib.sha256(data).hexdigest()[:32] + suffix
+
+
+def read_state(out: Path, name: str) -> bytes | None:
+    """A state file's bytes, or None when it is missing, odd or not a plain name."""
+    if not _safe_name(name):
+        return None
+    return _read_regular(Path(out) / STATE_DIR / name, _MAX_MANIFEST)
+
+
+def save_state(out: Path, name: str, data: bytes) -> None:
     folder = Path(out) / STATE_DIR
     with contextlib.suppress(FileExistsError):
         os.mkdir(folder, 0o755)
     if not stat.S_ISDIR(os.lstat(folder).st_mode):
         raise OSError(f"{folder} is not a directory")
-    atomic_write(folder, name, tally_json)
+    atomic_write(folder, name, data)
 
 
-def remove_tallies(out: Path, keep: set[str]) -> None:
+def remove_states(out: Path, keep: set[str]) -> None:
     """Delete state files no session of the manifest names any more."""
     folder = Path(out) / STATE_DIR
     try:

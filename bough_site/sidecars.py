@@ -14,6 +14,7 @@ from . import __version__, urls
 from .model import Image, Project, Session, Site, Usage
 from .render.images import image_filename, sniff_image
 from .work import project_commits, project_files
+from .write import json_bytes
 
 SITE_SCHEMA = "bough.site/2"
 PROJECT_SCHEMA = "bough.project/2"
@@ -77,6 +78,11 @@ def session_summary(project: Project, session: Session) -> dict[str, Any]:
         "json": urls.session_json(project.id, session.slug),
         "stats": session.stats,
     }
+
+
+def session_bytes(project: Project, session: Session) -> bytes:
+    """A session's sidecar as written: compact, since it holds every tool output."""
+    return json_bytes(session_json(project, session), compact=True)
 
 
 def session_json(project: Project, session: Session) -> dict[str, Any]:

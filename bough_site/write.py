@@ -125,9 +125,11 @@ def _short_hash(text: str) -> str:
 # --------------------------------------------------------------------------- helpers
 
 
-def json_bytes(value: Any) -> bytes:
-    """JSON the way every bough file is written: sorted keys, 2-space indent, final newline."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+def json_bytes(value: Any, *, compact: bool = False) -> bytes:
+    """JSON the way every bough file is written: sorted keys, a final newline, and a
+    2-space indent unless ``compact`` (session sidecars: the indent was 6% of them)."""
+    option = orjson.OPT_SORT_KEYS if compact else orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
+    return orjson.dumps(value, option=option) + b"\n"
 
 
 def check_separate(out: Path, inputs: list[Path]) -> None:

@@ -170,6 +170,14 @@ def test_tool_use_result_may_be_a_list(tmp_path: Path) -> None:
     assert items(session, Reply)[0].blocks[0].result.detail == [{"type": "text", "text": "ok"}]
 
 
+def test_an_mcp_result_repeating_its_content_keeps_one_copy(tmp_path: Path) -> None:
+    blocks = [{"type": "text", "text": '{"title": "x"}'}]
+    records = [reply("a1", "m1", [tool_use("t1", "mcp__gh__get_issue")]), tool_result("r1", "t1", blocks, detail=list(blocks))]
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
+    result = items(session, Reply)[0].blocks[0].result
+    assert result.detail is None and result.content[0].text == '{"title": "x"}'
+
+
 def test_compaction_is_a_marker_and_replayed_blocks_are_not_shown_twice(tmp_path: Path) -> None:
     records = [
         prompt("u1", "start"),
@@ -343,3 +351,22 @@ def test_an_old_layout_agent_without_agent_id_nests_by_its_task_prompt(tmp_path:
     call = items(session, Reply)[0].blocks[0]
     assert call.subagent is not None and call.subagent.agent_id == "de30ae5d"
     assert session.orphan_subagents == []
+
+
+@pytest.mark.parametrize(
+    ("shown", "kept"),
+    [
+        ("     1→import os\n     2→print(os.sep)\n", False),  # the file, numbered: one copy is enough
+        ("     1\timport os\n     2\tprint(os.sep)\n", False),  # older versions: a tab
+        ("     1→import os\n     2→print(os.sep)\n\n<system-reminder>x</system-reminder>\n", True),
+        ("     1→import os\n", True),  # shown cut short: the recorded file is more
+    ],
+)
+def test_a_read_keeps_its_file_text_only_when_it_is_not_the_shown_text(tmp_path: Path, shown: str, kept: bool) -> None:
+    detail = {"type": "text", "file": {"filePath": "/x.py", "content": "import os\nprint(os.sep)\n", "numLines": 2}}
+    records = [reply("a1", "m1", [tool_use("t1", "Read", file_path="/x.py")]),
+               tool_result("r1", "t1", [text(shown)], detail=detail)]
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
+    file = items(session, Reply)[0].blocks[0].result.detail["file"]
+    assert file["filePath"] == "/x.py" and file["numLines"] == 2
+    assert ("content" in file) is kept

@@ -39,7 +39,7 @@ from bough_site.corpus.hostile import (
 from bough_site.model import Prompt, Reply, Site, Text, ToolCall
 from bough_site.readers.lines import CUT_TEXT, MAX_DEPTH
 from bough_site.redact import Redactor
-from bough_site.write import json_bytes, slug
+from bough_site.write import slug
 
 from .records import SESSION, prompt, reply, text, tool_result, tool_use, write_jsonl
 from .test_output_safety import csp_problems
@@ -75,7 +75,7 @@ def load(folder: Path) -> tuple[Site, bytes]:
     """The model of one folder and its session sidecars as written (orjson must take them)."""
     with deadline(60):
         site = load_site(BuildConfig(sources=[folder]), redaction_key=KEY)
-    data = b"".join(json_bytes(sidecars.session_json(p, s)) for p in site.projects for s in p.sessions)
+    data = b"".join(sidecars.session_bytes(p, s) for p in site.projects for s in p.sessions)
     return site, data
 
 

@@ -142,6 +142,70 @@ def test_append_one_turn_rewrites_that_session_its_project_and_the_index(history
     assert tree(out) == fresh(history, tmp_path)
 
 
+def lexed_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Sizes of the blocks Pygments lexes from now on, in this process (-j 1)
+    with the per-process memo emptied: only the stored block cache can help."""
+    from bough_site.render import highlight
+
+    highlight._MEMO.clear()
+    sizes: list[int] = []
+    lex = highlight._highlighted
+
+    def counting(code: str, lexer) -> str:
+        if len(code) >= highlight._MEMO_MIN:
+            sizes.append(len(code))
+        return lex(code, lexer)
+
+    monkeypatch.setattr(highlight, "_highlighted", counting)
+    return sizes
+
+
+def test_a_grown_session_highlights_only_what_is_new(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    assert list((out / ".bough-state").glob("*.hl")), "highlighted blocks are stored per session"
+    path, _ = main_file(history, out)
+    append_turn(path)
+    lexed = lexed_blocks(monkeypatch)
+    assert run(history, out).rebuilt == 1
+    assert lexed == []
+    assert tree(out) == fresh(history, tmp_path)
+    # without the stored blocks, the same rebuild lexes them all again
+    for stored in (out / ".bough-state").glob("*.hl"):
+        stored.unlink()
+    append_turn(path)
+    lexed = lexed_blocks(monkeypatch)
+    run(history, out)
+    assert lexed
+
+
+def test_damaged_stored_blocks_are_ignored(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    for stored in (out / ".bough-state").glob("*.hl"):
+        stored.write_bytes(stored.read_bytes()[:40] + b"not what was stored")
+    path, _ = main_file(history, out)
+    append_turn(path)
+    assert run(history, out).rebuilt == 1
+    assert tree(out) == fresh(history, tmp_path)
+
+
+def test_stored_blocks_go_with_their_session(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    manifest = orjson.loads((out / ".bough-manifest.json").read_bytes())
+    named = {s["highlight"] for s in manifest["sessions"].values() if s["highlight"]}
+    assert named == {p.name for p in (out / ".bough-state").glob("*.hl")}
+    path, summary = main_file(history, out)
+    path.unlink()
+    run(history, out, prune=True)
+    manifest = orjson.loads((out / ".bough-manifest.json").read_bytes())
+    left = {s["highlight"] for s in manifest["sessions"].values() if s["highlight"]}
+    assert left == {p.name for p in (out / ".bough-state").glob("*.hl")} and left < named
+
+
 def test_a_new_session_is_added_and_nothing_else_is_read(history: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     first = run(history, out)
@@ -266,7 +330,7 @@ def plain_render(sources: list[Path], out: Path) -> None:
             for session in project.sessions:
                 files += renderer.session_pages(project, session, links)
                 files.append((urls.session_json(project.id, session.slug),
-                              json_bytes(sidecars.session_json(project, session))))
+                              sidecars.session_bytes(project, session)))
             files.append((urls.project_html(project.id), renderer.project_page(project, site)))
             files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
         files.append((urls.INDEX_HTML, renderer.index_page(site)))

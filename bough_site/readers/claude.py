@@ -132,11 +132,43 @@ def first_line(text: str, limit: int = TITLE_LENGTH) -> str:
 _REPEATED_DETAIL = frozenset({"stdout", "stderr", "content", "oldString", "newString", "originalFile", "originalFileContents"})
 
 
-def lean_detail(detail: Any) -> Any:
-    """A tool's structured result without the copies of what the record already holds."""
+def lean_detail(detail: Any, content: Any = None) -> Any:
+    """A tool's structured result without the copies of what the record already holds.
+
+    An MCP tool's ``toolUseResult`` is the very list its tool_result's content
+    is (a fifth of a typical sidecar): that copy is dropped whole. A Read's
+    ``file.content`` is dropped when it is exactly the shown text without its
+    line numbers (the other fifth).
+    """
+    if isinstance(detail, list) and detail == content:
+        return None
     if not isinstance(detail, dict):
         return detail
-    return {key: value for key, value in detail.items() if key not in _REPEATED_DETAIL}
+    lean = {key: value for key, value in detail.items() if key not in _REPEATED_DETAIL}
+    file = lean.get("file")
+    if isinstance(file, dict) and "content" in file and file["content"] == _shown_file(content):
+        lean["file"] = {key: value for key, value in file.items() if key != "content"}
+    return lean
+
+
+# Claude's Read output is ``cat -n`` style: ``   12→code`` (or a tab for the arrow).
+_READ_PREFIX = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
+
+
+def strip_line_numbers(text: str) -> str:
+    """A Read's text without its line numbers, when it starts numbered (lines
+    the harness appended, such as a ``<system-reminder>``, have none)."""
+    if not _READ_PREFIX.match(text.lstrip("\n")):
+        return text
+    return _READ_PREFIX.sub("", text)
+
+
+def _shown_file(content: Any) -> str | None:
+    """The file text a Read result showed the model (one text, numbers removed)."""
+    texts = [block for block in content_blocks(content) if block.get("type") == "text"]
+    if len(texts) != 1 or not isinstance(texts[0].get("text"), str):
+        return None
+    return strip_line_numbers(texts[0]["text"])
 
 
 def tool_result_content(content: Any) -> list[Content]:
@@ -391,7 +423,7 @@ class _Timeline:
         time = normalize_timestamp(record.get("timestamp"))
         results = [b for b in blocks if b.get("type") == "tool_result"]
         for index, block in enumerate(results):
-            detail = lean_detail(record.get("toolUseResult")) if index == 0 else None
+            detail = lean_detail(record.get("toolUseResult"), block.get("content")) if index == 0 else None
             self._tool_result(block, detail, time)
         rest = [b for b in blocks if b.get("type") != "tool_result"]
         if not rest:

@@ -27,6 +27,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__, urls
+from ..readers.claude import strip_line_numbers
 from ..model import (
     REASONING_KEY,
     SOURCE_CLAUDE,
@@ -485,18 +486,6 @@ class ResultView:
     @property
     def empty(self) -> bool:
         return not self.parts
-
-
-_READ_PREFIX = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
-
-
-def strip_line_numbers(text: str) -> str:
-    """Claude's Read output is ``cat -n`` style (``   12→code``); the numbers
-    would break highlighting, so drop them when the text starts numbered (lines
-    the harness appended, such as a ``<system-reminder>``, have none)."""
-    if not _READ_PREFIX.match(text.lstrip("\n")):
-        return text
-    return _READ_PREFIX.sub("", text)
 
 
 def _looks_json(text: str) -> bool:
