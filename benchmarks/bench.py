@@ -65,10 +65,11 @@ class Run:
     wall: float
     max_rss_mb: float  # the largest single process
     peak_total_mb: float  # all the run's processes at once (sampled)
-    out_mb: float
+    out_mb: float  # the site (bough's own .bough-* files apart: state_mb)
     ok: bool
     note: str = ""
     stderr_tail: str = ""
+    state_mb: float = 0.0
 
 
 @dataclass
@@ -161,9 +162,10 @@ def measure(tool: str, argv: list[str], out: Path | None, env: dict[str, str]) -
     reader.join()
     note = b"".join(stderr_chunks).decode("utf-8", "replace").strip().splitlines()
     size = _tree_size(out) if out is not None else 0
+    state = _tree_size(out, state=True) if out is not None else 0
     return Run(tool, wall, usage.ru_maxrss / 1024, peak[0] / 1024, size / 1e6, proc.returncode == 0,
                "" if proc.returncode == 0 else (note[-1] if note else f"exit {proc.returncode}"),
-               " / ".join(line.strip() for line in note[-2:])[:300])
+               " / ".join(line.strip() for line in note[-2:])[:300], state / 1e6)
 
 
 def _sample(pid: int, peak: list[int], stop: threading.Event) -> None:
@@ -202,11 +204,15 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def _tree_size(folder: Path) -> int:
+def _tree_size(folder: Path, *, state: bool = False) -> int:
+    """Bytes of the site under folder, or (``state``) of bough's own files there:
+    ``.bough-manifest.json`` and ``.bough-state/`` (summaries, digests, each
+    session's highlighted blocks), which are not the site and need not be published."""
     total = 0
-    for top, _dirs, files in os.walk(folder):
+    for top, dirs, files in os.walk(folder):
+        inside = os.path.relpath(top, folder).split(os.sep)[0].startswith(".bough-")
         for name in files:
-            if not name.startswith(".bough-"):  # bough's own state is not the site
+            if (inside or name.startswith(".bough-")) == state:
                 try:
                     total += os.lstat(os.path.join(top, name)).st_size
                 except OSError:
@@ -367,14 +373,16 @@ def table(results: Results) -> str:
     for tool, runs in by_tool.items():
         ok = [r for r in runs if r.ok]
         if not ok:
-            rows.append(f"| {tool} | failed: {runs[-1].note} | | | | |")
+            rows.append(f"| {tool} | failed: {runs[-1].note} | | | | | |")
             continue
         wall = _median(ok, "wall")
         ratio = f"{wall / bough:.1f}x bough" if bough and tool != "bough" else ""
+        state = _median(ok, "state_mb")
         rows.append(f"| {tool} | {wall:.2f} s | {_median(ok, 'max_rss_mb'):.0f} MB | "
-                    f"{_median(ok, 'peak_total_mb'):.0f} MB | {_median(ok, 'out_mb'):.0f} MB | {ratio} |")
-    head = ("| tool | median wall | max RSS (largest process) | peak RSS (all processes) | output | vs bough |\n"
-            "|---|---|---|---|---|---|")
+                    f"{_median(ok, 'peak_total_mb'):.0f} MB | {_median(ok, 'out_mb'):.0f} MB | "
+                    f"{f'{state:.0f} MB' if state else ''} | {ratio} |")
+    head = ("| tool | median wall | max RSS (largest process) | peak RSS (all processes) | output (site) "
+            "| bough's state | vs bough |\n|---|---|---|---|---|---|---|")
     return head + "\n" + "\n".join(rows)
 
 
