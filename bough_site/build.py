@@ -518,11 +518,12 @@ class _Build:
             files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
         files.append((urls.INDEX_HTML, renderer.index_page(site)))
         files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
-        if self.options.search:  # after the session pages, which Pagefind reads from OUT
+        if self.options.search:
             files.append((search.FALLBACK_PATH, search.fallback_script(site)))
-            files += search.pagefind_files(self.writer.out, self.writer.written + self.writer.unchanged + self.writer.kept,
-                                           self.config.report)
         self.site_outputs = self._write(files)
+        if self.options.search:  # after the session pages, which Pagefind reads from OUT; a bundle per project
+            self.site_outputs += search.pagefind_shards(self.writer, previous.site_outputs, self._write, self._keep,
+                                                        self.config.report)
         self.signature = signature
         return site
 

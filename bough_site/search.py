@@ -3,9 +3,22 @@
 Hosted (http and https): Pagefind (the ``pagefind`` package with its ``bin``
 extra) indexes the session pages after they are written. Only the conversation
 is indexed (the element with ``data-pagefind-body``: the timeline, sub-agents
-and tool calls included), with the session title as ``title`` and filters for
-project, source and model (``data-pagefind-filter`` in the page header). The
-bundle is written under ``pagefind/`` through the site writer like any file.
+and tool calls included, not what tools returned: ``data-pagefind-ignore``),
+with the session title as ``title`` and filters for project, source and model
+(``data-pagefind-filter`` in the page header).
+
+- One bundle per project, ``pagefind/<project id>/``, listed in
+  ``pagefind/shards.js``; search.js loads the first and merges the others
+  into it. A build runs Pagefind only for the projects whose session pages it
+  rendered again (or that gained or lost pages) and keeps the other shards as
+  they are (each shard's ``bough-shard.json`` names its pages and its files'
+  digests), so an append re-indexes one project, and Pagefind's memory follows
+  the largest project, not the site.
+- Pagefind reads copies of the pages with the content of every
+  ``data-pagefind-ignore`` element removed (``strip_ignored``): the same index
+  from a tenth of the bytes.
+- Each shard is made reproducible (``canonical_bundle``) and written through the
+  site writer like any file.
 
 From ``file://`` a browser will not run Pagefind (no ``fetch``, no modules), so
 the search box falls back to ``search-index.js``: a classic script that sets
@@ -23,11 +36,12 @@ Both are made from redacted text only: session pages and the session models
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import os
 import re
-import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -39,6 +53,7 @@ import orjson
 from . import urls
 from .errors import BoughError
 from .model import SOURCE_CLAUDE, SOURCE_CODEX, Prompt, Reply, Session, Site, Text
+from .write import SiteWriter, json_bytes
 
 FALLBACK_PATH = "search-index.js"
 PAGEFIND_DIR = "pagefind"
@@ -46,8 +61,8 @@ PAGEFIND_DIR = "pagefind"
 # ITEM_CHARS, at most SESSION_CHARS in all (prompts first).
 ITEM_CHARS = 600
 SESSION_CHARS = 6000
-# Session pages only: the index and project pages have no data-pagefind-body.
-SESSION_PAGE = re.compile(r"^projects/[^/]+/sessions/[^/]+\.html$")
+# Session pages only (the index and project pages have no data-pagefind-body); group 1: the project's id.
+SESSION_PAGE = re.compile(r"^projects/([^/]+)/sessions/[^/]+\.html$")
 # A page larger than this is left out of Pagefind's index (its prompts and replies
 # stay in the fallback index): indexing one 60 MB page takes Pagefind a gigabyte.
 MAX_INDEXED_PAGE = 8 << 20
@@ -133,7 +148,27 @@ def fallback_script(site: Site) -> bytes:
             f"window.BOUGH_SEARCH_INDEX = {data};\n").encode()
 
 
-# --- Pagefind ----------------------------------------------------------------------------------
+# --- Pagefind: one bundle per project ----------------------------------------------------------
+#
+# Each project's session pages get a bundle of their own under pagefind/<project id>/
+# (a "shard"), and pagefind/shards.js lists them; search.js loads the first and
+# merges the others into it (Pagefind's mergeIndex), so a search covers them all,
+# ranked together. A build runs Pagefind only for projects whose session pages it
+# rendered, and over one project's pages at a time, so neither its time nor its
+# memory grows with the rest of the site. Each shard holds a stamp
+# (bough-shard.json: Pagefind's version, SHARD_FORMAT, its pages, its files'
+# digests), which is how a later build tells that the shard is still current.
+
+# The list of shards: a module (search.js imports it, as it imports pagefind.js) that
+# exports their paths under the site's root, sorted.
+SHARDS_PATH = f"{PAGEFIND_DIR}/shards.js"
+SHARD_STAMP = "bough-shard.json"
+# Bump when what a shard is made of changes (the stripping below, canonical_bundle,
+# the files kept): shards stamped otherwise are then made again.
+SHARD_FORMAT = 1
+# Pagefind's own search interfaces and playground: bough's box is search.js, so
+# they would only be copied into every shard for nothing.
+UNUSED_FILES = re.compile(r"^(?:playground/|pagefind-(?:ui|modular-ui|component-ui|highlight)\.)")
 
 
 def pagefind_binary() -> Path:
@@ -148,50 +183,271 @@ def pagefind_binary() -> Path:
     return Path(binary)
 
 
-def pagefind_files(out: Path, pages: list[str], report: Callable[[str], None] = lambda line: None,
-                   ) -> list[tuple[str, bytes]]:
-    """Run Pagefind over the session pages among ``pages`` (paths under OUT that
-    this build wrote or kept) and return its bundle as (path under OUT, bytes),
-    sorted. The pages are linked (or copied) into a temporary site first, so a
-    page that is about to be pruned, or a file bough does not own, is never
-    indexed; the bundle is written there too (an absolute path: Pagefind
-    resolves it against its working directory), so the site writer stays the
-    one that writes into OUT."""
+def pagefind_version(binary: Path) -> str:
+    """What ``pagefind --version`` says: a shard made by another Pagefind is made again
+    (a merged index must match the version of the pagefind.js that loads it)."""
+    try:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise SearchError(f"Pagefind could not run: {err}") from err
+    return done.stdout.decode("utf-8", "replace").strip()
+
+
+def pagefind_shards(writer: SiteWriter, previous: list[str], write: Callable[[list[tuple[str, bytes]]], list[str]],
+                    keep: Callable[[str], None], report: Callable[[str], None] = lambda line: None) -> list[str]:
+    """Make or keep each project's shard and write ``shards.js``; return every path
+    written or kept. ``writer`` (the build's SiteWriter) tells the session pages this
+    build owns and which of them it rendered; ``previous`` is what the last build's
+    site pages were (its shards among them); ``write`` and ``keep`` are the build's,
+    so what is kept is neither written again nor pruned. A shard is written as soon
+    as it is made: the main process holds one shard at a time."""
+    out = Path(writer.out)
+    rendered = set(writer.written) | set(writer.unchanged)
+    by_project: dict[str, list[str]] = {}
+    for page in writer.written + writer.unchanged + writer.kept:
+        match = SESSION_PAGE.match(page)
+        if match:
+            by_project.setdefault(match.group(1), []).append(page)
     binary = pagefind_binary()
+    stamp = {"format": SHARD_FORMAT, "max_page": MAX_INDEXED_PAGE, "pagefind": pagefind_version(binary)}
+    owned_before = set(previous)
+    paths: list[str] = []
+    shards = []
+    for project in sorted(by_project):
+        pages = sorted(by_project[project])
+        root = f"{PAGEFIND_DIR}/{project}"
+        made = {**stamp, "pages": pages}
+        owned = None if rendered.intersection(pages) else _keep_shard(out, root, made, owned_before, keep)
+        if owned is None:
+            owned = _make_shard(out, root, made, binary, write, report)
+        paths += owned
+        if owned:
+            shards.append(f"{root}/")
+    paths += write([(SHARDS_PATH, shards_module(shards))])
+    return paths
+
+
+def shards_module(shards: list[str]) -> bytes:
+    """``pagefind/shards.js``: ``export default`` the shards' paths (project ids are
+    slugs: the JSON of the list is safe as it is)."""
+    listed = orjson.dumps(shards, option=orjson.OPT_INDENT_2).decode()
+    return f"/* bough: the Pagefind bundles, one per project (bough_site/search.py) */\nexport default {listed};\n".encode()
+
+
+# A shard is kept only when none of its pages was rendered by this build: a page
+# rendered with the very bytes it already had may still differ from what the shard
+# was made from (an earlier build that failed before its shard wrote it), and digests
+# of the pages cannot be published (a kept-by-bough page differs from its original
+# by a note Pagefind does not index: both must give the same search files). Its stamp
+# names its pages and the digest of each of its files: it is kept whole, and only
+# when every file is still the last successful build's own, with those bytes.
+
+
+def _keep_shard(out: Path, root: str, made: dict[str, Any], owned_before: set[str],
+                keep: Callable[[str], None]) -> list[str] | None:
+    """Keep the shard the last build made from these pages (``made``: the stamp it
+    would have, but its files); None when it must be made again."""
+    stamp_path = f"{root}/{SHARD_STAMP}"
+    if stamp_path not in owned_before or not _is_file(out / stamp_path):
+        return None
+    try:
+        stamp = orjson.loads((out / stamp_path).read_bytes())
+        files = stamp.pop("files")
+    except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError):
+        return None
+    if stamp != made or not isinstance(files, dict):
+        return None
+    names = sorted(files)
+    paths = [f"{root}/{name}" for name in names]
+    for name, path in zip(names, paths):
+        if path not in owned_before or _digest_of(out / path) != files[name]:
+            return None
+    for path in [*paths, stamp_path]:  # all checked first: a shard is kept whole or made again whole
+        keep(path)
+    return [*paths, stamp_path]
+
+
+def _make_shard(out: Path, root: str, made: dict[str, Any], binary: Path,
+                write: Callable[[list[tuple[str, bytes]]], list[str]], report: Callable[[str], None]) -> list[str]:
+    """Index the pages ``made`` names into a shard under ``root`` and write it, its
+    stamp last (so a stamp never names files that were not written); nothing when
+    none of the pages may be indexed."""
+    files = _pagefind_bundle(out, made["pages"], report, root, binary)
+    if not files:
+        return []
+    stamp = {**made, "files": {path.removeprefix(root + "/"): _digest(data) for path, data in files}}
+    return write(files) + write([(f"{root}/{SHARD_STAMP}", json_bytes(stamp))])
+
+
+def pagefind_files(out: Path, pages: list[str], report: Callable[[str], None] = lambda line: None,
+                   *, root: str = PAGEFIND_DIR) -> list[tuple[str, bytes]]:
+    """Run Pagefind over the session pages among ``pages`` (paths under OUT) and
+    return its bundle under ``root`` as (path under OUT, bytes), sorted."""
+    return _pagefind_bundle(out, [p for p in pages if SESSION_PAGE.match(p)], report, root, pagefind_binary())
+
+
+def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None], root: str, binary: Path,
+                     ) -> list[tuple[str, bytes]]:
+    """Pagefind's bundle of ``pages`` (session pages under OUT) under ``root``.
+    Pagefind reads copies of the pages in a temporary site, emptied of what it
+    would skip anyway (``strip_ignored``), so a page that is about to be pruned,
+    or a file bough does not own, is never indexed; the bundle is written there
+    too (an absolute path: Pagefind resolves it against its working directory),
+    so the site writer stays the one that writes into OUT. No bundle when no
+    page is small enough to index."""
     with tempfile.TemporaryDirectory(prefix="bough-pagefind-") as tmp:
         site = Path(tmp) / "site"
-        for page in sorted({p for p in pages if SESSION_PAGE.match(p)}):
-            if (Path(out) / page).stat().st_size > MAX_INDEXED_PAGE:
+        for page in pages:
+            data = (out / page).read_bytes()
+            if len(data) > MAX_INDEXED_PAGE:
                 report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
                 continue
             target = site / page
             target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.link(Path(out) / page, target)
-            except OSError:
-                shutil.copyfile(Path(out) / page, target)
-        site.mkdir(exist_ok=True)
-        bundle = Path(tmp) / PAGEFIND_DIR
-        command = [str(binary), "--site", str(site.resolve()), "--output-path", str(bundle.resolve()), "--silent"]
-        try:
-            done = subprocess.run(command, capture_output=True, timeout=PAGEFIND_TIMEOUT, cwd=tmp,
-                                  env={**os.environ, "NO_COLOR": "1"}, check=False)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            raise SearchError(f"Pagefind could not run: {err}") from err
-        if done.returncode != 0:
-            message = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
-            raise SearchError(f"Pagefind failed (exit {done.returncode}): {message[-2000:]}")
-        files = {}
-        for path in sorted(p for p in bundle.rglob("*") if p.is_file()):
-            rel = path.relative_to(bundle).as_posix()
-            if rel.startswith("playground/"):
-                continue
-            files[f"{PAGEFIND_DIR}/{rel}"] = path.read_bytes()
+            target.write_bytes(strip_ignored(data))
+        if not site.is_dir():
+            return []
+        files = _run_pagefind(binary, site, Path(tmp) / PAGEFIND_DIR, root, tmp)
     try:
-        files = canonical_bundle(files)
+        files = canonical_bundle(files, root)
     except (ValueError, TypeError, IndexError, KeyError, OSError, EOFError):
         pass  # a Pagefind whose files bough cannot read: its bundle works as written, only not reproducibly
     return sorted(files.items())
+
+
+def _run_pagefind(binary: Path, site: Path, bundle: Path, root: str, cwd: str) -> dict[str, bytes]:
+    command = [str(binary), "--site", str(site.resolve()), "--output-path", str(bundle.resolve()), "--silent"]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=PAGEFIND_TIMEOUT, cwd=cwd,
+                              env={**os.environ, "NO_COLOR": "1"}, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise SearchError(f"Pagefind could not run: {err}") from err
+    if done.returncode != 0:
+        message = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
+        raise SearchError(f"Pagefind failed (exit {done.returncode}): {message[-2000:]}")
+    files = {}
+    for path in sorted(p for p in bundle.rglob("*") if p.is_file()):
+        rel = path.relative_to(bundle).as_posix()
+        if not UNUSED_FILES.match(rel):
+            files[f"{root}/{rel}"] = path.read_bytes()
+    return files
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _digest_of(path: Path) -> str | None:
+    """The digest of a regular file's bytes (never through a symlink); None when there is none."""
+    if not _is_file(path):
+        return None
+    try:
+        return _digest(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+# --- giving Pagefind less to read --------------------------------------------------------------------
+#
+# Pagefind leaves out what is inside a data-pagefind-ignore element (a tool's
+# output) but must still parse it, and that is most of a session page: highlighted
+# output, a <span> per token. The copy Pagefind reads has those elements emptied
+# (the element stays, so the words on either side stay apart); it indexes the same.
+# bough's HTML is well-formed and all text in it is escaped (Jinja, Pygments and
+# markdown-it turn < and > into entities, in attribute values too; no inline script
+# or style: the CSP forbids them), so counting the element's own start and end tags
+# from its start tag finds its end. Whatever is not plainly so is left whole:
+# leaving an element whole costs time, removing too much would lose words.
+
+IGNORE = b"data-pagefind-ignore"
+# A start tag, to the first ">" outside a quoted attribute value: its name, then its attributes.
+_START_TAG = re.compile(rb"""<([A-Za-z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*)>""")
+_ATTRIBUTE = re.compile(rb"""([^\s"'>/=]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?""")
+# Elements without content or end tag.
+_VOID = frozenset(b"area base br col embed hr img input link meta param source track wbr".split())
+
+
+def strip_ignored(page: bytes) -> bytes:
+    """``page`` with the content of every ``data-pagefind-ignore`` element removed.
+
+    Left whole: an element whose end is not found, a self-closing one (``<div/>``
+    opens a div in HTML but closes one in SVG), and one holding another Pagefind
+    attribute (a filter or metadata: Pagefind reads those even in ignored content)."""
+    parts = []
+    done = 0  # page[:done] is in parts
+    at = page.find(IGNORE)
+    while at >= 0:
+        tag = _attribute_at(page, at, done)
+        end = _end_of(page, tag[0]) if tag is not None and tag[1] == IGNORE else None
+        if tag is None or end is None:
+            at = page.find(IGNORE, at + len(IGNORE))
+            continue
+        parts.append(page[done : tag[0].end()])
+        done = end  # the end tag, kept; an ignored element inside went with the content
+        at = page.find(IGNORE, end)
+    parts.append(page[done:])
+    return b"".join(parts)
+
+
+def _attribute_at(page: bytes, at: int, floor: int) -> tuple[re.Match[bytes], bytes] | None:
+    """The start tag in which an attribute begins at ``at`` (not before ``floor``),
+    and the attribute's name; None when the bytes there are text or part of a value."""
+    lt = page.rfind(b"<", floor, at)
+    tag = _START_TAG.match(page, lt) if lt >= 0 else None
+    if tag is None or tag.end() <= at:
+        return None
+    offset = tag.start(2)
+    for attribute in _ATTRIBUTE.finditer(tag.group(2)):
+        if offset + attribute.start(1) == at:
+            return tag, attribute.group(1)
+    return None
+
+
+def _end_of(page: bytes, tag: re.Match[bytes]) -> int | None:
+    """Where the end tag of ``tag``'s element starts, when its content may go."""
+    name = tag.group(1).lower()
+    if name in _VOID or tag.group(2).rstrip().endswith(b"/"):
+        return None
+    depth = 1
+    for found in _tags_named(name).finditer(page, tag.end()):
+        if found.group(1) is None:
+            continue  # a comment
+        if found.group(1) == b"/":
+            depth -= 1
+            if depth == 0:
+                return None if _holds_pagefind_attributes(page, tag.end(), found.start()) else found.start()
+            continue
+        inner = _START_TAG.match(page, found.start())
+        if inner is None or inner.group(2).rstrip().endswith(b"/"):
+            return None  # not plainly a start tag
+        depth += 1
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _tags_named(name: bytes) -> re.Pattern[bytes]:
+    """Start and end tags of elements called ``name``, in any case, and comments (group 1 None)."""
+    return re.compile(rb"<!--.*?-->|<(/?)" + re.escape(name) + rb"(?=[\s/>])", re.IGNORECASE | re.DOTALL)
+
+
+def _holds_pagefind_attributes(page: bytes, start: int, end: int) -> bool:
+    """Whether an element in page[start:end] has a ``data-pagefind-`` attribute other
+    than ``data-pagefind-ignore`` (an ignored element inside goes with the rest)."""
+    content = page[start:end].lower()  # attribute names are not case-sensitive
+    at = content.find(b"data-pagefind-")
+    while at >= 0:
+        found = _attribute_at(page, start + at, start)
+        if found is not None and found[1].lower() != IGNORE:
+            return True
+        at = content.find(b"data-pagefind-", at + 1)
+    return False
 
 
 # --- making Pagefind's bundle reproducible ---------------------------------------------------------
@@ -306,11 +562,11 @@ def _replace_strings(value: Any, names: dict[str, str]) -> Any:
     return value
 
 
-def canonical_bundle(files: dict[str, bytes]) -> dict[str, bytes]:
-    """Pagefind's bundle (path -> bytes) with its filter files made reproducible."""
+def canonical_bundle(files: dict[str, bytes], root: str = PAGEFIND_DIR) -> dict[str, bytes]:
+    """Pagefind's bundle (path -> bytes, under ``root``) with its filter files made reproducible."""
     out = dict(files)
     names: dict[str, str] = {}  # old hash name -> new
-    filter_re = re.compile(rf"^{PAGEFIND_DIR}/filter/(.+)\.pf_filter$")
+    filter_re = re.compile(rf"^{re.escape(root)}/filter/(.+)\.pf_filter$")
     for path in sorted(files):
         match = filter_re.match(path)
         if not match:
@@ -321,9 +577,9 @@ def canonical_bundle(files: dict[str, bytes]) -> dict[str, bytes]:
         new = _renamed(match.group(1), data, len(match.group(1).rsplit("_", 1)[1]))
         names[match.group(1)] = new
         del out[path]
-        out[f"{PAGEFIND_DIR}/filter/{new}.pf_filter"] = data
-    meta_re = re.compile(rf"^{PAGEFIND_DIR}/pagefind\.(.+)\.pf_meta$")
-    entry_path = f"{PAGEFIND_DIR}/pagefind-entry.json"
+        out[f"{root}/filter/{new}.pf_filter"] = data
+    meta_re = re.compile(rf"^{re.escape(root)}/pagefind\.(.+)\.pf_meta$")
+    entry_path = f"{root}/pagefind-entry.json"
     for path in sorted(files):
         match = meta_re.match(path)
         if not match:
@@ -334,7 +590,7 @@ def canonical_bundle(files: dict[str, bytes]) -> dict[str, bytes]:
         data = _dcd_write(meta)
         new = _renamed(match.group(1), data, len(match.group(1).rsplit("_", 1)[1]))
         del out[path]
-        out[f"{PAGEFIND_DIR}/pagefind.{new}.pf_meta"] = data
+        out[f"{root}/pagefind.{new}.pf_meta"] = data
         if entry_path in out:
             out[entry_path] = out[entry_path].replace(f'"{match.group(1)}"'.encode(), f'"{new}"'.encode())
     return out

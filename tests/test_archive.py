@@ -30,7 +30,7 @@ WITH_SUBAGENTS = "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27"  # in notes-api, with su
 ROLLOUTS = EXAMPLES / "codex" / "sessions"
 ROLLOUT = min(ROLLOUTS.rglob("rollout-*.jsonl")).name
 KEPT_HTML = re.compile(rb'<p class="kept">.*?</p>')
-KEPT_JSON = re.compile(rb'"kept_since": "[^"]*"')
+KEPT_JSON = re.compile(rb'("kept_since": ?)"[^"]*"')  # indented (project) or compact (session) JSON
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def files(out: Path) -> dict[str, bytes]:
 
 def unmarked(data: bytes) -> bytes:
     """A page or sidecar without the "kept by bough" marker."""
-    return KEPT_JSON.sub(b'"kept_since": null', KEPT_HTML.sub(b"", data))
+    return KEPT_JSON.sub(rb"\1null", KEPT_HTML.sub(b"", data))
 
 
 def sessions_by_id(result: BuildResult) -> dict:

@@ -1,15 +1,22 @@
-"""The search index (bough_site/search.py): Pagefind's bundle and the file://
-fallback are built, reproducible and redacted; ``--no-search`` leaves both out."""
+"""The search index (bough_site/search.py): Pagefind's bundles (one per project)
+and the file:// fallback are built, reproducible and redacted; pages are stripped
+of what Pagefind ignores without changing the index; an incremental build makes
+again only the shard of a project whose pages changed; ``--no-search`` leaves
+both out."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import re
+import shutil
+from html import escape
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bough_site import search
 from bough_site.build import build
@@ -19,17 +26,41 @@ from bough_site.corpus import examples as ex
 from bough_site.model import Prompt, Reply, Session, Text, Usage
 from bough_site.render.pages import CSP, CSP_SEARCH
 
+from .conftest import file_tree
+from .test_incremental import (
+    OLD,
+    age,
+    append_turn,
+    main_file,
+    make_history,
+    rewritten,
+    run,
+    sessions_of,
+    tree,
+)
+
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not p.name.startswith(".bough-")}
+    return file_tree(root, site_only=True)
+
+
+def _shards(files: dict[str, bytes]) -> list[str]:
+    """The shards pagefind/shards.js lists."""
+    match = re.fullmatch(r"/\*[^*]*\*/\nexport default (\[.*\]);\n", files[search.SHARDS_PATH].decode(), re.DOTALL)
+    assert match, files[search.SHARDS_PATH][:200]
+    return json.loads(match.group(1))
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+def example_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("search") / "site"
     build(BuildConfig(out=out))  # the bundled examples: HOME is empty
-    return _files(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def example(example_out: Path) -> dict[str, bytes]:
+    return _files(example_out)
 
 
 def _index(files: dict[str, bytes]) -> dict:
@@ -39,14 +70,24 @@ def _index(files: dict[str, bytes]) -> dict:
     return json.loads(match.group(1))
 
 
-def test_pagefind_bundle_is_written(example: dict[str, bytes]) -> None:
-    for name in ("pagefind/pagefind.js", "pagefind/pagefind-entry.json", "pagefind/wasm.en.pagefind"):
-        assert name in example
-    entry = json.loads(example["pagefind/pagefind-entry.json"])
-    sessions = [p for p in example if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", p)]
-    assert entry["languages"]["en"]["page_count"] == len(sessions) == 9
-    assert any(p.startswith("pagefind/filter/") for p in example)
-    assert not any(p.startswith("pagefind/playground/") for p in example)
+def test_a_pagefind_bundle_per_project(example: dict[str, bytes]) -> None:
+    projects = sorted({p.split("/")[1] for p in example if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", p)})
+    assert len(projects) == 3
+    assert _shards(example) == [f"pagefind/{project}/" for project in projects]  # sorted
+    for project in projects:
+        shard = f"pagefind/{project}/"
+        for name in ("pagefind.js", "pagefind-worker.js", "pagefind-entry.json", "wasm.en.pagefind", search.SHARD_STAMP):
+            assert shard + name in example
+        assert any(p.startswith(shard + "filter/") for p in example)
+        entry = json.loads(example[shard + "pagefind-entry.json"])
+        sessions = [p for p in example if re.fullmatch(rf"projects/{project}/sessions/[^/]+\.html", p)]
+        assert entry["languages"]["en"]["page_count"] == len(sessions)
+        stamp = json.loads(example[shard + search.SHARD_STAMP])
+        assert sorted(stamp["pages"]) == sorted(sessions)
+    # Nothing outside the shards but their list; none of Pagefind's own interfaces.
+    assert {p.split("/")[1] for p in example if p.startswith("pagefind/")} == {*projects, "shards.js"}
+    assert not any(re.search(r"/(playground/|pagefind-ui|pagefind-(modular|component)-ui|pagefind-highlight)", p)
+                   for p in example)
 
 
 def test_only_the_conversation_is_indexed_with_title_and_filters(example: dict[str, bytes]) -> None:
@@ -62,7 +103,7 @@ def test_only_the_conversation_is_indexed_with_title_and_filters(example: dict[s
     # Index and project pages are not indexed.
     assert b"data-pagefind-body" not in example["index.html"]
     # Pagefind's fragments hold the title and the filters.
-    fragments = [gzip.decompress(data) for p, data in example.items() if p.startswith("pagefind/fragment/")]
+    fragments = [gzip.decompress(data) for p, data in example.items() if re.match(r"pagefind/[^/]+/fragment/", p)]
     assert any(b"slowapi" in f and b"notes-api" in f and b"Claude Code" in f for f in fragments)
 
 
@@ -138,6 +179,14 @@ def test_a_giant_page_is_left_to_the_fallback(tmp_path: Path, monkeypatch: pytes
     assert json.loads(files["pagefind/pagefind-entry.json"])["languages"]["en"]["page_count"] == len(sizes) - 2
 
 
+def test_a_project_with_nothing_to_index_gets_no_shard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "MAX_INDEXED_PAGE", 0)
+    out = tmp_path / "site"
+    build(BuildConfig(out=out))
+    files = _files(out)
+    assert _shards(files) == [] and [p for p in files if p.startswith("pagefind/")] == [search.SHARDS_PATH]
+
+
 def test_two_builds_give_the_same_bundle(example: dict[str, bytes], tmp_path: Path) -> None:
     build(BuildConfig(out=tmp_path / "again"))
     again = _files(tmp_path / "again")
@@ -180,3 +229,214 @@ def test_no_search_leaves_both_out(tmp_path: Path) -> None:
     assert search.FALLBACK_PATH in _files(out)
     build(BuildConfig(out=out, search=False, prune=True))
     assert not any(p.startswith("pagefind/") or p == search.FALLBACK_PATH for p in _files(out))
+
+
+# --- what Pagefind reads: pages without the content it ignores ---------------------------------------
+
+
+@pytest.mark.parametrize(("page", "stripped"), [
+    # The element stays, empty; what follows it is kept.
+    ('<div class="tool-result" data-pagefind-ignore><p>out</p></div><p>after</p>',
+     '<div class="tool-result" data-pagefind-ignore></div><p>after</p>'),
+    # Nested elements of the same name are counted.
+    ("<div data-pagefind-ignore><div><div>a</div></div><div>b</div>c</div>d</div>",
+     "<div data-pagefind-ignore></div>d</div>"),
+    # An ignored element inside an ignored one goes with the content; the next one is stripped too.
+    ("<div data-pagefind-ignore><div data-pagefind-ignore>a</div>b</div>c<div data-pagefind-ignore>d</div>",
+     "<div data-pagefind-ignore></div>c<div data-pagefind-ignore></div>"),
+    # Any element name, any case; a value for the attribute; end tags with spaces.
+    ('<SECTION data-pagefind-ignore="all"><section>a</SECTION>b</section >c', '<SECTION data-pagefind-ignore="all"></section >c'),
+    ("<Div data-pagefind-ignore><DIV>a</div>b</DIV>c", "<Div data-pagefind-ignore></DIV>c"),
+    # ">" inside a quoted attribute value, before and after the attribute.
+    ('<div title="a > b" data-pagefind-ignore data-x=\'<\'>x<div title=">">y</div></div>z',
+     '<div title="a > b" data-pagefind-ignore data-x=\'<\'></div>z'),
+    # Comments are not tags.
+    ("<div data-pagefind-ignore><!-- <div> --></div>after", "<div data-pagefind-ignore></div>after"),
+])
+def test_strip_ignored_empties_ignored_elements(page: str, stripped: str) -> None:
+    assert search.strip_ignored(page.encode()) == stripped.encode()
+
+
+@pytest.mark.parametrize("page", [
+    # The words as text (escaped, as bough writes any text), or in another attribute's value.
+    "<p>add data-pagefind-ignore to &lt;div data-pagefind-ignore&gt;</p><div>keep</div>",
+    '<div title="data-pagefind-ignore">keep</div>',
+    '<div data-pagefind-ignore-not="1">keep</div>',
+    # Void and self-closing elements have no content to remove; an unclosed one is left.
+    '<img data-pagefind-ignore src="x.png"><p>keep</p>',
+    "<div data-pagefind-ignore/><p>keep</p>",
+    "<div data-pagefind-ignore><div/>a</div>b</div>",
+    "<div data-pagefind-ignore><div>keep</div>",
+    # Pagefind reads filters and metadata even in ignored content: that element stays whole.
+    '<div data-pagefind-ignore><span data-pagefind-filter="kind">x</span></div>',
+    '<div data-pagefind-ignore><div><span DATA-Pagefind-Meta="kind">x</span></div></div>',
+    # bough writes its attributes in lower case: another spelling is left to Pagefind.
+    "<div DATA-PAGEFIND-IGNORE>keep</div>",
+])
+def test_strip_ignored_leaves_what_is_not_plainly_ignored(page: str) -> None:
+    assert search.strip_ignored(page.encode()) == page.encode()
+
+
+# Random well-formed trees of elements (any case, some ignored, attribute values with
+# ">" and the attribute's name in them) and escaped text that names tags and the attribute.
+_WORDS = st.one_of(st.text(alphabet="ab <>&/='\"", max_size=6),
+                   st.sampled_from(["data-pagefind-ignore", "<div>", "</div>", "<div data-pagefind-ignore>"]))
+_VALUES = st.one_of(st.text(alphabet="ab >/='", max_size=6), st.just("x data-pagefind-ignore data-pagefind-filter"))
+_ATTRS = st.lists(st.tuples(st.sampled_from(["class", "title", "id"]), _VALUES), max_size=2)
+_IGNORE = st.sampled_from([None, None, "", "all"])
+_NAMES = st.sampled_from(["div", "DIV", "Div", "span", "section"])
+_LEAVES = st.one_of(
+    st.tuples(st.just("text"), _WORDS),
+    st.tuples(st.just("void"), st.sampled_from(["img", "br", "BR"]), _ATTRS, _IGNORE),
+)
+_TREES = st.lists(st.recursive(
+    _LEAVES, lambda children: st.tuples(st.just("element"), _NAMES, _ATTRS, _IGNORE, st.lists(children, max_size=4)),
+    max_leaves=25,
+), max_size=4)
+
+
+def _html(nodes: list, strip: bool = False) -> str:
+    out = []
+    for node in nodes:
+        if node[0] == "text":
+            out.append(escape(node[1]))
+            continue
+        attrs = "".join(f' {name}="{value}"' for name, value in node[2])
+        if node[3] is not None:
+            attrs += " data-pagefind-ignore" + (f'="{node[3]}"' if node[3] else "")
+        out.append(f"<{node[1]}{attrs}>")
+        if node[0] == "element":
+            out.append("" if strip and node[3] is not None else _html(node[4], strip))
+            out.append(f"</{node[1]}>")
+    return "".join(out)
+
+
+@given(_TREES)
+def test_strip_ignored_is_the_tree_without_ignored_content(nodes: list) -> None:
+    assert search.strip_ignored(_html(nodes).encode()) == _html(nodes, strip=True).encode()
+
+
+def test_stripped_pages_give_the_same_index(example_out: Path, example: dict[str, bytes],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each shard, made from the whole pages instead, is the same bytes: what was cut
+    is what Pagefind skips anyway (the example pages have tool output to cut)."""
+    sessions = sorted(p for p in example if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", p))
+    assert sum(len(search.strip_ignored(example[p])) for p in sessions) < sum(len(example[p]) for p in sessions)
+    monkeypatch.setattr(search, "strip_ignored", lambda page: page)
+    for shard in _shards(example):
+        project = shard.split("/")[1]
+        whole = dict(search.pagefind_files(example_out, [p for p in sessions if f"/{project}/" in p], root=shard[:-1]))
+        made = {p: data for p, data in example.items() if p.startswith(shard) and not p.endswith(search.SHARD_STAMP)}
+        assert whole == made, shard
+
+
+# --- shards in incremental builds ---------------------------------------------------------------------
+
+
+def _shard_of(files: dict[str, bytes], shard: str) -> dict[str, bytes]:
+    return {p: data for p, data in files.items() if p.startswith(shard)}
+
+
+def test_an_append_makes_again_only_the_shard_of_its_project(tmp_path: Path) -> None:
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    run(history, out)
+    path, summary = main_file(history, out)
+    mine = f"pagefind/{summary['html'].split('/')[1]}/"
+    before = tree(out)
+    shards = _shards(before)
+    assert len(shards) == 2 and mine in shards
+    age(out)
+    append_turn(path)
+    result = run(history, out)
+    after = tree(out)
+    # Only that project's shard was written (its list of shards is the same bytes, untouched).
+    touched = {p for p in rewritten(out) if p.startswith("pagefind/")}
+    assert touched and all(p.startswith(mine) for p in touched)
+    assert f"{mine}{search.SHARD_STAMP}" in touched
+    for other in shards:
+        if other != mine:
+            kept = _shard_of(before, other)
+            assert kept and _shard_of(after, other) == kept
+            assert all((out / p).stat().st_mtime_ns == OLD * 10**9 for p in kept)
+            assert result.kept >= len(kept)
+    # The grown shard lost the files the new one replaced; all is as a fresh build makes it.
+    fresh = tmp_path / "fresh"
+    run(history, fresh)
+    assert after == tree(fresh)
+
+
+def _fail(*args: object, **kwargs: object) -> bytes:
+    raise search.SearchError("simulated")
+
+
+@pytest.mark.parametrize("where", ["pagefind_shards", "shards_module"])
+def test_after_a_failed_build_the_shards_are_those_of_a_fresh_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A build wrote a grown session's page, then failed: before any shard, or after
+    the grown project's shard (before its list and the manifest). The next build
+    renders the page again, with the bytes it already has (the writer finds it
+    unchanged): its project's shard is made again all the same."""
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    run(history, out)
+    path, _ = main_file(history, out)
+    append_turn(path)
+    with monkeypatch.context() as patch:
+        patch.setattr(search, where, _fail)
+        with pytest.raises(search.SearchError):
+            run(history, out)
+    run(history, out)
+    assert tree(out) == tree_of_fresh(history, tmp_path)
+
+
+def test_a_kept_shard_whose_file_changed_is_made_again(tmp_path: Path) -> None:
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    run(history, out)
+    path, summary = main_file(history, out)
+    other = next(s for s in _shards(tree(out)) if summary["html"].split("/")[1] not in s)
+    (out / other / "pagefind-entry.json").write_text("{}")  # by hand, or by a build that then failed
+    append_turn(path)  # something to build, in the other project
+    run(history, out)
+    assert tree(out) == tree_of_fresh(history, tmp_path)
+
+
+def test_shards_are_made_again_for_another_pagefind_and_go_with_their_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    run(history, out)
+    shards = _shards(tree(out))
+    # Another Pagefind: with any change, every shard is made again (a merged index must
+    # match the pagefind.js that loads it), not only the changed project's.
+    real = search.pagefind_version
+    monkeypatch.setattr(search, "pagefind_version", lambda binary: real(binary) + " (another)")
+    age(out)
+    append_turn(main_file(history, out)[0])
+    run(history, out)
+    assert {f"{shard}{search.SHARD_STAMP}" for shard in shards} <= rewritten(out)
+    monkeypatch.setattr(search, "pagefind_version", real)
+    # A project whose sessions are all gone loses its shard once they are pruned.
+    victim = shards[0].split("/")[1]
+    ids = [i for i, summary in sessions_of(out).items() if summary["html"].startswith(f"projects/{victim}/")]
+    for path in history.glob("*/*.jsonl"):  # its sessions and their sub-agents (old style: agent-*.jsonl beside)
+        if any(i.encode() in path.read_bytes() for i in ids):
+            path.unlink()
+            shutil.rmtree(path.with_suffix(""), ignore_errors=True)  # sub-agents (new style: in a folder)
+    run(history, out)
+    assert _shards(tree(out)) == shards  # its pages stay until --prune, and so does its shard
+    run(history, out, prune=True)
+    files = tree(out)
+    (left,) = _shards(files)
+    assert [p for p in files if p.startswith("pagefind/")] == sorted([search.SHARDS_PATH, *_shard_of(files, left)])
+    assert files == tree_of_fresh(history, tmp_path)
+
+
+def tree_of_fresh(history: Path, tmp_path: Path) -> dict[str, bytes]:
+    fresh = tmp_path / "fresh"
+    shutil.rmtree(fresh, ignore_errors=True)
+    run(history, fresh)
+    return tree(fresh)

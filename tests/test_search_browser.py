@@ -1,7 +1,8 @@
 """Search in a real browser, on the example site: from ``file://`` (the
 search-index.js fallback) and from a local server under a sub-path with
-netlify.toml's headers, CSP included (Pagefind). Type a word known to be in one
-session, get that session first, open it at the matching moment.
+netlify.toml's headers, CSP included (Pagefind: a bundle per project, merged).
+Type a word known to be in one session, get that session first, open it at the
+matching moment.
 
 Uses the site, server and browser of tests/test_browser.py (skipped with the
 reason where Chromium or Playwright is missing, failed under
@@ -11,6 +12,7 @@ fails a test.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -92,6 +94,36 @@ def test_filters_narrow_the_results(
     facts = page.locator(".search-results .search-result a.search-title").evaluate_all(
         "links => links.map(a => a.getAttribute('href'))")
     assert facts and all("/tidepool-" in href for href in facts), facts  # the Codex sessions are tidepool's
+    _clean(tab)
+
+
+def test_every_projects_shard_is_searched_and_filtered(
+    site: ExampleSite, server: Server, open_page: Callable[..., Tab]
+) -> None:
+    """Over http each project has its own Pagefind bundle: results come from all of
+    them, ranked together, and the project filter lists every project."""
+    listed = site.files["pagefind/shards.js"].decode()
+    shards = json.loads(listed[listed.index("[") : listed.rindex("]") + 1])
+    assert len(shards) >= 2
+    tab = open_page()
+    loaded: list[str] = []
+    tab.page.context.on("request", lambda request: loaded.append(request.url))
+    _search(tab, start_url(site, server, "http"), "file")  # a word in every project's sessions
+    page = tab.page
+    assert page.locator("[data-bough-search]").get_attribute("data-backend") == "pagefind"
+    for shard in shards:
+        assert any(f"{shard}pagefind-entry.json" in url for url in loaded), (shard, loaded)
+    hrefs = page.locator(".search-results .search-result a.search-title").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))")
+    found = {href.split("projects/", 1)[1].split("/", 1)[0] for href in hrefs}
+    assert found == {shard.split("/")[1] for shard in shards}, hrefs
+    names = page.locator("select[data-filter='project'] option").evaluate_all(
+        "options => options.map(o => o.value).filter(Boolean)")
+    assert names == ["dotfiles", "notes-api", "tidepool"]
+    # One project: only its sessions, from its shard.
+    page.select_option("select[data-filter='project']", "notes-api")
+    page.locator(".search-results a.search-title:not([href*='/notes-api-'])").first.wait_for(state="detached")
+    assert page.locator(".search-results a.search-title").count() >= 1
     _clean(tab)
 
 
