@@ -2,7 +2,8 @@
 
 1. discover: the sources (and, through the archive, what the agents deleted);
 2. plan: the manifest of the last build (manifest.py) says which units of
-   reading are unchanged; their pages are kept as they are;
+   reading are unchanged; resumes.py says which Claude sessions resume another
+   (a unit whose decision changed is read again); the others' pages are kept;
 3. read, redact and render each changed unit, in parallel (jobs.py); each
    session comes back as a summary, its counting identities and its files,
    written at once: no process holds more than a few sessions;
@@ -41,6 +42,7 @@ from .jobs import (
     optimistic_slug,
     project_identity,
     run_jobs,
+    scan_files,
     units_of,
     workers_for,
 )
@@ -57,11 +59,12 @@ from .manifest import (
     save_state,
     session_from_summary,
     sha256_prefix,
-    tally_from_json,
     state_name,
+    tally_from_json,
     tally_name,
 )
 from .model import Project, Session, Site, Warning
+from .resumes import Lineage, decisions, plan_lineage
 from .scrub import scrub_session, scrub_warnings
 from .stats import Tally
 from .work import summarize_work
@@ -139,7 +142,9 @@ def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Sit
 def _read_sessions(found: Discovered, warn: Callable[[Warning], None]) -> list[Session]:
     from .readers.claude import read_claude_session
 
-    sessions = [read_claude_session(source, warn, found.label) for source in found.claude]
+    inherit = decisions([(source.main, found.label(source.main)) for source in found.claude],
+                        lambda files: scan_files(files, 1))
+    sessions = [read_claude_session(source, warn, found.label, inherit.get(source.main)) for source in found.claude]
     if found.codex:
         from .readers.codex import read_codex_sessions
 
@@ -233,6 +238,9 @@ class _Entry:
     highlight: bytes | None = None  # rendered: its highlighted blocks, to store
     highlight_file: str = ""
     session: Session | None = None  # the summary as a Session, once assembled
+    links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
+    scan: str = ""  # gone: its stored summary for resumes.py, and its directory
+    group: str = ""
 
 
 class _Build:
@@ -290,30 +298,46 @@ class _Build:
 
     def _plan(self, same_options: bool) -> list[Unit]:
         """The units to read; the others' sessions are taken from the manifest."""
+        same_files: dict[str, list[FileState]] = {}
+        for unit in self.units:
+            old = self.previous.units.get(unit.key)
+            states = self._unchanged(unit, old) if old is not None else None
+            if states is not None:
+                same_files[unit.key] = states
+        reusable = {key for key in same_files
+                    if same_options and self._outputs_present(self.previous.units[key])}
+        self.lineage = self._lineage(same_files, reusable)
         changed = []
         for unit in self.units:
             old = self.previous.units.get(unit.key)
-            states = self._unchanged(unit, old) if same_options and old is not None else None
-            if states is None or not self._outputs_present(old):
+            if unit.key not in reusable or old.inherit != self.lineage.digest(unit.key):
                 changed.append(unit)
                 self.estimates[unit.key] = 1 if unit.kind == CLAUDE or old is None else max(1, len(old.sessions))
                 self.total += self.estimates[unit.key]
                 continue
-            self.unit_states[unit.key] = UnitState(old.kind, states, old.sessions, old.warnings, old.since)
+            self.unit_states[unit.key] = UnitState(old.kind, same_files[unit.key], old.sessions, old.warnings,
+                                                   old.since, old.inherit)
             for key in old.sessions:
                 stored = self.previous.sessions[key]
                 self.entries[key] = _Entry(key, unit.key, stored.summary, stored.project, "reused",
                                            written_slug=stored.slug, outputs=list(stored.outputs),
-                                           tally_file=stored.tally, highlight_file=stored.highlight)
+                                           tally_file=stored.tally, highlight_file=stored.highlight,
+                                           links=dict(stored.links))
                 self.reused += 1
                 self.total += 1
                 self._progress(stored.project.get("name", ""))
         return changed
 
+    def _lineage(self, same_files: dict[str, list[FileState]], reusable: set[str]) -> Lineage:
+        """Which Claude sessions resume another (resumes.py), scanning in the worker pool."""
+        claude = [(unit.key, unit.paths[0], unit.labels[0]) for unit in self.units if unit.kind == CLAUDE]
+        return plan_lineage(claude, self.previous, same_files, reusable, out=self.writer.out,
+                            prune=self.config.prune, scan=lambda files: scan_files(files, self.workers))
+
     def _unchanged(self, unit: Unit, old: UnitState) -> list[FileState] | None:
         """The unit's files now, when they hold what was read last time; else None.
         Size and mtime first; the checksum only when they differ (a touched file)."""
-        if old.since != _since_digest(unit) or len(old.files) != len(unit.paths):
+        if old.kind != unit.kind or old.since != _since_digest(unit) or len(old.files) != len(unit.paths):
             return None
         now = unit.states()
         for path, state, before in zip(unit.paths, now, old.files):
@@ -333,6 +357,8 @@ class _Build:
             if stored is None or not _is_file(root / STATE_DIR / stored.tally):
                 return False
             if not all(_is_file(root / path) for path in stored.outputs):
+                return False
+            if stored.scan and not _is_file(root / STATE_DIR / stored.scan):
                 return False
         return True
 
@@ -354,7 +380,8 @@ class _Build:
             if stored.unit not in current:  # gone: it keeps its slug
                 counts[stored.slug.casefold()] += 1
         self.options = replace(self.options, slug_counts=tuple(sorted(counts.items())))
-        jobs = [Job(unit, own_slugs=own[unit.key], highlight=self._highlight_files(unit)) for unit in units]
+        jobs = [Job(unit, own_slugs=own[unit.key], highlight=self._highlight_files(unit),
+                    inherit=self.lineage.decision(unit.key)) for unit in units]
         run_jobs(jobs, self.options, self.workers, lambda i, result: self._take(result, first=True))
 
     def _highlight_files(self, unit: Unit) -> dict[str, str]:
@@ -373,7 +400,7 @@ class _Build:
                 unit.kind, result.files, [s.key for s in result.sessions],
                 [[w.file, w.line, w.reason] for w in scrub_warnings([Warning(*w) for w in result.warnings],
                                                                    self.options.redactor())],
-                _since_digest(unit),
+                _since_digest(unit), self.lineage.digest(unit.key),
             )
         for one in result.sessions:
             entry = self.entries.get(one.key)
@@ -385,6 +412,7 @@ class _Build:
                 continue
             entry.outputs = self._write(one.files)
             entry.written_slug = one.slug
+            entry.links = one.links
             entry.highlight = one.highlight
             entry.highlight_file = state_name(one.highlight, ".hl") if one.highlight else ""
             if first:
@@ -420,7 +448,8 @@ class _Build:
                 continue  # pruned, or back under another name (that copy wins)
             self.entries[key] = _Entry(key, stored.unit, stored.summary, stored.project, "gone",
                                        written_slug=stored.slug, outputs=list(stored.outputs),
-                                       tally_file=stored.tally, highlight_file=stored.highlight)
+                                       tally_file=stored.tally, highlight_file=stored.highlight,
+                                       links=dict(stored.links), scan=stored.scan, group=stored.group)
             count += 1
         return count
 
@@ -457,10 +486,12 @@ class _Build:
 
     def _keep_unchanged(self) -> list[_Entry]:
         """Keep the files of sessions that were not rendered again; the ones that
-        must be (a new slug, a file gone missing) are returned."""
+        must be (a new slug, a link to a page that moved, a file gone missing)
+        are returned."""
         redo = []
         for entry in self.entries.values():
-            if entry.written_slug != entry.slug:
+            moved = entry.status != "gone" and any(self.links.get(k) != v for k, v in entry.links.items())
+            if entry.written_slug != entry.slug or moved:
                 redo.append(entry)
                 continue
             if entry.status == "rebuilt":
@@ -486,7 +517,8 @@ class _Build:
             return
         slugs = {e.key: e.slug for e in self.entries.values()}
         jobs = [Job(units[key], final=True, slugs={k: s for k, s in slugs.items() if k.startswith(key + "#")},
-                    links=self.links, only=frozenset(keys), highlight=self._highlight_files(units[key]))
+                    links=self.links, only=frozenset(keys), highlight=self._highlight_files(units[key]),
+                    inherit=self.lineage.decision(key))
                 for key, keys in by_unit.items()]
         run_jobs(jobs, self.options, self.workers, lambda i, result: self._take(result, first=False))
 
@@ -513,14 +545,16 @@ class _Build:
 
         renderer = Renderer(Path(self.options.theme) if self.options.theme else None, search=self.options.search)
         files: list[tuple[str, bytes]] = list(renderer.assets())
+        kept: list[str] = []
         for project in site.projects:
-            files.append((urls.project_html(project.id), renderer.project_page(project, site)))
-            files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
+            if not (same_options and self._keep_project(project, kept)):
+                files.append((urls.project_html(project.id), renderer.project_page(project, site)))
+                files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
         files.append((urls.INDEX_HTML, renderer.index_page(site)))
         files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
         if self.options.search:
             files.append((search.FALLBACK_PATH, search.fallback_script(site)))
-        self.site_outputs = self._write(files)
+        self.site_outputs = sorted(kept + self._write(files))
         if self.options.search:  # after the session pages, which Pagefind reads from OUT; a bundle per project
             self.site_outputs += search.pagefind_shards(self.writer, previous.site_outputs, self._write, self._keep,
                                                         self.config.report)
@@ -542,16 +576,34 @@ class _Build:
                     self._keep(path)
         return self.writer.prune()
 
+    def _keep_project(self, project: Project, kept: list[str]) -> bool:
+        """Keep a project's page and sidecar as the last build wrote them when
+        what they are made of is the same: an append to one session must not
+        render every project page again (a site may have hundreds)."""
+        paths = [urls.project_html(project.id), urls.project_json(project.id)]
+        if self.previous.project_signatures.get(project.id) != self.project_signatures[project.id]:
+            return False
+        if not all(path in self.previous.site_outputs and _is_file(self.writer.out / path) for path in paths):
+            return False
+        for path in paths:
+            self._keep(path)
+        kept.extend(paths)
+        return True
+
     def _signature(self, projects: list[Project], warnings: list[Warning]) -> str:
         """What the index and project pages are made of: when it is the same as
-        last time, they are too (the options digest is checked apart)."""
+        last time, they are too (the options digest is checked apart). Each
+        project's own part is kept in ``project_signatures``."""
         h = hashlib.sha256()
+        self.project_signatures = {}
         for project in projects:
-            h.update(orjson.dumps(project.id))
+            mine = hashlib.sha256(orjson.dumps(project.id))
             for session in project.sessions:
                 entry = self.session_entry[id(session)]
-                h.update(orjson.dumps([entry.key, entry.slug, entry.project, entry.summary, entry.tally_file],
-                                      option=orjson.OPT_SORT_KEYS))
+                mine.update(orjson.dumps([entry.key, entry.slug, entry.project, entry.summary, entry.tally_file],
+                                         option=orjson.OPT_SORT_KEYS))
+            self.project_signatures[project.id] = mine.hexdigest()
+            h.update(mine.digest())
         h.update(orjson.dumps([[w.file, w.line, w.reason] for w in warnings]))
         return h.hexdigest()
 
@@ -595,14 +647,20 @@ class _Build:
                 save_state(out, entry.tally_file, entry.tally_json)
             if entry.highlight is not None:
                 save_state(out, entry.highlight_file, entry.highlight)
+            scan = self.lineage.scans.get(entry.unit, entry.scan)
+            if scan in self.lineage.new:
+                save_state(out, scan, self.lineage.new[scan])
             manifest.sessions[key] = SessionState(key, entry.unit, entry.slug, entry.project, entry.summary,
-                                                  entry.outputs, entry.tally_file, entry.highlight_file)
+                                                  entry.outputs, entry.tally_file, entry.highlight_file, scan,
+                                                  self.lineage.groups.get(entry.unit, entry.group), entry.links)
         manifest.site_outputs = self.site_outputs
         manifest.site_signature = self.signature
         manifest.project_stats = self.project_stats
+        manifest.project_signatures = self.project_signatures
         manifest.site_stats = self.site_stats
         remove_states(out, {s.tally for s in manifest.sessions.values()}
-                      | {s.highlight for s in manifest.sessions.values() if s.highlight})
+                      | {s.highlight for s in manifest.sessions.values() if s.highlight}
+                      | {s.scan for s in manifest.sessions.values() if s.scan})
         manifest.save(out)
 
     def _progress(self, project: str) -> None:

@@ -9,11 +9,15 @@ travel further: the index and project pages are made from them, so no process
 ever holds the whole history.
 
 A session page depends on the session, its project's id and name, its slug and
-(for Codex forks) the pages of other sessions. The slug is ``slug(session id)``
-unless two sessions would share it, and links are known only once every session
-is read; so the first pass renders every session whose slug is certainly its
-own and which links nowhere, and leaves the rest (rare: name clashes, Codex
-forks) to a second pass that knows the final slugs and links.
+(for Codex forks and Claude resumes) the pages of other sessions. The slug is
+``slug(session id)`` unless two sessions would share it, and links are known
+only once every session is read; so the first pass renders every session whose
+slug is certainly its own and which links nowhere, and leaves the rest (rare:
+name clashes, Codex forks) to a second pass that knows the final slugs and
+links. A Claude resume links to its parent, almost always a session of its own
+project under its own name: its page is rendered with that link foreseen, and
+rendered again by the second pass only when the link turns out otherwise
+(``SessionResult.links`` says which links a page holds).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from . import sidecars, urls
+from .inherit import FileSummary, Inheritance
 from .manifest import (
     FileState,
     file_state,
@@ -156,6 +161,8 @@ class Job:
     only: frozenset[str] | None = None
     # session key -> the state file of the blocks its pages highlighted last time
     highlight: dict[str, str] = field(default_factory=dict)
+    # Claude: the history an earlier session file holds too (resumes.py, inherit.py)
+    inherit: Inheritance | None = None
 
 
 @dataclass
@@ -167,6 +174,8 @@ class SessionResult:
     tally: bytes  # JSON (manifest.tally_to_json)
     files: list[tuple[str, bytes]] | None  # None: left to the final pass
     highlight: bytes | None = None  # the blocks its pages highlighted (BlockCache.dump)
+    # the links to other sessions' pages its pages hold: session id -> page (None: unknown)
+    links: dict[str, str | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -178,13 +187,16 @@ class UnitResult:
 
 
 class _Links(dict):
-    """Session links that note whether a page asked for any (it then waits for the final pass)."""
+    """Session links that note which a page asked for, and what it got."""
 
-    asked = False
+    def __init__(self, links: dict[str, str] | None = None) -> None:
+        super().__init__(links or {})
+        self.asked: dict[str, str | None] = {}
 
     def get(self, key: Any, default: Any = None) -> Any:
-        self.asked = True
-        return super().get(key, default)
+        value = super().get(key, default)
+        self.asked[key] = value
+        return value
 
     def __bool__(self) -> bool:  # `links or {}` must keep this object
         return True
@@ -232,7 +244,7 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
     unit = job.unit
     before = unit.states()
     warnings: list[Warning] = []
-    sessions = _read(unit, warnings.append)
+    sessions = _read(unit, warnings.append, job.inherit)
     files = []
     for path, state in zip(unit.paths, before):
         if state is None:
@@ -262,26 +274,36 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
         out: list[tuple[str, bytes]] | None = None
         blocks = _block_cache(options, job.highlight.get(key))
+        links = _Links(job.links if job.final else _foreseen(job, project, options))
         if job.final:
             chosen = job.slugs.get(key, optimistic_slug(session.id))
             if key in (job.only or ()):
-                out = _render(session, project, chosen, job.links, options, blocks)
+                out = _render(session, project, chosen, links, options, blocks)
         else:
             chosen = optimistic_slug(session.id)
             folded = chosen.casefold()
             clash = counts.get(folded, 0) - own.get(folded, 0) + in_unit.get(folded, 0) > 1
             if not clash:
-                links = _Links()
                 out = _render(session, project, chosen, links, options, blocks)
-                if links.asked:
-                    out = None
+                if None in links.asked.values():
+                    out = None  # it links to a page not known yet
         highlight = blocks.dump() if out is not None else None
-        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, highlight))
+        asked = dict(links.asked) if out is not None else {}
+        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, highlight, asked))
         del session
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
 
 
-def _read(unit: Unit, warn: Callable[[Warning], None]) -> list[Session]:
+def _foreseen(job: Job, project: dict[str, str], options: Options) -> dict[str, str]:
+    """The link a resume's page will most likely need: its parent's page, as a
+    session of the same project under its own name (the build checks it)."""
+    if job.inherit is None:
+        return {}
+    parent = options.redactor().text(job.inherit.parent)  # ids are redacted, as the marker's is
+    return {parent: urls.session_html(project["id"], optimistic_slug(parent))}
+
+
+def _read(unit: Unit, warn: Callable[[Warning], None], inherit: Inheritance | None = None) -> list[Session]:
     labels = dict(zip(unit.paths, unit.labels))
 
     def label(path: Path) -> str:
@@ -291,7 +313,7 @@ def _read(unit: Unit, warn: Callable[[Warning], None]) -> list[Session]:
         from .readers.claude import ClaudeSource, read_claude_session
 
         source = ClaudeSource(Path(unit.paths[0]), [Path(p) for p in unit.paths[1:]])
-        return [read_claude_session(source, warn, label)]
+        return [read_claude_session(source, warn, label, inherit)]
     from .readers.codex import read_codex_sessions
 
     return read_codex_sessions([Path(p) for p in unit.paths], warn, label=label)
@@ -320,6 +342,41 @@ def _render(session: Session, identity: dict[str, str], chosen: str, links: dict
 # --------------------------------------------------------------------------- running jobs
 
 
+def _pool(workers: int, options: Options | None) -> ProcessPoolExecutor:
+    # fork (Linux): workers start at once, with bough already imported; elsewhere spawn.
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
+                               initargs=(options, os.getpid()))
+
+
+def scan_files(files: list[tuple[str, str]], workers: int) -> list[FileSummary]:
+    """inherit.py's summary of each Claude main file, (path, label) given, in
+    that order: a streaming parse of each file, in the worker pool."""
+    from .readers.claude import scan_main_file
+
+    if workers <= 1 or len(files) <= 1:
+        return [scan_main_file(Path(path), label) for path, label in files]
+    # Largest first, so the pool ends together; read back in the order given.
+    order = sorted(range(len(files)), key=lambda i: (-_size(files[i][0]), i))
+    with _pool(min(workers, len(files)), None) as pool:
+        found = pool.map(_scan, [files[i] for i in order])
+        summaries: dict[int, FileSummary] = dict(zip(order, found))
+    return [summaries[i] for i in range(len(files))]
+
+
+def _scan(file: tuple[str, str]) -> FileSummary:
+    from .readers.claude import scan_main_file
+
+    return scan_main_file(Path(file[0]), file[1])
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def workers_for(jobs: int) -> int:
     if jobs > 0:
         return jobs
@@ -343,10 +400,7 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
     # Largest first, so one big session does not start last and finish alone.
     sizes = [job.unit.size for job in jobs]
     order = sorted(range(len(jobs)), key=lambda i: (-sizes[i], i))
-    # fork (Linux): workers start at once, with bough already imported; elsewhere spawn.
-    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context,
-                               initializer=_init_worker, initargs=(options, os.getpid()))
+    pool = _pool(min(workers, len(jobs)), options)
     try:
         # At most two jobs queued per worker: finished results are handed over
         # and written at once, so they never pile up in this process.

@@ -25,8 +25,11 @@ kept in ``OUT/.bough-state/<digest>.json``, read only when project or site
 numbers must be recomputed; the code blocks its pages highlighted, in
 ``OUT/.bough-state/<digest>.hl`` (:class:`~bough_site.render.highlight.BlockCache`),
 read back when the session is rendered again, so a session that grew by one
-turn highlights only the new turn. Both names start with ``.bough-``: the
-:class:`~bough_site.write.SiteWriter` never writes, lists or prunes them.
+turn highlights only the new turn; and, for a Claude session file of a project
+directory holding others, the summary resumes.py compares to find resumes, in
+``OUT/.bough-state/<digest>.records``. Each is kept as long as its session is
+(also when its source is gone). The folder's name starts with ``.bough-``: the
+:class:`~bough_site.write.SiteWriter` never writes, lists or prunes it.
 """
 
 from __future__ import annotations
@@ -256,6 +259,7 @@ class UnitState:
     sessions: list[str]  # session keys
     warnings: list[list[Any]]  # [file, line, reason], as reading gave them
     since: str = ""  # digest of the archive's kept-since dates for its files
+    inherit: str = ""  # digest of what its session inherits from an earlier one (resumes.py); "" nothing
 
 
 @dataclass
@@ -268,6 +272,9 @@ class SessionState:
     outputs: list[str]  # files in OUT this session owns (pages, sidecar, images)
     tally: str  # name of its state file
     highlight: str = ""  # name of the state file of its highlighted blocks ("" if none)
+    scan: str = ""  # Claude: name of the state file of its file's summary (resumes.py; "" if none)
+    group: str = ""  # Claude: digest of its project directory, whose files are compared
+    links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
 
 
 @dataclass
@@ -279,6 +286,7 @@ class Manifest:
     valid: bool = False  # read from a manifest a build wrote (not made up empty)
     site_signature: str = ""  # what the index and project pages were made of
     project_stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    project_signatures: dict[str, str] = field(default_factory=dict)  # what each project page was made of
     site_stats: dict[str, int] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- reading
@@ -302,17 +310,21 @@ class Manifest:
                     sessions=[str(s) for s in u["sessions"]],
                     warnings=[list(w) for w in u.get("warnings") or []],
                     since=str(u.get("since") or ""),
+                    inherit=str(u.get("inherit") or ""),
                 )
             for key, s in doc["sessions"].items():
                 manifest.sessions[key] = SessionState(
                     key=key, unit=str(s["unit"]), slug=str(s["slug"]), project=dict(s["project"]),
                     summary=dict(s["summary"]), outputs=[str(p) for p in s["outputs"]], tally=str(s["tally"]),
-                    highlight=str(s.get("highlight") or ""),
+                    highlight=str(s.get("highlight") or ""), scan=str(s.get("scan") or ""),
+                    group=str(s.get("group") or ""),
+                    links={str(k): None if v is None else str(v) for k, v in (s.get("links") or {}).items()},
                 )
             site = doc.get("site") or {}
             manifest.site_outputs = [str(p) for p in site.get("outputs") or []]
             manifest.site_signature = str(site.get("signature") or "")
             manifest.project_stats = {str(k): dict(v) for k, v in (site.get("project_stats") or {}).items()}
+            manifest.project_signatures = {str(k): str(v) for k, v in (site.get("project_signatures") or {}).items()}
             manifest.site_stats = dict(site.get("stats") or {})
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             return cls()
@@ -337,16 +349,18 @@ class Manifest:
             "options": self.options,
             "units": {
                 key: {"kind": u.kind, "files": [f.as_list() for f in u.files], "sessions": u.sessions,
-                      "warnings": u.warnings, "since": u.since}
+                      "warnings": u.warnings, "since": u.since, "inherit": u.inherit}
                 for key, u in self.units.items()
             },
             "sessions": {
                 key: {"unit": s.unit, "slug": s.slug, "project": s.project, "summary": s.summary,
-                      "outputs": s.outputs, "tally": s.tally, "highlight": s.highlight}
+                      "outputs": s.outputs, "tally": s.tally, "highlight": s.highlight, "scan": s.scan,
+                      "group": s.group, "links": s.links}
                 for key, s in self.sessions.items()
             },
             "site": {"outputs": self.site_outputs, "signature": self.site_signature,
-                     "project_stats": self.project_stats, "stats": self.site_stats},
+                     "project_stats": self.project_stats, "project_signatures": self.project_signatures,
+                     "stats": self.site_stats},
         }
         return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS) + b"\n"
 

@@ -171,7 +171,8 @@ class Command:
 @dataclass
 class Marker:
     """A quiet note in the timeline: compaction, interruption, error, system notice,
-    or (Codex) the history a fork or sub-agent inherited from its parent."""
+    or the history a Codex fork or sub-agent, or a resumed Claude session, inherited
+    from its parent (shown there, not here)."""
 
     kind: ClassVar[str] = "marker"
     id: str
@@ -243,6 +244,11 @@ class Session:
     reply_usage: list[list[Any]] = field(default_factory=list)
     # [anchor, text] of its prompts and replies, capped: the file:// search index (search.py).
     search_items: list[list[str]] = field(default_factory=list)
+    # Claude resumes: the timeline items left out because an earlier session's file
+    # holds the same records (an "inherited" marker stands in their place; see
+    # inherit.py). Neither shown nor in the sidecar, but redacted and walked for
+    # the commits and files STATS count, which cover the whole file.
+    inherited_items: list[TimelineItem] = field(default_factory=list)
 
 
 @dataclass

@@ -45,6 +45,7 @@ def scrub_session(session: Session, redactor: Redactor) -> None:
     session.files = [text(name) for name in session.files]
     session.warnings = scrub_warnings(session.warnings, redactor)
     _timeline(session.timeline, redactor)
+    _timeline(session.inherited_items, redactor)  # not shown, but their commits and files are counted
     for run in session.orphan_subagents:
         _subagent(run, redactor)
     session.redactions = dict(sorted(redactor.counts.items()))

@@ -718,12 +718,20 @@ def summarize_work(session: Session) -> None:
         usage[reply.id] = [reply.id, day, u.input_tokens, u.output_tokens, u.cache_read_input_tokens]
     session.reply_usage = list(usage.values())
     session.search_items = session_entries(session)
+    # The lists above are what the page shows (a resumed session's inherited items
+    # are its parent's to show); STATS count the whole file, those items included.
+    commits, files = session.commits, session.file_changes
+    if session.inherited_items:
+        hidden = _Walk()
+        _walk(session.inherited_items, "", None, hidden, [])
+        calls = walk.calls + hidden.calls
+        commits, files = _commits(calls), _files(calls, session.cwd)
     if session.tally is not None:
-        session.tally.commits = {c["id"] for c in session.commits}
-        session.tally.files_changed = {file_identity(session.cwd, f["path"]) for f in session.file_changes}
+        session.tally.commits = {c["id"] for c in commits}
+        session.tally.files_changed = {file_identity(session.cwd, f["path"]) for f in files}
         session.stats = session.tally.stats()
     else:
-        session.stats = {**session.stats, "commits": len(session.commits), "files_changed": len(session.file_changes)}
+        session.stats = {**session.stats, "commits": len(commits), "files_changed": len(files)}
 
 
 def file_identity(cwd: str | None, path: str) -> str:

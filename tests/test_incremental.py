@@ -199,11 +199,31 @@ def test_stored_blocks_go_with_their_session(history: Path, tmp_path: Path) -> N
     named = {s["highlight"] for s in manifest["sessions"].values() if s["highlight"]}
     assert named == {p.name for p in (out / ".bough-state").glob("*.hl")}
     path, summary = main_file(history, out)
+    mine = next(s["highlight"] for s in manifest["sessions"].values() if s["summary"]["id"] == path.stem)
     path.unlink()
     run(history, out, prune=True)
     manifest = orjson.loads((out / ".bough-manifest.json").read_bytes())
     left = {s["highlight"] for s in manifest["sessions"].values() if s["highlight"]}
-    assert left == {p.name for p in (out / ".bough-state").glob("*.hl")} and left < named
+    # (a resume of the pruned session is rendered again, whole: its blocks get a new file)
+    assert left == {p.name for p in (out / ".bough-state").glob("*.hl")} and mine in named and mine not in left
+
+
+def test_an_append_renders_only_its_own_project_page(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bough_site.render.pages import Renderer
+
+    out = tmp_path / "site"
+    run(history, out)
+    path, summary = main_file(history, out)
+    rendered: list[str] = []
+    page = Renderer.project_page
+    monkeypatch.setattr(Renderer, "project_page", lambda self, project, site: rendered.append(project.id)
+                        or page(self, project, site))
+    append_turn(path)
+    run(history, out)
+    assert rendered == [summary["html"].split("/")[1]]
+    assert tree(out) == fresh(history, tmp_path)
 
 
 def test_a_new_session_is_added_and_nothing_else_is_read(history: Path, tmp_path: Path) -> None:

@@ -61,6 +61,9 @@ class Expected:
     site: dict[str, int] = field(default_factory=dict)
     session_projects: dict[str, str] = field(default_factory=dict)
     bad_lines: list[tuple[str, int]] = field(default_factory=list)
+    # Resumes written into a new file: resumed session id -> (the session it copied,
+    # the uuids of the chain records it copied, whether the copies kept that session's id).
+    resumes: dict[str, tuple[str, frozenset[str], bool]] = field(default_factory=dict)
 
 
 # --- counting -------------------------------------------------------------------
@@ -1203,6 +1206,7 @@ def generate_claude_history(
             if resumed:
                 session.copy_from(source, keep_session_id=p % 2 == 1)
                 source.main.kept = None  # free it
+                expected.resumes[session.sid] = (source.sid, frozenset(source.main.tally.records), p % 2 == 1)
             else:
                 session.head()
             session.run(turns_per_session)

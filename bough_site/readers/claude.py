@@ -1,7 +1,7 @@
 """Claude Code transcripts -> model.
 
 One session is a top-level ``<sessionId>.jsonl`` plus the sub-agent transcripts
-attached to it. Reading happens in two steps:
+attached to it. Reading happens in two steps (and a third for resumes):
 
 1. ``_collect`` streams the lines once: copies of one ``uuid`` are merged into
    one record (later non-empty fields win, except ``promptId``; the record keeps
@@ -10,6 +10,12 @@ attached to it. Reading happens in two steps:
 2. ``_Timeline`` walks the merged records in order and builds prompts, replies
    (one per ``message.id``), tool calls with their results joined on id,
    commands and markers, counting prompts, commands and tools as it goes.
+3. A resume whose file begins with a copy of an earlier session's records
+   (inherit.py decides which) leaves out the items made only of those records,
+   each run of them shown as one ``inherited`` marker; everything is still counted.
+
+``scan_main_file`` is the build's pre-scan of a main file for inherit.py: the
+same lines give the same records (``record_digest`` tells them apart).
 
 The rules, with the evidence for each, are in ../shared/docs/FORMATS.md Part A
 and docs/stats.md.
@@ -17,7 +23,9 @@ and docs/stats.md.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from ..inherit import FileSummary, Inheritance
 from ..model import (
     SOURCE_CLAUDE,
     Command,
@@ -227,21 +236,45 @@ def _merge_copy(kept: dict[str, Any], copy: dict[str, Any]) -> None:
         kept[key] = value
 
 
-def _collect(path: Path, label: str, warn: WarnFn, tally: Tally) -> _Collected:
+def record_kind(obj: dict[str, Any]) -> str | None:
+    """A line's record type. Early-2025 usage-only lines carry a message but no
+    type (FORMATS A3): their message's role is their type."""
+    kind = obj.get("type")
+    if kind is None:
+        kind = as_str(as_dict(obj.get("message")).get("role")) or None
+    # A list or object as the type would not even hash: an unknown record.
+    return kind if isinstance(kind, str) else None
+
+
+def record_digest(obj: dict[str, Any]) -> str | None:
+    """What tells a chain record in two files apart (inherit.py): its uuid and a
+    checksum of what it says (type, time, subtype, message, content). A resumed
+    copy says the same under the same uuid (its ``sessionId`` may differ); two
+    files reusing a uuid for different records (corpus/hostile.py) share nothing. None
+    for a record without a uuid, or one orjson cannot write back (too deep)."""
+    uuid = obj.get("uuid")
+    if not isinstance(uuid, str) or not uuid:
+        return None
+    try:
+        said = orjson.dumps([record_kind(obj), obj.get("timestamp"), obj.get("subtype"), obj.get("message"),
+                             obj.get("content")])
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+    key = f"{uuid}\0{zlib.crc32(said):08x}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(key, digest_size=10).hexdigest()
+
+
+def _collect(path: Path, label: str, warn: WarnFn, tally: Tally, *, digests: bool = False) -> _Collected:
+    """``digests``: note each record's record_digest (from its first copy, as the pre-scan does)."""
     found = _Collected()
     by_uuid: dict[str, dict[str, Any]] = {}
     reader = JsonlFile(path, label, warn)
     for number, obj in reader:
-        kind = obj.get("type")
-        if kind is None:
-            # Early-2025 usage-only lines carry a message but no type (FORMATS A3).
-            kind = as_str(as_dict(obj.get("message")).get("role")) or None
-            if kind in CHAIN_TYPES:
-                obj["type"] = kind
-        if not isinstance(kind, str):
-            kind = None  # a list or object as the type would not even hash: an unknown record
+        kind = record_kind(obj)
+        if kind in CHAIN_TYPES and obj.get("type") is None:
+            obj["type"] = kind
         if kind in CHAIN_TYPES:
-            _take_chain_record(found, by_uuid, obj, number, label, tally)
+            _take_chain_record(found, by_uuid, obj, number, label, tally, digests)
             if _bad_timestamp(obj.get("timestamp")):
                 reader.warn(number, "unparsable timestamp; the record is kept without a time")
         elif kind == "progress":
@@ -255,7 +288,7 @@ def _collect(path: Path, label: str, warn: WarnFn, tally: Tally) -> _Collected:
 
 def _take_chain_record(
     found: _Collected, by_uuid: dict[str, dict[str, Any]], obj: dict[str, Any],
-    number: int, label: str, tally: Tally,
+    number: int, label: str, tally: Tally, digests: bool = False,
 ) -> None:
     uuid = obj.get("uuid")
     if not isinstance(uuid, str) or not uuid:
@@ -264,6 +297,8 @@ def _take_chain_record(
     obj["_key"] = uuid
     kept = by_uuid.get(uuid)
     if kept is None:
+        if digests:
+            obj["_digest"] = record_digest(obj)
         kept = dict(obj)
         by_uuid[uuid] = kept
         found.records.append(kept)
@@ -321,11 +356,21 @@ def _take_metadata(found: _Collected, obj: dict[str, Any]) -> None:
 
 
 class _Timeline:
-    """Builds timeline items from merged records, counting as it goes."""
+    """Builds timeline items from merged records, counting as it goes.
 
-    def __init__(self, tally: Tally, *, main: bool):
+    With ``inherited`` (the digests of records an earlier session file holds too:
+    record_digest, inherit.py) it also notes which items a record of the session's own made
+    or added to (``own``, by ``id(item)``): the others can be left out."""
+
+    def __init__(self, tally: Tally, *, main: bool, inherited: frozenset[str] = frozenset()):
         self.tally = tally
         self.main = main  # prompts and commands count only in the main transcript
+        self.inherited = inherited
+        self.own: set[int] = set()
+        self._own = True  # whether the record being added is the session's own
+        self.call_replies: dict[str, Reply] = {}  # tool_use id -> the reply holding the call
+        self.pending_own: dict[str, bool] = {}  # tool_use id -> its early result came from an own record
+        self.sidechain_own: list[bool] = []  # per inline sidechain: it holds an own record
         self.items: list[TimelineItem] = []
         self.replies: dict[str, Reply] = {}
         self.calls: dict[str, ToolCall] = {}
@@ -342,9 +387,11 @@ class _Timeline:
         return f"{prefix}{self._counter[prefix]}"
 
     def add(self, record: dict[str, Any]) -> None:
+        self._own = not self.inherited or record.get("_digest") not in self.inherited
         if self.main and record.get("isSidechain") is True:
             self._add_inline_sidechain(record)
             return
+        before = len(self.items)
         kind = record.get("type")
         if kind == "assistant":
             self._assistant(record)
@@ -352,6 +399,13 @@ class _Timeline:
             self._user(record)
         elif kind == "system":
             self._system(record)
+        if self.inherited and self._own:
+            self.own.update(id(item) for item in self.items[before:])
+
+    def _touch(self, item: TimelineItem) -> None:
+        """An existing item the current record adds to: an own record keeps it whole."""
+        if self.inherited and self._own:
+            self.own.add(id(item))
 
     # assistant -------------------------------------------------------------
 
@@ -375,6 +429,7 @@ class _Timeline:
             self.items.append(reply)
             if model and model not in self.models:
                 self.models.append(model)
+        self._touch(reply)
         for block in blocks:
             self._reply_block(reply, block, time)
 
@@ -411,7 +466,10 @@ class _Timeline:
             return
         call = ToolCall(call_id, as_str(block.get("name")) or "tool", block.get("input"), time)
         call.result = self.pending_results.pop(call_id, None)
+        if self.pending_own.pop(call_id, False):
+            self.own.add(id(reply))  # its result, written earlier, was the session's own
         self.calls[call_id] = call
+        self.call_replies[call_id] = reply
         self.tally.tool_calls.add(call_id)
         reply.blocks.append(call)
 
@@ -461,6 +519,7 @@ class _Timeline:
         existing = self.prompt_keys.get(key)
         if existing is not None and self.items and self.items[-1] is existing:
             existing.content.extend(content)  # one prompt written as several records
+            self._touch(existing)
             return
         prompt = Prompt(record["_key"], self.anchor("p"), time, content)
         self.prompt_keys[key] = prompt
@@ -484,8 +543,12 @@ class _Timeline:
         if call is None:
             # The result came before its call (or the call is in no file): keep it for later.
             self.pending_results.setdefault(call_id, result)
-        elif call.result is None:
-            call.result = result
+            if self.inherited and self._own:
+                self.pending_own[call_id] = True
+        else:
+            self._touch(self.call_replies[call_id])
+            if call.result is None:
+                call.result = result
 
     def _harness_text(self, record: dict[str, Any], text: str, time: str | None) -> None:
         key = record["_key"]
@@ -514,6 +577,7 @@ class _Timeline:
         last = self.items[-1] if self.items else None
         if isinstance(last, Command) and not last.output:
             last.output = output
+            self._touch(last)
         elif output:
             self.items.append(Marker(key, time, "notice", output))
 
@@ -544,7 +608,10 @@ class _Timeline:
     def _add_inline_sidechain(self, record: dict[str, Any]) -> None:
         if record.get("parentUuid") is None or not self.sidechains:
             self.sidechains.append([])
+            self.sidechain_own.append(False)
         self.sidechains[-1].append(record)
+        if self.inherited and self._own:
+            self.sidechain_own[-1] = True
 
 
 def _tag(text: str, tag: str) -> str:
@@ -582,6 +649,65 @@ def _error_text(record: dict[str, Any]) -> str:
     return f"API error {status}: {message}".strip() if status else (message or "API error")
 
 
+# --- the pre-scan: what inherit.py needs of a main file ------------------------
+
+# normalize_timestamp's own output: such a string is its time (or no time at all),
+# and such strings sort as their times do, so only the earliest and latest need parsing.
+_CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+
+
+def scan_main_file(path: Path, label: str) -> FileSummary:
+    """A main session file's summary for inherit.py: each chain record's digest
+    (record_digest, in first-appearance order) and time, and the span of record
+    times, read line by line as the reader reads them (the same lines give the
+    same records). ``label`` is what the summary says for where the file is."""
+    own_id = path.stem
+    records: list[str] = []
+    record_times: list[str | None] = []
+    seen: set[str] = set()
+    times: list[str] = []
+    own: list[str] = []
+    for _, obj in JsonlFile(path, label, _quiet, shallow=True):
+        if record_kind(obj) not in CHAIN_TYPES:
+            continue
+        stamp = _time_of(obj.get("timestamp"))
+        uuid = obj.get("uuid")
+        if isinstance(uuid, str) and uuid and uuid not in seen:
+            seen.add(uuid)  # the first copy, as the reader's
+            digest = record_digest(obj)
+            if digest is not None:
+                records.append(digest)
+                record_times.append(stamp)
+        if stamp is not None:
+            times.append(stamp)
+            if obj.get("sessionId") == own_id:
+                own.append(stamp)
+    first, last = _time_span(times)
+    return FileSummary(printable_name(own_id), label, first, _time_span(own)[0], last, tuple(records),
+                       tuple(record_times))
+
+
+def _time_of(value: Any) -> str | None:
+    """A record's time as normalize_timestamp gives it; a string already in that
+    form is taken as it is (checked only where it matters: _time_span)."""
+    if not isinstance(value, str) or not value:
+        return None
+    return value if _CANONICAL_TIME.fullmatch(value) else normalize_timestamp(value)
+
+
+def _quiet(warning: Warning) -> None:
+    """The pre-scan says nothing: the reader warns about the same lines."""
+
+
+def _time_span(stamps: list[str]) -> tuple[str | None, str | None]:
+    """The earliest and latest times among canonical strings, skipping any that
+    names no time (a 13th month)."""
+    ordered = sorted(set(stamps))
+    first = next((s for s in ordered if normalize_timestamp(s) == s), None)
+    last = next((s for s in reversed(ordered) if normalize_timestamp(s) == s), None)
+    return first, last
+
+
 # --- sessions ------------------------------------------------------------------
 
 
@@ -593,6 +719,7 @@ class _Run:
     tally: Tally
     links: dict[str, str] = field(default_factory=dict)  # agent id -> tool_use id
     prompt: str = ""  # inline sidechains: the Task prompt they answered
+    own: bool = True  # inline sidechains: a record of it is the session's own (not inherited)
 
 
 @dataclass
@@ -603,7 +730,12 @@ class ClaudeSource:
     subagents: list[Path] = field(default_factory=list)
 
 
-def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str) -> Session:
+def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str,
+                        inherited: Inheritance | None = None) -> Session:
+    """One session. With ``inherited`` (the history an earlier session file holds
+    too: inherit.py), the timeline items made only of inherited records are left
+    out (``Session.inherited_items``), each run of them shown as one ``inherited``
+    marker naming that session; what is counted does not change."""
     warnings: list[Warning] = []
 
     def note(warning: Warning) -> None:
@@ -611,12 +743,15 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
         warn(warning)
 
     tally = Tally()
-    found = _collect(source.main, label(source.main), note, tally)
-    timeline = _Timeline(tally, main=True)
+    records = inherited.records if inherited else frozenset()
+    found = _collect(source.main, label(source.main), note, tally, digests=bool(records))
+    timeline = _Timeline(tally, main=True, inherited=records)
     for record in found.records:
         timeline.add(record)
     runs = [_read_subagent(path, label(path), note) for path in source.subagents]
     inline = [_inline_run(records, index, tally) for index, records in enumerate(timeline.sidechains)]
+    for part, own in zip(inline, timeline.sidechain_own):
+        part.own = own
     orphans = _attach_subagents(timeline, runs + inline, found.agent_links)
     for part in runs + inline:
         # Inline sidechains' records and replies are already the session's; merging
@@ -629,6 +764,12 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
         note = "A tool result whose call is not in the transcript."
         timeline.items.append(Marker(f"result:{pending_id}", result.timestamp, "notice",
                                      f"{note}\n\n{shown}" if shown else note))
+        if timeline.pending_own.get(pending_id):
+            timeline.own.add(id(timeline.items[-1]))
+    items, left_out = timeline.items, []
+    if records:
+        _keep_own_runs(timeline, inline)
+        items, left_out = _leave_out_inherited(timeline, inherited.parent)
     models = list(timeline.models)
     for part in runs + inline:
         models.extend(m for m in part.run.models if m not in models)
@@ -643,13 +784,52 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
         models=models,
         git_branch=found.git_branch,
         files=[label(source.main)] + [label(p) for p in source.subagents],
-        timeline=timeline.items,
+        timeline=items,
         stats=tally.stats(),
         warnings=warnings,
         orphan_subagents=orphans,
+        inherited_items=left_out,
     )
     session.tally = tally
     return session
+
+
+def _keep_own_runs(timeline: _Timeline, inline: list[_Run]) -> None:
+    """A reply whose call launched an inline sidechain holding an own record is kept whole."""
+    owned = {id(part.run) for part in inline if part.own}
+    for call_id, call in timeline.calls.items():
+        if call.subagent is not None and id(call.subagent) in owned:
+            timeline.own.add(id(timeline.call_replies[call_id]))
+
+
+def _leave_out_inherited(timeline: _Timeline, parent: str) -> tuple[list[TimelineItem], list[TimelineItem]]:
+    """The items to show, each maximal run of items made only of inherited records
+    replaced by one marker naming the session that holds them, and the items left
+    out (the sub-agent runs under their calls go with them)."""
+    shown: list[TimelineItem] = []
+    left_out: list[TimelineItem] = []
+    run: list[TimelineItem] = []
+    for item in timeline.items:
+        if id(item) not in timeline.own:
+            run.append(item)
+            continue
+        if run:
+            shown.append(_inherited_marker(run, parent))
+            left_out += run
+            run = []
+        shown.append(item)
+    if run:
+        shown.append(_inherited_marker(run, parent))
+        left_out += run
+    return shown, left_out
+
+
+def _inherited_marker(run: list[TimelineItem], parent: str) -> Marker:
+    first = run[0]
+    count = len(run)
+    items = "item" if count == 1 else "items"
+    return Marker(f"inherited:{first.id}", first.timestamp, "inherited",
+                  f"{count} {items} of history inherited from session {parent}", ref_session=parent, count=count)
 
 
 def _title(found: _Collected, timeline: _Timeline, fallback: str) -> str:

@@ -46,11 +46,16 @@ class JsonlFile:
     ``skipped`` the number of those that gave no object.
     """
 
-    def __init__(self, path: Path, label: str, warn: WarnFn, *, max_bytes: int | None = None):
+    def __init__(self, path: Path, label: str, warn: WarnFn, *, max_bytes: int | None = None,
+                 shallow: bool = False):
         self.path = path
         self.label = label  # how warnings name the file
         self._warn = warn
         self._max_bytes = max_bytes
+        # shallow: the caller reads only top-level fields, so the depth bound
+        # (a pass over every line's bytes) is not needed: the objects are the same
+        # at the top, and nothing deeper is kept.
+        self._shallow = shallow
         self.lines = 0
         self.skipped = 0
         self.size = 0  # bytes considered (the size when opened)
@@ -92,7 +97,7 @@ class JsonlFile:
             if not raw.strip():
                 continue
             self.lines += 1
-            obj, reason = parse_line(raw)
+            obj, reason = parse_line(raw, shallow=self._shallow)
             if reason and obj is not None:
                 self.warn(number, reason)
             if obj is None:
@@ -148,9 +153,10 @@ def _skip_rest_of_line(handle, remaining: int) -> int:
     return skipped
 
 
-def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+def parse_line(raw: bytes, *, shallow: bool = False) -> tuple[dict[str, Any] | None, str]:
     """Parse one line. Returns ``(object, "")``, ``(object, note)`` when the
-    line needed repair, or ``(None, reason)`` when it gave no object."""
+    line needed repair, or ``(None, reason)`` when it gave no object. With
+    ``shallow`` the part nested deeper than MAX_DEPTH is not cut."""
     note = ""
     try:
         value = orjson.loads(raw)
@@ -161,7 +167,7 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(value, dict):
         return None, f"not a JSON object (a JSON {_json_kind(value)})"
     # Counting brackets is a cheap bound on the depth: only such lines are walked.
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _cut_deep(value):
+    if not shallow and raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _cut_deep(value):
         cut = f"JSON nested deeper than {MAX_DEPTH} levels; the deeper part is cut"
         note = f"{note}; {cut}" if note else cut
     return value, note

@@ -1,6 +1,8 @@
 /* bough: the search box (bough_site/search.py builds what it reads).
-   - Over http(s): Pagefind (pagefind/pagefind.js, imported when first used),
-     with filters for project, source and model.
+   - Over http(s): Pagefind, one bundle per project (the module pagefind/shards.js
+     lists them): the first one's pagefind.js is imported when the box is first used
+     and the others are merged into it, so filters (project, source, model) and
+     results span every project, ranked together.
    - From file:// (or when Pagefind cannot load): search-index.js, a classic
      script added when first used, which sets window.BOUGH_SEARCH_INDEX.
    Each result links to the session at the matching moment (page#anchor).
@@ -27,13 +29,24 @@
 
   // --- Pagefind (http and https) ---------------------------------------------
 
+  // baseUrl "/": result URLs relative to the site's root, whatever sub-path it is served under.
+  var PAGEFIND_OPTIONS = { baseUrl: "/", excerptLength: 24 };
+
   function pagefind(root) {
     if (location.protocol === "file:") return Promise.reject(new Error("file://"));
-    return import(absolute(root, "pagefind/pagefind.js")).then(function (pf) {
-      // baseUrl "/": result URLs relative to the site's root, whatever sub-path it is served under.
-      return Promise.resolve(pf.options ? pf.options({ baseUrl: "/", excerptLength: 24 }) : null).then(function () {
-        return pf.filters();
-      }).then(function (available) {
+    return import(absolute(root, "pagefind/shards.js")).then(function (listed) {
+      var shards = listed.default || [];
+      if (!shards.length) throw new Error("no Pagefind index");
+      return import(absolute(root, shards[0] + "pagefind.js")).then(function (pf) {
+        return Promise.resolve(pf.options ? pf.options(PAGEFIND_OPTIONS) : null).then(function () {
+          // Merged indexes take their options here: pf.options sets only the first one's.
+          return Promise.all(shards.slice(1).map(function (shard) {
+            return pf.mergeIndex(absolute(root, shard), PAGEFIND_OPTIONS);
+          }));
+        }).then(function () { return pf; });
+      });
+    }).then(function (pf) {
+      return pf.filters().then(function (available) {
         var lists = {};
         FILTERS.forEach(function (f) { lists[f[0]] = Object.keys((available || {})[f[0]] || {}).sort(); });
         return {
@@ -42,6 +55,7 @@
           search: function (query, chosen) {
             var filters = {};
             Object.keys(chosen).forEach(function (key) { if (chosen[key]) filters[key] = chosen[key]; });
+            // Pagefind searches every merged index and sorts all results by score.
             return pf.search(query, { filters: filters }).then(function (found) {
               if (!found || !found.results) return [];
               return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) { return r.data(); }));

@@ -1,0 +1,209 @@
+"""Which Claude sessions of a build resume another: the pre-scan and its memory.
+
+inherit.py decides from per-file summaries; this module finds the files to
+compare (the main session files of one project directory: not sub-agent files,
+and a file read from bough's archive is the session of its label, once), makes
+their summaries (``readers.claude.scan_main_file``, in the worker pool) and keeps
+them in ``OUT/.bough-state/<digest>.records``, named by their content like the
+tallies, so the next build scans only the files that changed.
+
+A directory with one main file has nothing to compare: its file is not scanned.
+A session whose source is gone keeps its summary (as it keeps its pages) and
+still counts as a parent; ``--prune`` drops both. A unit's decision is stored
+as a digest (``UnitState.inherit``): a session whose decision changed (its
+parent came, went or grew into another) is read again even if its file did not.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zlib
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from .inherit import FileSummary, Inheritance, decide
+from .manifest import Manifest, SessionState, hide, read_state, state_name
+from .model import SOURCE_CLAUDE
+
+SCAN_SUFFIX = ".records"
+
+# (path, label) of each file to scan -> their summaries, in that order (jobs.scan_files).
+ScanFn = Callable[[list[tuple[str, str]]], list[FileSummary]]
+
+
+def group_of(label: str) -> str:
+    """A main file's project directory, as a digest (labels are never stored as they are)."""
+    return hide(posixpath.dirname(label))
+
+
+def is_main(label: str) -> bool:
+    """A session's own transcript: not a 2.0.x sub-agent file read alone (its session is gone)."""
+    return not posixpath.basename(label).startswith("agent-")
+
+
+def summary_bytes(summary: FileSummary) -> bytes:
+    # Compressed: the record times repeat most of their characters.
+    return zlib.compress(orjson.dumps(summary.to_json()), 6)
+
+
+def load_summary(out: Path, name: str) -> FileSummary | None:
+    """A stored summary, or None when it is missing or damaged (then it is made again)."""
+    data = read_state(out, name) if name else None
+    if data is None:
+        return None
+    try:
+        return FileSummary.from_json(orjson.loads(zlib.decompress(data)))
+    except (zlib.error, orjson.JSONDecodeError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------- a plain read (load_site)
+
+
+def decisions(mains: Iterable[tuple[Path, str]], scan: ScanFn) -> dict[Path, Inheritance]:
+    """Every main file's inheritance, from scratch: ``mains`` are (path, label)."""
+    groups: dict[str, list[tuple[Path, str]]] = {}
+    for path, label in mains:
+        if is_main(label):
+            groups.setdefault(group_of(label), []).append((path, label))
+    out: dict[Path, Inheritance] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        summaries = scan([(str(path), hide(label)) for path, label in members])
+        for index, found in decide(summaries).items():
+            out[members[index][0]] = found
+    return out
+
+
+# --------------------------------------------------------------------------- a build
+
+
+@dataclass
+class _Member:
+    key: str  # unit key (live) or session key (gone)
+    path: str | None  # live: the main file
+    label: str  # live: hide(label)
+    stored: str  # its summary's state file, when it still holds ("" none)
+    summary: FileSummary | None = None
+
+
+@dataclass
+class Lineage:
+    """What a build knows of resumes, by unit key."""
+
+    out: Path
+    scan: ScanFn
+    digests: dict[str, str] = field(default_factory=dict)  # every decided unit: its decision's digest ("" none)
+    scans: dict[str, str] = field(default_factory=dict)  # unit -> its summary's state file ("" none)
+    groups: dict[str, str] = field(default_factory=dict)  # unit -> its directory's digest
+    new: dict[str, bytes] = field(default_factory=dict)  # state files to save: name -> bytes
+    _inherit: dict[str, Inheritance] = field(default_factory=dict)  # units that inherit anything
+    _kept: dict[str, list[_Member]] = field(default_factory=dict)  # directories whose decisions were kept
+
+    def digest(self, unit: str) -> str:
+        return self.digests.get(unit, "")
+
+    def decision(self, unit: str) -> Inheritance | None:
+        """What the unit inherits, for its reader. A directory that kept its
+        decisions decides again, from its stored summaries, when a unit of it is
+        read after all (its page went missing, its parent's page moved)."""
+        group = self.groups.get(unit, "")
+        if unit not in self._inherit and self.digest(unit) and group in self._kept:
+            self._decide(self._kept.pop(group))
+        return self._inherit.get(unit)
+
+    def _decide(self, members: list[_Member]) -> None:
+        _summaries(members, self)
+        known = [m for m in members if m.summary is not None]
+        found = decide([m.summary for m in known])  # type: ignore[misc]
+        for index, m in enumerate(known):
+            if m.path is None:
+                continue
+            decision = found.get(index)
+            self.digests[m.key] = decision.digest() if decision else ""
+            if decision:
+                self._inherit[m.key] = decision
+
+
+def plan_lineage(units: Iterable[tuple[str, str, str]], previous: Manifest, same_files: Collection[str],
+                 reusable: Collection[str], *, out: Path, prune: bool, scan: ScanFn) -> Lineage:
+    """Each live Claude unit's inheritance. ``units`` are (unit key, main path,
+    main label); ``same_files`` the units whose files hold what the last build
+    read (their stored summaries hold), ``reusable`` those of them whose pages can
+    be kept. A directory whose members and summaries are the last build's, all
+    reusable, keeps its decisions without a summary being read."""
+    lineage = Lineage(out, scan)
+    groups: dict[str, list[_Member]] = {}
+    current = set()
+    for key, path, label in units:
+        current.add(key)
+        if not is_main(label):
+            continue
+        stored = _stored_session(previous, key)
+        valid = stored.scan if stored is not None and key in same_files else ""
+        lineage.groups[key] = group = group_of(label)
+        lineage.scans[key] = valid
+        groups.setdefault(group, []).append(_Member(key, path, hide(label), valid))
+    if not prune:  # sessions whose source is gone are kept, and stay parents
+        for key, stored in previous.sessions.items():
+            if stored.unit not in current and stored.scan and stored.group and \
+                    stored.summary.get("source") == SOURCE_CLAUDE:
+                groups.setdefault(stored.group, []).append(_Member(key, None, "", stored.scan))
+    before = _previous_groups(previous)
+    changed = []
+    for group, members in groups.items():
+        if len(members) < 2:
+            continue
+        names = sorted(m.stored for m in members)
+        if all(names) and names == before.get(group) and all(m.path is None or m.key in reusable for m in members):
+            lineage._kept[group] = members
+            for m in members:
+                if m.path is not None:
+                    lineage.digests[m.key] = previous.units[m.key].inherit
+            continue
+        changed += members
+    # Every summary a changed directory lacks, scanned at once (in the worker pool).
+    _summaries(changed, lineage)
+    for group, members in groups.items():
+        if len(members) >= 2 and group not in lineage._kept:
+            lineage._decide(members)
+    return lineage
+
+
+def _stored_session(previous: Manifest, unit: str) -> SessionState | None:
+    old = previous.units.get(unit)
+    if old is None or not old.sessions:
+        return None
+    return previous.sessions.get(old.sessions[0])
+
+
+def _previous_groups(previous: Manifest) -> dict[str, list[str]]:
+    """Each directory's members in the last build, as the sorted names of their summaries."""
+    out: dict[str, list[str]] = {}
+    for stored in previous.sessions.values():
+        if stored.group:
+            out.setdefault(stored.group, []).append(stored.scan)
+    return {group: sorted(names) for group, names in out.items()}
+
+
+def _summaries(members: list[_Member], lineage: Lineage) -> None:
+    """Each member's summary: a stored one read back, else the file scanned (all
+    at once). A session whose source is gone and whose summary is lost drops out."""
+    todo: list[_Member] = []
+    for m in members:
+        if m.summary is None:
+            m.summary = load_summary(lineage.out, m.stored)
+        if m.summary is None and m.path is not None:
+            todo.append(m)
+    if not todo:
+        return
+    for m, summary in zip(todo, lineage.scan([(m.path, m.label) for m in todo])):  # type: ignore[misc]
+        m.summary = summary
+        data = summary_bytes(summary)
+        name = state_name(data, SCAN_SUFFIX)
+        lineage.new[name] = data
+        lineage.scans[m.key] = name
