@@ -1,3 +1,3 @@
 """bough: a static site generator for AI coding agent transcripts."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
