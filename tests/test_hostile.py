@@ -18,9 +18,11 @@ import signal
 import subprocess
 import sys
 import threading
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import markupsafe
 import orjson
 import pytest
 
@@ -308,22 +310,48 @@ def test_a_name_that_is_not_utf8_is_shown_with_replacement_characters(hostile: H
 
 
 def forms(secret: str) -> list[bytes]:
-    """The ways a secret could sit in an output file: raw, JSON-escaped, HTML-escaped."""
-    return sorted({secret.encode(), orjson.dumps(secret)[1:-1], html.escape(secret).encode()})
+    """The ways a secret could sit in an output file: raw, JSON-escaped, HTML-escaped
+    (as the standard library and as markupsafe, which the templates and highlighter use)."""
+    return sorted({secret.encode(), orjson.dumps(secret)[1:-1], html.escape(secret).encode(),
+                   str(markupsafe.escape(secret)).encode()})
 
 
 def leaks(out: Path, secrets: list[str]) -> list[tuple[str, str]]:
     """(file, secret start) for every secret in any form in any file under out,
-    also inside gzip-compressed files (the search index)."""
+    also inside compressed files (the search index, bough's state)."""
     pattern = re.compile(b"|".join(re.escape(f) for s in secrets for f in forms(s)))
     found = []
     for path in sorted(out.rglob("*")):
         if path.is_file() and not path.is_symlink():
             data = path.read_bytes()
-            if data.startswith(b"\x1f\x8b"):
-                data += gzip.decompress(data)
+            data += inflated(data)
             found += [(str(path.relative_to(out)), m.group().decode()[:12]) for m in pattern.finditer(data)]
     return found
+
+
+def inflated(data: bytes) -> bytes:
+    """What a compressed file holds: gzip (the search index), zlib after an
+    optional header line (.bough-state's highlighted blocks and record summaries)."""
+    if data.startswith(b"\x1f\x8b"):
+        return gzip.decompress(data)
+    for start in (0, data.find(b"\n") + 1):
+        try:
+            return zlib.decompressobj().decompress(data[start:])
+        except zlib.error:
+            continue
+    return b""
+
+
+def test_compressed_state_is_searched_too(tmp_path: Path) -> None:
+    from bough_site.render.highlight import BlockCache, highlight, using_cache
+
+    cache = BlockCache()
+    with using_cache(cache):
+        highlight("token = 'planted-in-the-cache'\n" * 40, filename="x.py")
+    stored = cache.dump() or b""
+    (tmp_path / "blocks.hl").write_bytes(stored)
+    assert b"planted" not in stored  # only the decompressed bytes hold it
+    assert set(leaks(tmp_path, ["planted-in-the-cache"])) == {("blocks.hl", "planted-in-t")}
 
 
 def test_a_warning_about_the_secrets_project_does_not_name_its_secret(hostile: HostileExpected) -> None:
