@@ -412,6 +412,8 @@ class _Build:
                 continue
             entry.outputs = self._write(one.files)
             entry.written_slug = one.slug
+            if not first:
+                self._note_parts(entry, one.summary)
             entry.links = one.links
             entry.highlight = one.highlight
             entry.highlight_file = state_name(one.highlight, ".hl") if one.highlight else ""
@@ -419,6 +421,15 @@ class _Build:
                 self._progress(one.project["name"])
         if first:
             self.total += len(result.sessions) - self.estimates.get(unit.key, len(result.sessions))
+
+    @staticmethod
+    def _note_parts(entry: _Entry, summary: dict[str, Any]) -> None:
+        """A page rendered again by the second pass (other links, another name) may
+        split at other places: where its linked moments landed is its latest render's."""
+        parts = dict(summary.get("anchor_parts") or {})
+        entry.summary = {**entry.summary, "anchor_parts": parts}
+        if entry.session is not None:
+            entry.session.anchor_parts = parts
 
     def _write(self, files: list[tuple[str, bytes]]) -> list[str]:
         paths = []

@@ -89,6 +89,7 @@ SUMMARY_FIELDS: tuple[str, ...] = (
     "prompt_times",
     "reply_usage",
     "search_items",  # the file:// search index (search.py)
+    "anchor_parts",  # which part of a split page holds a linked moment (render/pages.py)
 )
 
 

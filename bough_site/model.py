@@ -244,6 +244,10 @@ class Session:
     reply_usage: list[list[Any]] = field(default_factory=list)
     # [anchor, text] of its prompts and replies, capped: the file:// search index (search.py).
     search_items: list[list[str]] = field(default_factory=list)
+    # A page split in parts (render/pages.py): the part (2, 3 ...) holding each
+    # moment the summary links to (commits, edits, sub-agent runs, search items)
+    # that is not on the first page. Set when the pages are rendered.
+    anchor_parts: dict[str, int] = field(default_factory=dict)
     # Claude resumes: the timeline items left out because an earlier session's file
     # holds the same records (an "inherited" marker stands in their place; see
     # inherit.py). Neither shown nor in the sidecar, but redacted and walked for

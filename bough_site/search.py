@@ -131,10 +131,18 @@ def fallback_index(site: Site) -> dict[str, Any]:
                 "s": position(sources, SOURCE_LABELS.get(session.source, session.source)),
                 "m": [position(models, model) for model in session.models or ()],
                 "d": (session.started or "")[:10],
-                "i": list(getattr(session, "search_items", None) or ()),
+                "i": _items(project.id, session),
             })
     sessions.sort(key=lambda s: (s["d"], s["u"]), reverse=True)
     return {"v": 1, "projects": projects, "sources": sources, "models": models, "sessions": sessions}
+
+
+def _items(project_id: str, session: Session) -> list[list[str]]:
+    """``[anchor, text]`` per item, ``[anchor, text, page]`` for one on a later
+    part of a session page split in parts."""
+    parts = session.anchor_parts or {}
+    return [[*item, urls.session_part_html(project_id, session.slug, parts[item[0]])]
+            if item and item[0] in parts else list(item) for item in session.search_items or ()]
 
 
 def fallback_script(site: Site) -> bytes:

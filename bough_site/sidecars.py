@@ -54,7 +54,7 @@ def project_json(project: Project) -> dict[str, Any]:
         "stats": project.stats,
         "sessions": [session_summary(project, session) for session in project.sessions],
         "commits": [
-            {**commit, "session": session.id, "html": urls.session_html(project.id, session.slug) + "#" + commit["anchor"]}
+            {**commit, "session": session.id, "html": _moment(project, session, commit["anchor"])}
             for commit, session in project_commits(project.sessions)
         ],
         "files_changed": [
@@ -101,6 +101,8 @@ def session_json(project: Project, session: Session) -> dict[str, Any]:
         "parent": session.parent_id,
         "kept_since": session.kept_since,
         "html": urls.session_html(project.id, session.slug),
+        "anchor_pages": {anchor: urls.session_part_html(project.id, session.slug, part)
+                         for anchor, part in sorted((session.anchor_parts or {}).items())},
         "files": session.files,
         "stats": session.stats,
         "redactions": session.redactions,
@@ -110,6 +112,12 @@ def session_json(project: Project, session: Session) -> dict[str, Any]:
         "timeline": [to_json(item) for item in session.timeline],
         "orphan_subagents": [to_json(run) for run in session.orphan_subagents],
     }
+
+
+def _moment(project: Project, session: Session, anchor: str) -> str:
+    """The page holding a moment (of a page split in parts, its part), ``#anchor`` appended."""
+    part = (session.anchor_parts or {}).get(anchor, 1)
+    return urls.session_part_html(project.id, session.slug, part) + "#" + anchor
 
 
 def to_json(value: Any) -> Any:

@@ -28,6 +28,11 @@ def session_html(project_id: str, session_slug: str) -> str:
     return f"projects/{project_id}/sessions/{session_slug}.html"
 
 
+def session_part_html(project_id: str, session_slug: str, number: int) -> str:
+    """Part ``number`` of a session page split in parts (1: the session's own page)."""
+    return session_html(project_id, session_slug if number <= 1 else f"{session_slug}-{number}")
+
+
 def session_json(project_id: str, session_slug: str) -> str:
     return f"projects/{project_id}/sessions/{session_slug}.json"
 

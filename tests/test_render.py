@@ -716,6 +716,41 @@ def test_large_session_split_into_linked_parts(site: Site) -> None:
     assert anchors == [a for i in range(1, 21) for a in (f"p{i}", f"r{i}")]
 
 
+def test_links_to_a_moment_name_the_part_that_holds_it(site: Site) -> None:
+    from bough_site import search, sidecars
+    from bough_site.model import Project
+
+    renderer = Renderer()
+    renderer.page_limit = 4_000
+    timeline = []
+    for i in range(1, 21):
+        timeline.append(Prompt(f"u{i}", f"p{i}", None, [Text("question " + "x" * 300)]))
+        timeline.append(Reply(f"m{i}", f"r{i}", None, None, [Text("answer " + "y" * 300)], Usage()))
+    commit = {"id": "sha:abc1234", "hash": "abc1234", "branch": None, "message": "late", "amend": False,
+              "call_id": "c1", "anchor": "r18", "timestamp": "2025-03-04T10:30:00Z", "agent": None}
+    edit = {"call_id": "c2", "tool": "Edit", "action": "update", "anchor": "r2", "timestamp": None,
+            "lines_added": 1, "lines_removed": 0, "agent": None}
+    big = session("big", "big", "claude-code", timeline, commits=[commit],
+                  file_changes=[{"path": "/w/a.py", "edits": [edit], "lines_added": 1, "lines_removed": 0}],
+                  search_items=[["p19", "question"], ["p1", "question"]])
+    project = Project("beta", "beta", "/w", [big], {})
+    out = dict(renderer.session_pages(project, big))
+    holder = next(path for path, data in out.items() if b'id="r18"' in data)
+    number = big.anchor_parts["r18"]
+    assert holder == urls.session_html("beta", f"big-{number}") and number > 1
+    assert big.anchor_parts.get("r2") is None  # on the first page: nothing to note
+    first = out[urls.session_html("beta", "big")].decode()
+    assert f'href="big-{number}.html#r18"' in first and 'href="#r2"' in first  # the session's own list
+    project_page = renderer.project_page(project, make_site()).decode()
+    assert f'href="sessions/big-{number}.html#r18"' in project_page
+    assert f'href="sessions/big.html#r2"' in project_page
+    items = search._items("beta", big)
+    assert items[1] == ["p1", "question"] and items[0][2] == urls.session_html("beta", f"big-{big.anchor_parts['p19']}")
+    sidecar = sidecars.session_json(project, big)
+    assert sidecar["anchor_pages"] == {a: urls.session_html("beta", f"big-{n}") for a, n in big.anchor_parts.items()}
+    assert sidecars.project_json(project)["commits"][0]["html"] == f"{holder}#r18"
+
+
 def test_time_and_number_helpers() -> None:
     assert pages.when("2025-03-04T10:00:00.123+02:00").iso == "2025-03-04T08:00:00Z"
     assert pages.when("not a time") is None and pages.when(None) is None

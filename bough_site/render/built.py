@@ -52,8 +52,13 @@ class ProjectWork:
         return not (self.commits or self.files or self.agents or self.timeline)
 
 
-def project_work(project: Project, sessions: list[Session], link: Callable[[Session], str]) -> ProjectWork:
-    """``sessions`` newest first; ``link(session)`` is the session page's URL from the project page."""
+# From the project page: the URL of a session's moment (``page#anchor``, on the part
+# holding it), or of its page when the anchor is None.
+MomentLink = Callable[[Session, str | None], str]
+
+
+def project_work(project: Project, sessions: list[Session], link: MomentLink) -> ProjectWork:
+    """``sessions`` newest first; ``link(session, anchor)`` links a moment from the project page."""
     oldest_first = list(reversed(sessions))
     commits = project_commits(oldest_first)
     timeline, shown, active = timeline_chart(sessions, commits, link)
@@ -102,7 +107,7 @@ def _clock(moment: datetime) -> str:
 
 
 def timeline_chart(
-    sessions: list[Session], commits: list[tuple[dict[str, Any], Session]], link: Callable[[Session], str]
+    sessions: list[Session], commits: list[tuple[dict[str, Any], Session]], link: MomentLink
 ) -> tuple[Markup, int, int]:
     """Days as rows (UTC), each session a bar from its start to its end (split at
     midnight), its prompts as ticks, commits as marks. Returns the SVG, the number
@@ -164,7 +169,7 @@ def timeline_chart(
         for x, w, session, start, end in bars.get(day, ()):
             tip = f"{session.title or 'Untitled session'} ({_clock(start)}–{_clock(end)} UTC, {start.date().isoformat()})"
             out.append(
-                f'<a href="{escape(link(session))}" aria-label="{escape(tip)}">'
+                f'<a href="{escape(link(session, None))}" aria-label="{escape(tip)}">'
                 f'<rect class="tl-session tl-{escape(session.source)}" '
                 f'x="{_num(x)}" y="{_num(mid - _BAR_H / 2)}" width="{_num(w)}" height="{_BAR_H}">'
                 f"<title>{escape(tip)}</title></rect></a>"
@@ -176,7 +181,7 @@ def timeline_chart(
             what = commit.get("message") or "commit"
             short = (commit.get("hash") or "")[:7]
             tip = f"commit {short} {what}".replace("  ", " ")
-            href = f"{link(session)}#{commit.get('anchor', '')}"
+            href = link(session, commit.get("anchor") or None)
             out.append(
                 f'<a href="{escape(href)}" aria-label="{escape(tip)}"><circle class="tl-commit" cx="{_num(x)}" cy="{_num(mid)}" r="3.5">'
                 f"<title>{escape(tip)}</title></circle></a>"

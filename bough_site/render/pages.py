@@ -624,6 +624,49 @@ def _url(context: jinja2.runtime.Context, target: str) -> str:
     return link(context["page"], target)
 
 
+def moment_path(project_id: str, session: Session, anchor: str | None) -> str:
+    """The page (of a session split in parts, the part) holding a moment."""
+    return urls.session_part_html(project_id, session.slug, (session.anchor_parts or {}).get(anchor or "", 1))
+
+
+def _moment_link(page: str, project_id: str, session: Session, anchor: str | None) -> str:
+    """A link from ``page`` to a moment of a session (``part#anchor``, or ``#anchor``
+    on that very page), or to its page."""
+    target = moment_path(project_id, session, anchor)
+    if anchor and target == page:
+        return f"#{anchor}"
+    href = link(page, target)
+    return f"{href}#{anchor}" if anchor else href
+
+
+@jinja2.pass_context
+def _moment(context: jinja2.runtime.Context, project_id: str, session: Session, anchor: str | None) -> str:
+    return _moment_link(context["page"], project_id, session, anchor)
+
+
+def linked_anchors(session: Session) -> set[str]:
+    """The moments the summary links to: commits, edits, sub-agent runs, search items."""
+    found = [c.get("anchor") for c in session.commits] + [a.get("anchor") for a in session.agents]
+    found += [e.get("anchor") for change in session.file_changes for e in change.get("edits") or ()]
+    found += [item[0] for item in session.search_items if item]
+    return {anchor for anchor in found if isinstance(anchor, str) and anchor}
+
+
+_ELEMENT_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def anchor_parts(parts: list[Part], wanted: set[str]) -> dict[str, int]:
+    """Which part (2, 3 ...) holds each wanted anchor that is not on the first
+    page: the ids in each part's HTML (anchors are plain [A-Za-z0-9_-] text)."""
+    found: dict[str, int] = {}
+    for part in parts[1:]:
+        for chunk in part.chunks:
+            for match in _ELEMENT_ID.finditer(chunk):
+                if match.group(1) in wanted:
+                    found.setdefault(match.group(1), part.number)
+    return found
+
+
 # --- assets -------------------------------------------------------------------------
 
 
@@ -733,6 +776,7 @@ class Renderer:
             "csp": CSP_SEARCH if self.search else CSP,
             "urls": urls,
             "url": _url,
+            "moment": _moment,
             "asset": self._asset,
             "when": when,
             "duration": duration,
@@ -781,7 +825,7 @@ class Renderer:
             site=site,
             project=project,
             summary=summary,
-            work=project_work(project, summary.sessions, lambda s: link(page, urls.session_html(project.id, s.slug))),
+            work=project_work(project, summary.sessions, lambda s, anchor: _moment_link(page, project.id, s, anchor)),
         )
         return html.encode("utf-8")
 
@@ -796,6 +840,8 @@ class Renderer:
         first_page = urls.session_html(project.id, session.slug)
         state = SessionState(first_page, session_links or {})
         parts = self._split(project, session, self._chunks(project, session, state))
+        # Links to a moment (here, on the project page, in search) must name its part.
+        session.anchor_parts = anchor_parts(parts, linked_anchors(session)) if len(parts) > 1 else {}
         out = []
         for part in parts:
             html = self._render(
@@ -825,13 +871,13 @@ class Renderer:
     def _split(self, project: Project, session: Session, chunks: Iterable[Markup]) -> list[Part]:
         """Group chunks into pages of at most ``page_limit`` bytes (a single item
         larger than that gets a page of its own)."""
-        parts = [Part(urls.session_html(project.id, session.slug), 1)]
+        parts = [Part(urls.session_part_html(project.id, session.slug, 1), 1)]
         for chunk in chunks:
             size = len(chunk.encode("utf-8"))
             current = parts[-1]
             if current.chunks and current.size + size > self.page_limit:
                 number = current.number + 1
-                current = Part(urls.session_html(project.id, f"{session.slug}-{number}"), number)
+                current = Part(urls.session_part_html(project.id, session.slug, number), number)
                 parts.append(current)
             current.chunks.append(chunk)
             current.size += size

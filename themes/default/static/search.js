@@ -137,7 +137,9 @@
         title: String(s.t || ""),
         lowerTitle: String(s.t || "").toLowerCase(),
         items: (s.i || []).map(function (item) {
-          return { anchor: item[0], text: String(item[1] || ""), lower: String(item[1] || "").toLowerCase() };
+          // item[2]: the part of a split session page holding it (else the session's page)
+          return { anchor: item[0], text: String(item[1] || ""), lower: String(item[1] || "").toLowerCase(),
+                   page: item[2] || "" };
         })
       };
     });
@@ -160,7 +162,7 @@
         return Promise.resolve(scored.slice(0, MAX_RESULTS).map(function (r) {
           var s = r.session;
           return {
-            href: root + s.s.u + (r.item ? "#" + r.item.anchor : ""),
+            href: root + (r.item && r.item.page ? r.item.page : s.s.u) + (r.item ? "#" + r.item.anchor : ""),
             title: s.title,
             facts: [s.project, s.source, s.s.d].filter(Boolean),
             excerpt: snippet(r.item ? r.item.text : s.title, terms)
