@@ -493,6 +493,21 @@ def test_nested_subagents(rendered: dict[str, bytes]) -> None:
     assert nested_ids and all(i.startswith("a-") for i in nested_ids)
 
 
+def test_a_subagent_report_trailer_becomes_a_note_in_the_result_head() -> None:
+    trailer = ("agentId: a881341 (for resuming to continue this agent's work if needed)\n"
+               "<usage>total_tokens: 43179\ntool_uses: 1\nduration_ms: 32855</usage>")
+    task = ToolCall("t", "Task", {"description": "d", "prompt": "p"},
+                    result=ToolResult(content=[Text("## Report"), Text(trailer)], is_error=False))
+    state = pages.SessionState("p.html", {})
+    view = state.result(task, pages.tool_view(task))
+    assert view is not None and view.note == "sub-agent a881341 · 43,179 tokens · 1 tool use · 32.9 s"
+    assert [part.kind for part in view.parts] == ["markdown"]  # the report alone
+    assert pages.agent_trailer("Report\nagentId: x") is None  # inside a report: left as written
+    bash = ToolCall("b", "Bash", {"command": "x"}, result=ToolResult(content=[Text(trailer)], is_error=False))
+    shown = state.result(bash, pages.tool_view(bash))
+    assert shown is not None and shown.note == "" and len(shown.parts) == 1  # only a sub-agent's result
+
+
 def test_orphans_and_markers(rendered: dict[str, bytes]) -> None:
     root = s1_page(rendered)
     assert root.find_all("section", "orphans")[0].find_all("details", "subagent")

@@ -482,10 +482,33 @@ class ResultView:
     is_error: bool
     parts: list[Block | ImageView] = field(default_factory=list)
     exit_code: int | None = None
+    note: str = ""  # a sub-agent's run, from the trailer Claude Code adds to its report
 
     @property
     def empty(self) -> bool:
         return not self.parts
+
+
+# The block Claude Code appends to a sub-agent's report: its id, and what it used.
+_AGENT_TRAILER = re.compile(r"\s*agentId: ([A-Za-z0-9_-]+)(?: \([^)\n]*\))?\s*(?:<usage>([^<]*)</usage>)?\s*")
+
+
+def agent_trailer(text: str) -> str | None:
+    """``sub-agent a881341 · 43,179 tokens · 2 tool uses · 32.9 s`` for a text that is
+    only that trailer (``agentId: … <usage>…</usage>``), else None."""
+    match = _AGENT_TRAILER.fullmatch(text)
+    if match is None:
+        return None
+    usage = dict(line.split(":", 1) for line in (match.group(2) or "").splitlines() if ":" in line)
+    tokens, uses, ms = (usage.get(key, "").strip() for key in ("total_tokens", "tool_uses", "duration_ms"))
+    parts = [f"sub-agent {match.group(1)}"]
+    if tokens.isdigit():
+        parts.append(f"{int(tokens):,} tokens")
+    if uses.isdigit():
+        parts.append(f"{int(uses):,} tool use{'' if int(uses) == 1 else 's'}")
+    if ms.isdigit():
+        parts.append(f"{int(ms) / 1000:.1f} s")
+    return " · ".join(parts)
 
 
 def _looks_json(text: str) -> bool:
@@ -585,7 +608,11 @@ class SessionState:
             if isinstance(part, Image):
                 out.parts.append(self.image(part))
             elif file_text is None and isinstance(getattr(part, "text", None), str) and part.text:
-                out.parts.append(result_text_block(call, view, part.text, out))
+                note = agent_trailer(part.text) if call.name in ("Task", "Agent") else None
+                if note is not None:
+                    out.note = note
+                else:
+                    out.parts.append(result_text_block(call, view, part.text, out))
         return out
 
     def subagent_prefix(self, run: SubagentRun, parent: str) -> str:
