@@ -9,7 +9,6 @@ incremental cases.
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 from pathlib import Path
@@ -28,14 +27,13 @@ from bough_site.redact import Redactor
 from bough_site.scrub import scrub_session
 from bough_site.work import summarize_work
 
-from .conftest import file_tree
 from .records import prompt, reply, text, tool_result, tool_use, write_jsonl
+from .test_incremental import age, rewritten, tree
 
 A = "aaaaaaaa-0000-4000-8000-00000000000a"
 B = "bbbbbbbb-0000-4000-8000-00000000000b"
 C = "cccccccc-0000-4000-8000-00000000000c"
 D = "dddddddd-0000-4000-8000-00000000000d"
-OLD = 1_000_000_000
 
 
 def turns(tag: str, session: str, count: int = 2) -> list[dict[str, Any]]:
@@ -290,19 +288,6 @@ def run(src: Path | list[Path], out: Path, **options: Any) -> Any:
     config = BuildConfig(sources=sources, out=out, archive=options.pop("archive", None), search=False,
                          jobs=options.pop("jobs", 1), **options)
     return build(config, redaction_key=b"k")
-
-
-def tree(out: Path) -> dict[str, bytes]:
-    return file_tree(out, site_only=True)
-
-
-def age(out: Path) -> None:
-    for name in tree(out):
-        os.utime(out / name, ns=(OLD * 10**9, OLD * 10**9))
-
-
-def rewritten(out: Path) -> set[str]:
-    return {name for name in tree(out) if (out / name).stat().st_mtime_ns != OLD * 10**9}
 
 
 def sidecars(out: Path) -> dict[str, dict[str, Any]]:
