@@ -68,7 +68,7 @@ from .resumes import Lineage, decisions, plan_lineage
 from .scrub import scrub_session, scrub_warnings
 from .stats import Tally
 from .work import summarize_work
-from .write import SiteWriter, check_separate, json_bytes, unique_slugs
+from .write import SiteWriter, check_separate, is_regular_file, json_bytes, unique_slugs
 
 # The bundled examples hold only fake secrets; a fixed key keeps their pages reproducible.
 EXAMPLES_REDACTION_KEY = b"bough-examples"
@@ -354,11 +354,11 @@ class _Build:
         root = self.writer.out
         for key in old.sessions:
             stored = self.previous.sessions.get(key)
-            if stored is None or not _is_file(root / STATE_DIR / stored.tally):
+            if stored is None or not is_regular_file(root / STATE_DIR / stored.tally):
                 return False
-            if not all(_is_file(root / path) for path in stored.outputs):
+            if not all(is_regular_file(root / path) for path in stored.outputs):
                 return False
-            if stored.scan and not _is_file(root / STATE_DIR / stored.scan):
+            if stored.scan and not is_regular_file(root / STATE_DIR / stored.scan):
                 return False
         return True
 
@@ -583,7 +583,7 @@ class _Build:
             if not self.previous.valid:
                 return []
             for path in self.previous.site_outputs:
-                if path.startswith(urls.ASSETS_DIR + "/") and _is_file(self.writer.out / path):
+                if path.startswith(urls.ASSETS_DIR + "/") and is_regular_file(self.writer.out / path):
                     self._keep(path)
         return self.writer.prune()
 
@@ -594,7 +594,7 @@ class _Build:
         paths = [urls.project_html(project.id), urls.project_json(project.id)]
         if self.previous.project_signatures.get(project.id) != self.project_signatures[project.id]:
             return False
-        if not all(path in self.previous.site_outputs and _is_file(self.writer.out / path) for path in paths):
+        if not all(path in self.previous.site_outputs and is_regular_file(self.writer.out / path) for path in paths):
             return False
         for path in paths:
             self._keep(path)
@@ -686,8 +686,3 @@ def _since_digest(unit: Unit) -> str:
     return hide(repr(unit.since)) if unit.since else ""
 
 
-def _is_file(path: Path) -> bool:
-    try:
-        return os.path.isfile(path) and not os.path.islink(path)
-    except OSError:
-        return False

@@ -73,13 +73,7 @@ class Unit:
 
     @property
     def size(self) -> int:
-        total = 0
-        for path in self.paths:
-            try:
-                total += os.stat(path).st_size
-            except OSError:
-                pass
-        return total
+        return sum(_size(path) for path in self.paths)
 
     def session_key(self, session_id: str) -> str:
         return f"{self.key}#{session_id}"
@@ -352,10 +346,8 @@ def _pool(workers: int, options: Options | None) -> ProcessPoolExecutor:
 def scan_files(files: list[tuple[str, str]], workers: int) -> list[FileSummary]:
     """inherit.py's summary of each Claude main file, (path, label) given, in
     that order: a streaming parse of each file, in the worker pool."""
-    from .readers.claude import scan_main_file
-
     if workers <= 1 or len(files) <= 1:
-        return [scan_main_file(Path(path), label) for path, label in files]
+        return [_scan(file) for file in files]
     # Largest first, so the pool ends together; read back in the order given.
     order = sorted(range(len(files)), key=lambda i: (-_size(files[i][0]), i))
     with _pool(min(workers, len(files)), None) as pool:

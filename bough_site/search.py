@@ -41,7 +41,6 @@ import gzip
 import hashlib
 import os
 import re
-import stat
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -53,7 +52,7 @@ import orjson
 from . import urls
 from .errors import BoughError
 from .model import SOURCE_CLAUDE, SOURCE_CODEX, Prompt, Reply, Session, Site, Text
-from .write import SiteWriter, json_bytes
+from .write import SiteWriter, is_regular_file, json_bytes
 
 FALLBACK_PATH = "search-index.js"
 PAGEFIND_DIR = "pagefind"
@@ -256,7 +255,7 @@ def _keep_shard(out: Path, root: str, made: dict[str, Any], owned_before: set[st
     """Keep the shard the last build made from these pages (``made``: the stamp it
     would have, but its files); None when it must be made again."""
     stamp_path = f"{root}/{SHARD_STAMP}"
-    if stamp_path not in owned_before or not _is_file(out / stamp_path):
+    if stamp_path not in owned_before or not is_regular_file(out / stamp_path):
         return None
     try:
         stamp = orjson.loads((out / stamp_path).read_bytes())
@@ -347,19 +346,12 @@ def _digest(data: bytes) -> str:
 
 def _digest_of(path: Path) -> str | None:
     """The digest of a regular file's bytes (never through a symlink); None when there is none."""
-    if not _is_file(path):
+    if not is_regular_file(path):
         return None
     try:
         return _digest(path.read_bytes())
     except OSError:
         return None
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 # --- giving Pagefind less to read --------------------------------------------------------------------

@@ -36,7 +36,7 @@ import orjson
 
 from bough_site.errors import OutputError
 
-__all__ = ["SiteWriter", "check_separate", "json_bytes", "slug", "unique_slugs"]
+__all__ = ["SiteWriter", "check_separate", "is_regular_file", "json_bytes", "slug", "unique_slugs"]
 
 
 # --------------------------------------------------------------------------- names
@@ -345,7 +345,7 @@ class SiteWriter:
             raise OutputError(f"cannot keep {relpath!r}: the previous build did not write it")
         parent = self._parent(root, parts[:-1], relpath, create=False)
         key = self._claim_key(root, parent, parts[-1], relpath)
-        if not _is_regular(parent / parts[-1]):
+        if not is_regular_file(parent / parts[-1]):
             raise OutputError(f"cannot keep {relpath!r}: it is no longer a file in {self.out}")
         self._claims[key] = relpath
         self.kept.append(relpath)
@@ -544,7 +544,7 @@ def _delete_owned(root: Path, relpath: str) -> bool:
         except OSError:
             return False
     target = current / parts[-1]
-    if not _is_regular(target):
+    if not is_regular_file(target):
         return False
     try:
         os.unlink(target)
@@ -566,7 +566,8 @@ def _remove_empty_dirs(root: Path, directory: Path) -> None:
         directory = directory.parent
 
 
-def _is_regular(path: Path) -> bool:
+def is_regular_file(path: Path) -> bool:
+    """A regular file itself, not through a symlink."""
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
