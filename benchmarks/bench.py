@@ -93,7 +93,7 @@ def generate(work: Path, scale: str) -> Path:
     if stamp.is_file() and stamp.read_text() == wanted:
         return root / "projects"
     shutil.rmtree(root, ignore_errors=True)
-    from bough_site.corpus.claude import generate_claude_history
+    from corpus.claude import generate_claude_history
 
     started = time.monotonic()
     generate_claude_history(root, seed=SEED, projects=projects, sessions_per_project=sessions,
@@ -345,7 +345,7 @@ def big_session(work: Path, megabytes: int) -> Path:
     if stamp.is_file() and stamp.read_text() == str(megabytes):
         return root / "projects"
     shutil.rmtree(root, ignore_errors=True)
-    from bough_site.corpus.claude import generate_claude_history
+    from corpus.claude import generate_claude_history
 
     turns = max(4, megabytes // 4)
     generate_claude_history(root, seed=SEED, projects=1, sessions_per_project=1, turns_per_session=turns,

@@ -1,4 +1,4 @@
-"""The synthetic Claude history (bough_site.corpus.claude) and the reader checked against it."""
+"""The synthetic Claude history (corpus.claude) and the reader checked against it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bough_site.corpus.claude import STAT_KEYS, Expected, generate_claude_history, mangle
+from corpus.claude import STAT_KEYS, Expected, generate_claude_history, mangle
 
 ADDITIVE = ("lines", "skipped_lines", "subagents")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bough_site.corpus.codex import ExpectedCodex, generate_codex_history, write_codex_examples
+from corpus.codex import ExpectedCodex, generate_codex_history, write_codex_examples
 from bough_site.model import REASONING_KEY, STAT_KEYS, Marker, Reply, Session, Thinking, ToolCall, Warning
 from bough_site.readers.codex import find_rollouts, read_codex_sessions
 from bough_site.work import summarize_work

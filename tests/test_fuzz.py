@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
-from bough_site.corpus.claude import generate_claude_history
+from corpus.claude import generate_claude_history
 
 from .records import prompt, reply, text, tool_result, tool_use
 

@@ -1,4 +1,4 @@
-"""The hostile corpus (bough_site.corpus.hostile): each case alone, then all at once
+"""The hostile corpus (corpus.hostile): each case alone, then all at once
 through the real command line, plus redaction end to end.
 
 Each case is read alone with ``load_site`` and must give exactly the warnings the
@@ -29,7 +29,7 @@ import pytest
 from bough_site import sidecars
 from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
-from bough_site.corpus.hostile import (
+from corpus.hostile import (
     FS_CASES,
     HOSTILE_SESSIONS,
     LINE_CASES,

@@ -17,7 +17,7 @@ import pytest
 from bough_site import write as write_module
 from bough_site.build import BuildResult, build
 from bough_site.config import BuildConfig
-from bough_site.corpus.claude import generate_claude_history
+from corpus.claude import generate_claude_history
 from bough_site.errors import OutputError
 
 from .conftest import file_tree

@@ -19,7 +19,7 @@ import pytest
 
 from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
-from bough_site.corpus.claude import generate_claude_history
+from corpus.claude import generate_claude_history
 from bough_site.inherit import FileSummary, Inheritance, decide
 from bough_site.model import Marker, Session
 from bough_site.readers.claude import ClaudeSource, read_claude_session, scan_main_file

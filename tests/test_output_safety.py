@@ -21,8 +21,8 @@ import pytest
 
 from bough_site.build import build
 from bough_site.config import BuildConfig
-from bough_site.corpus.claude import generate_claude_history
-from bough_site.corpus.hostile import (
+from corpus.claude import generate_claude_history
+from corpus.hostile import (
     HOSTILE_SESSIONS,
     NAME_CASES,
     write_hostile_history,

@@ -22,7 +22,7 @@ from bough_site import search
 from bough_site.build import build
 from bough_site.cli import main
 from bough_site.config import BuildConfig
-from bough_site.corpus import examples as ex
+from corpus import examples as ex
 from bough_site.model import Prompt, Reply, Session, Text, Usage
 from bough_site.render.pages import CSP, CSP_SEARCH
 

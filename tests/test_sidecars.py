@@ -10,7 +10,7 @@ import pytest
 
 from bough_site.build import build
 from bough_site.config import BuildConfig
-from bough_site.corpus.claude import generate_claude_history
+from corpus.claude import generate_claude_history
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schema"
 

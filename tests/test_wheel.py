@@ -2,8 +2,9 @@
 bundled examples ship inside the wheel.
 
 Builds a wheel from a copy of the sources (so nothing is written into the
-checkout), installs it into a fresh virtual environment (``--system-site-packages``
-provides the dependencies without a network), and runs that environment's
+checkout), installs it into a fresh virtual environment that sees the running
+interpreter's packages for its dependencies (no network; from a venv too), and
+runs that environment's
 ``bough build`` from a directory outside the checkout with an empty HOME.
 """
 
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -52,8 +55,15 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("venv") / "venv"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(root)])
-    # --force-reinstall: a bough installed (editable) in the system site must not count as "already there".
+    _run([sys.executable, "-m", "venv", str(root)])
+    # The dependencies are the running interpreter's: its site directories, whether it is
+    # a virtual environment or not (--system-site-packages would give a venv's *base*
+    # interpreter's instead). A path listed in a .pth file is searched after the new
+    # environment's own site-packages, and its own .pth files are not run, so an
+    # editable bough there cannot shadow the wheel.
+    purelib = Path(sysconfig.get_path("purelib", vars={"base": str(root), "platbase": str(root)}))
+    (purelib / "_running_interpreter.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    # --force-reinstall: a bough the running interpreter has must not count as "already there".
     _run([str(root / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall", "-q",
           str(wheel)])  # fmt: skip
     return root

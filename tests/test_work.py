@@ -13,7 +13,7 @@ import pytest
 
 from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
-from bough_site.corpus import examples as ex
+from corpus import examples as ex
 from bough_site.model import (
     Reply,
     Session,
@@ -388,7 +388,7 @@ def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]
 
 # --- the bundled example history, pinned --------------------------------------------------------
 
-# Derived from the stories in bough_site/corpus/examples.py and corpus/codex.py
+# Derived from the stories in corpus/examples.py and corpus/codex.py
 # (write_codex_examples), not from running the code: per project, the commits
 # (hash, branch, subject) and every changed file with its number of edits.
 EXAMPLE_COMMITS = {

@@ -8,7 +8,7 @@ to handle, so the demo shows them all.
 
 Everything is written by this script, deterministically: ids come from
 hashes of fixed seeds, timestamps from a clock the story advances by hand. Run
-``python -m bough_site.corpus.examples`` to regenerate
+``python -m corpus.examples`` to regenerate
 ``bough_site/examples/claude/projects/``; tests/test_examples.py checks that
 the bundled files are exactly what this script writes.
 
@@ -2406,7 +2406,7 @@ def write_claude_examples(root: Path) -> None:
 
 def bundled_root() -> Path:
     """Where the examples live inside the package."""
-    return Path(__file__).resolve().parent.parent / "examples" / "claude"
+    return Path(__file__).resolve().parents[1] / "bough_site" / "examples" / "claude"
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from ..model import REASONING_KEY, STAT_KEYS
+from bough_site.model import REASONING_KEY, STAT_KEYS
 
 CONTEXT_WINDOW = 272_000
 CLI_VERSION = "0.128.0"
