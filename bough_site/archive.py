@@ -1,8 +1,10 @@
-"""bough's archive: a private copy of every transcript a build reads.
+"""bough's archive, the store: a private copy of every transcript a build reads.
 
 Claude Code deletes transcripts older than ``cleanupPeriodDays`` (30 by default)
-each time it starts. Every build copies what it reads into the archive, and reads
-the archive back for what the agents have deleted, so the history outlives them.
+each time it starts, so every build copies what it reads into the archive and
+reads the archive back for what the agents have deleted (archive_sync.py does
+that for a build). This module is the store alone: its layout, its records,
+copying a file in, reading a copy back, and ``bough archive``'s report and check.
 
 Layout, under the archive directory (mode 0700, files 0600)::
 
@@ -34,38 +36,23 @@ import contextlib
 import fcntl
 import gzip
 import hashlib
-import math
 import os
 import shutil
 import stat
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-from .config import (
-    BuildConfig,
-    claude_project_roots,
-    claude_settings_files,
-    codex_home,
-    codex_session_roots,
-)
 from .errors import BoughError
-from .model import Session, Warning
-from .readers.claude import ClaudeSource
-from .readers.lines import MAX_LINE_BYTES, open_regular, parse_line, printable_name
+from .readers.lines import MAX_LINE_BYTES, open_regular, parse_line
 from .write import create_temp, json_bytes, replace_file
-
-if TYPE_CHECKING:
-    from .discover import Discovered
-
-WarnFn = Callable[[Warning], None]
 
 MARKER = ".bough-archive"
 LOCK = ".bough-lock"
@@ -78,9 +65,7 @@ _RESTORE_PREFIX = ".bough-restore-"
 _CHUNK = 1 << 20
 _LEVEL = 6  # gzip level: most of level 9's size at a fraction of its time
 _LOCK_TIMEOUT = 300.0
-_MAX_RECORD = 1 << 20
-_MAX_ORIGINS = 8
-_DEFAULT_CLEANUP_DAYS = 30
+MAX_RECORD = 1 << 20
 
 
 class ArchiveError(BoughError):
@@ -257,8 +242,8 @@ class Archive:
         with os.fdopen(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise ValueError("not a regular file")
-            data = handle.read(_MAX_RECORD + 1)
-        if len(data) > _MAX_RECORD:
+            data = handle.read(MAX_RECORD + 1)
+        if len(data) > MAX_RECORD:
             raise ValueError("too large")
         return data
 
@@ -284,7 +269,7 @@ class Archive:
             try:
                 with open(fd, "wb") as out:
                     size, sha = _pack(handle, info.st_size, out)
-                same = old is not None and (old.size, old.sha256) == (size, sha) and _is_regular(self.data_path(old))
+                same = old is not None and (old.size, old.sha256) == (size, sha) and is_regular(self.data_path(old))
                 if same or (old is not None and size < old.size):
                     os.unlink(tmp)  # the same bytes, or the file was cut while we read it
                     if not same:
@@ -507,68 +492,6 @@ class RestoreDir:
         shutil.rmtree(path, ignore_errors=True)
 
 
-# --------------------------------------------------------------------------- the build's part
-
-
-@dataclass
-class Kept:
-    """What a build took from the archive."""
-
-    restore: RestoreDir | None = None
-    since: dict[str, str] = field(default_factory=dict)  # main file label -> kept since (ISO)
-
-    def close(self) -> None:
-        if self.restore is not None:
-            self.restore.close()
-            self.restore = None
-
-    def mark(self, sessions: Iterable[Session]) -> None:
-        """Set ``kept_since`` on the sessions whose main file only the archive still has."""
-        for session in sessions:
-            if session.files and session.files[0] in self.since:
-                session.kept_since = self.since[session.files[0]]
-
-
-def keep_history(found: Discovered, config: BuildConfig, warn: WarnFn) -> Kept:
-    """Copy every live file ``found`` lists into the archive, then add to ``found``
-    what only the archive still has (and the archived copy of any file that got
-    shorter). The caller closes the result once every file is read."""
-    kept = Kept()
-    if config.archive is None:
-        return kept
-    scope = scope_roots(config)
-    check_place(config.archive, config.out, scope + agent_homes())
-    archive = Archive.open(config.archive)
-    with archive.locked(exclusive=True):
-        entries, problems = archive.entries(clean=True)
-        for problem in problems:
-            warn(Warning(str(archive.root), 0, f"archive: {problem}"))
-        shorter = _sync(archive, found, entries, warn, utc_now())
-        try:
-            _Merge(archive, kept, found, entries, warn).run(shorter, scope, config)
-        except BaseException:
-            kept.close()
-            raise
-    return kept
-
-
-def scope_roots(config: BuildConfig) -> list[Path]:
-    """The places a build reads: archived files from elsewhere stay out of its site."""
-    if config.sources:
-        return [Path(os.path.abspath(source)) for source in config.sources]
-    roots: list[Path] = []
-    if config.wants("claude"):
-        roots += claude_project_roots()
-    if config.wants("codex"):
-        roots += codex_session_roots()
-    return [Path(os.path.abspath(root)) for root in roots]
-
-
-def agent_homes() -> list[Path]:
-    """The agents' own directories: the archive is never put inside them."""
-    return [root.parent for root in claude_project_roots()] + [codex_home()]
-
-
 def check_place(archive: Path, out: Path | None, inputs: list[Path]) -> None:
     """Refuse an archive inside OUT (it would be published) or OUT inside it, and an
     archive inside an input or the agents' homes (or one of those inside it)."""
@@ -594,281 +517,6 @@ def check_place(archive: Path, out: Path | None, inputs: list[Path]) -> None:
             )
         if real_in.is_relative_to(real):
             raise ArchiveError(f"{given} is inside the archive {archive}; choose an archive directory elsewhere")
-
-
-def _sync(
-    archive: Archive, found: Discovered, entries: dict[tuple[str, str], Entry], warn: WarnFn, now: str
-) -> set[tuple[str, str]]:
-    """Copy each file the build found into the archive (updating ``entries``);
-    returns the keys whose live file is shorter than its copy."""
-    shorter: set[tuple[str, str]] = set()
-
-    def store(kind: str, path: Path, label: str, **facts: Any) -> None:
-        key = (kind, label)
-        old = entries.get(key)
-        try:
-            info = os.stat(path)
-            if not stat.S_ISREG(info.st_mode):
-                return
-            new = None
-            if old is None or info.st_size >= old.size:
-                new = _with_facts(old or _blank(kind, label, now), os.path.abspath(path), facts)
-                unchanged = old is not None and (info.st_size, info.st_mtime_ns) == (old.size, old.mtime_ns)
-                if unchanged and _is_regular(archive.data_path(old)):
-                    if new != old:
-                        archive.write_record(new)
-                else:
-                    new = archive.store(path, old, replace(new, updated=now))
-        except OSError as err:
-            warn(Warning(label, 0, f"not copied into the archive {archive.root}: {err.strerror or err}"))
-            return
-        if new is None:
-            shorter.add(key)
-            warn(Warning(label, 0, f"shorter than bough's archived copy ({old.size:,} bytes); transcripts "
-                                   "only grow, so this build reads the archived copy"))
-        else:
-            entries[key] = new
-
-    for source in found.claude:
-        main = found.label(source.main)
-        labels = [found.label(path) for path in source.subagents]
-        store("claude", source.main, main, role="session", subagents=labels, orphan=_is_orphan_agent(source))
-        for path, label in zip(source.subagents, labels):
-            store("claude", path, label, role="subagent", session=main)
-            meta = _meta_path(path)
-            if _is_regular(meta):
-                store("claude", meta, _meta_label(label), role="meta", session=main)
-    for path in found.codex:
-        if not path.name.endswith(".zst"):  # not read either: the reader skips compressed rollouts
-            store("codex", path, found.label(path), role="rollout")
-    return shorter
-
-
-def _blank(kind: str, label: str, now: str) -> Entry:
-    return Entry(kind=kind, label=label, role="", size=0, mtime_ns=0, sha256="", archived=now, updated=now)
-
-
-def _with_facts(entry: Entry, path: str, facts: dict[str, Any]) -> Entry:
-    """``entry`` with what this build saw: where the file is, its role, and (for a
-    session) its sub-agents, as the union with those it had before."""
-    origin = printable_name(path)
-    origins = tuple(o for o in entry.origins if o != origin)[-(_MAX_ORIGINS - 1):] + (origin,)
-    if "subagents" in facts:
-        facts = {**facts, "subagents": tuple(sorted({*entry.subagents, *facts["subagents"]}, key=subagent_order))}
-    return replace(entry, origins=origins, **facts)
-
-
-def _is_orphan_agent(source: ClaudeSource) -> bool:
-    """An old-layout sub-agent file that discovery made a session of its own."""
-    from .discover import _peek_field
-
-    name = source.main.name
-    return not source.subagents and name.startswith("agent-") and _peek_field(source.main, "isSidechain") is True
-
-
-def subagent_order(label: str) -> tuple[Any, ...]:
-    """The order discovery lists a session's sub-agents in: ``<id>/subagents/`` files
-    by name, then ``subagents/workflows/*/``, then old-layout files beside the session."""
-    parts = label.split("/")
-    if len(parts) >= 2 and parts[-2] == "subagents":
-        return (0, (parts[-1],))
-    if len(parts) >= 4 and parts[-4] == "subagents" and parts[-3] == "workflows":
-        return (1, (parts[-2], parts[-1]))
-    return (2, (parts[-1],))
-
-
-def _meta_path(path: Path) -> Path:
-    return path.with_name(path.stem + ".meta.json")
-
-
-def _meta_label(label: str) -> str:
-    return label.removesuffix(".jsonl") + ".meta.json"
-
-
-class _Merge:
-    """Adds to a Discovered what only the archive still has."""
-
-    def __init__(self, archive: Archive, kept: Kept, found: Discovered,
-                 entries: dict[tuple[str, str], Entry], warn: WarnFn):
-        self.archive, self.kept, self.found, self.entries, self.warn = archive, kept, found, entries, warn
-        self._done: dict[tuple[str, str], Path | None] = {}
-
-    def run(self, shorter: set[tuple[str, str]], scope: list[Path], config: BuildConfig) -> None:
-        for kind, label in sorted(shorter):
-            self._replace_shorter(kind, label)
-        wanted = sorted(
-            (e for e in self.entries.values() if e.is_session() and config.wants(e.kind) and _in_scope(e, scope)),
-            key=lambda e: e.label,
-        )
-        self._claude([e for e in wanted if e.kind == "claude"])
-        self._codex([e for e in wanted if e.kind == "codex"])
-
-    def _restored(self, kind: str, label: str) -> Path | None:
-        """The archived copy of ``label`` decompressed for this build; None (with a
-        warning when the copy is damaged) when there is none to read."""
-        entry = self.entries.get((kind, label))
-        if entry is None:
-            return None
-        if entry.key not in self._done:
-            self._done[entry.key] = self._restore(entry)
-        return self._done[entry.key]
-
-    def _restore(self, entry: Entry) -> Path | None:
-        if self.kept.restore is None:
-            self.kept.restore = self.archive.restore_dir()
-        folder = self.kept.restore.path
-        try:
-            path = self.archive.restore(entry, folder)
-        except Damaged as err:
-            self.warn(Warning(entry.label, 0, f"bough's archived copy is damaged ({err}), skipped; "
-                                              "`bough archive --verify` lists every damaged copy"))
-            return None
-        except OSError as err:
-            self.warn(Warning(entry.label, 0, f"bough's archived copy could not be decompressed "
-                                              f"into {folder}: {err.strerror or err}"))
-            return None
-        self.found.labels[path] = entry.label
-        meta = self.entries.get((entry.kind, _meta_label(entry.label)))
-        if meta is not None and entry.label.endswith(".jsonl"):
-            with contextlib.suppress(Damaged, OSError):  # a sub-agent is read without its meta file too
-                self.archive.restore(meta, folder)
-        return path
-
-    def _replace_shorter(self, kind: str, label: str) -> None:
-        """A live file shorter than its copy: the build reads the copy instead."""
-        found = self.found
-        lists = [found.codex] if kind == "codex" else [s.subagents for s in found.claude]
-        for paths in lists:
-            for i, path in enumerate(paths):
-                if found.label(path) == label and (copy := self._restored(kind, label)) is not None:
-                    paths[i] = copy
-        if kind == "claude":
-            for source in found.claude:
-                if found.label(source.main) == label and (copy := self._restored(kind, label)) is not None:
-                    source.main = copy
-
-    def _claude(self, wanted: list[Entry]) -> None:
-        from .discover import ORPHAN_AGENT
-
-        found = self.found
-        mains = {found.label(source.main): source for source in found.claude}
-        attached = {found.label(path) for source in found.claude for path in source.subagents}
-        for entry in wanted:
-            if entry.label in attached:
-                continue  # an old-layout sub-agent once read alone, now under its session
-            source = mains.get(entry.label)
-            if source is not None:
-                self._add_gone_subagents(source, entry, mains, attached)
-                continue
-            main = self._restored("claude", entry.label)
-            if main is None:
-                continue
-            parts: list[Path] = []
-            for label in entry.subagents:
-                alone = mains.get(label)
-                if alone is not None and not alone.subagents and alone in found.claude:
-                    found.claude.remove(alone)  # its session is back: it is a sub-agent again
-                    parts.append(alone.main)
-                elif (path := self._restored("claude", label)) is not None:
-                    parts.append(path)
-            found.claude.append(ClaudeSource(main, parts))
-            self.kept.since[entry.label] = entry.archived
-            if entry.orphan:
-                self.warn(Warning(entry.label, 0, ORPHAN_AGENT))
-
-    def _add_gone_subagents(self, source: ClaudeSource, entry: Entry, mains: dict[str, ClaudeSource],
-                            attached: set[str]) -> None:
-        gone = [label for label in entry.subagents if label not in attached and label not in mains]
-        added = [(label, path) for label in gone if (path := self._restored("claude", label)) is not None]
-        if added:
-            pairs = [(self.found.label(path), path) for path in source.subagents] + added
-            source.subagents = [path for _, path in sorted(pairs, key=lambda pair: subagent_order(pair[0]))]
-
-    def _codex(self, wanted: list[Entry]) -> None:
-        found = self.found
-        labels = {found.label(path) for path in found.codex}
-        names = {path.name for path in found.codex}
-        # Codex moves a rollout from sessions/ to archived_sessions/ by rename (never
-        # back): copies under both labels are one thread, read once, from the longer
-        # copy, else from where it went last.
-        best: dict[str, Entry] = {}
-        for entry in wanted:
-            name = entry.label.rsplit("/", 1)[-1]
-            if entry.label in labels or name in names:
-                continue
-            if name not in best or _codex_rank(entry) > _codex_rank(best[name]):
-                best[name] = entry
-        for entry in sorted(best.values(), key=lambda e: e.label):
-            path = self._restored("codex", entry.label)
-            if path is not None:
-                found.codex.append(path)
-                self.kept.since[entry.label] = entry.archived
-
-
-def _codex_rank(entry: Entry) -> tuple[int, bool, str, str]:
-    return (entry.size, entry.label.startswith("archived_sessions/"), entry.archived, entry.label)
-
-
-def _in_scope(entry: Entry, scope: list[Path]) -> bool:
-    for origin in entry.origins:
-        where = Path(origin)
-        if any(where == root or where.is_relative_to(root) for root in scope):
-            return True
-    return False
-
-
-# --------------------------------------------------------------------------- Claude's cleanup setting
-
-
-def cleanup_notice(found: Discovered, config: BuildConfig) -> str | None:
-    """One plain sentence when Claude Code will delete the transcripts this site
-    shows: its settings have no ``cleanupPeriodDays`` or one of 30 days or less.
-    Only read, never written: bough does not touch the agent's settings."""
-    if not found.claude or found.used_examples:
-        return None
-    days, why = claude_cleanup_days()
-    if days > _DEFAULT_CLEANUP_DAYS:
-        return None
-    when = "every time it starts" if days == 0 else f"after {days:g} days"
-    deletes = f"Claude Code deletes transcripts {when} ({why})"
-    if config.archive is None:
-        return f"{deletes}, and the archive is off (--no-archive): sessions it deletes will drop off this site."
-    return f"{deletes}; bough's archive in {config.archive} keeps a copy of every session it reads, so they stay."
-
-
-def claude_cleanup_days() -> tuple[float, str]:
-    """The shortest retention among Claude Code's settings files, and why."""
-    shortest: tuple[float, str] | None = None
-    for path in claude_settings_files():
-        days, why = _cleanup_setting(path)
-        if shortest is None or days < shortest[0]:
-            shortest = (days, why)
-    return shortest or (float(_DEFAULT_CLEANUP_DAYS), "its default")
-
-
-def _cleanup_setting(path: Path) -> tuple[float, str]:
-    """``cleanupPeriodDays`` from one settings file, read defensively: where the
-    file, the key or a usable number is missing, Claude Code's default applies."""
-    default = float(_DEFAULT_CLEANUP_DAYS)
-    if not os.path.lexists(path):
-        return default, f"its default: there is no {path}"
-    handle = open_regular(path, str(path), lambda warning: None)
-    if handle is None:
-        return default, f"its default: {path} cannot be read"
-    with handle:
-        data = handle.read(_MAX_RECORD + 1)
-    try:
-        settings = orjson.loads(data) if len(data) <= _MAX_RECORD else None
-    except orjson.JSONDecodeError:
-        settings = None
-    if not isinstance(settings, dict):
-        return default, f"its default: {path} is not a JSON object"
-    value = settings.get("cleanupPeriodDays")
-    if value is None:
-        return default, f"its default: {path} sets no cleanupPeriodDays"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        return default, f"its default: cleanupPeriodDays in {path} is not a number of days"
-    return float(value), f"cleanupPeriodDays in {path}"
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -912,7 +560,7 @@ def _lstat_mode(path: Path) -> int:
         return 0
 
 
-def _is_regular(path: Path) -> bool:
+def is_regular(path: Path) -> bool:
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:

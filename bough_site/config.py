@@ -39,6 +39,27 @@ class BuildConfig:
     def wants(self, source: str) -> bool:
         return self.source_filter in ("all", source)
 
+    def roots(self) -> list[Path]:
+        """What this build reads: the sources given, else the agents' default homes."""
+        return list(self.sources) if self.sources else agent_roots(self.source_filter)
+
+
+def agent_roots(source_filter: str = "all", env: Mapping[str, str] | None = None) -> list[Path]:
+    """Where the agents keep their transcripts, for the sources ``source_filter``
+    selects: what a build with no SOURCE reads, what its archive's scope is, and
+    what ``bough serve --watch`` watches. The one place these are listed."""
+    roots: list[Path] = []
+    if source_filter in ("all", "claude"):
+        roots += claude_project_roots(env)
+    if source_filter in ("all", "codex"):
+        roots += codex_session_roots(env)
+    return roots
+
+
+def agent_homes(env: Mapping[str, str] | None = None) -> list[Path]:
+    """The agents' own directories (``~/.claude``, ``~/.codex``): bough never writes inside them."""
+    return [root.parent for root in claude_project_roots(env)] + [codex_home(env)]
+
 
 def claude_project_roots(env: Mapping[str, str] | None = None) -> list[Path]:
     """Claude Code's projects directories: ``$CLAUDE_CONFIG_DIR/projects`` (the

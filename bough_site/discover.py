@@ -3,8 +3,10 @@
 Discovery only lists files; it never parses a transcript beyond peeking at the
 first lines of a file to tell the two formats apart (the format is detected
 from the content, not the path) and to find which session an old-layout
-sub-agent file belongs to.
+sub-agent file belongs to. It writes nothing: copying into the archive, and
+adding what only the archive still has, is the next stage (archive_sync.py).
 """
+
 
 from __future__ import annotations
 
@@ -13,20 +15,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import orjson
-
-from .archive import Kept, cleanup_notice, keep_history
-from .config import BuildConfig, claude_project_roots, codex_session_roots
+from .config import BuildConfig
 from .model import Warning
 from .readers.claude import ClaudeSource
-from .readers.lines import open_regular, printable_name
+from .readers.lines import open_regular, peek_field, printable_name
 
 WarnFn = Callable[[Warning], None]
 EXAMPLES = Path(__file__).parent / "examples"
 _YEAR = re.compile(r"^\d{4}$")
-_PEEK_LINES = 20
 ORPHAN_AGENT = "sub-agent transcript whose session is not here; shown as a session of its own"
 
 
@@ -37,9 +34,6 @@ class Discovered:
     inputs: list[Path] = field(default_factory=list)  # the directories and files read
     labels: dict[Path, str] = field(default_factory=dict)  # file -> how warnings and sidecars name it
     used_examples: bool = False
-    # What came from bough's archive; close() once every file is read.
-    kept: Kept = field(default_factory=Kept)
-    notes: list[str] = field(default_factory=list)  # said once in the build's summary
 
     def label(self, path: Path) -> str:
         return self.labels.get(path, path.name)
@@ -49,25 +43,19 @@ class Discovered:
 
 
 def discover(config: BuildConfig, warn: WarnFn) -> Discovered:
+    """The transcripts under the sources given, else under the agents' default
+    homes (those that exist)."""
     found = Discovered()
-    for source in config.sources or _default_sources(config):
+    for source in config.sources or [root for root in config.roots() if root.is_dir()]:
         _discover_source(found, Path(source), config, warn)
-    found.kept = keep_history(found, config, warn)
-    if not config.sources and found.empty():
-        found.used_examples = True
-        _discover_source(found, EXAMPLES / "claude" / "projects", config, warn)
-        _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn)
-    found.notes = [note for note in [cleanup_notice(found, config)] if note]
     return found
 
 
-def _default_sources(config: BuildConfig) -> list[Path]:
-    roots: list[Path] = []
-    if config.wants("claude"):
-        roots += claude_project_roots()
-    if config.wants("codex"):
-        roots += codex_session_roots()
-    return [root for root in roots if root.is_dir()]
+def add_examples(found: Discovered, config: BuildConfig, warn: WarnFn) -> None:
+    """The bundled examples, for a first run with no history at all."""
+    found.used_examples = True
+    _discover_source(found, EXAMPLES / "claude" / "projects", config, warn)
+    _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn)
 
 
 def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn: WarnFn) -> None:
@@ -123,7 +111,7 @@ def _scan_project_dir(found: Discovered, project_dir: Path, label_root: Path, co
         if _is_dir(entry):
             warn(Warning(_relative_label(path, label_root), 0, "a directory named *.jsonl, skipped"))
             continue
-        if entry.name.startswith("agent-") and _peek_field(path, "isSidechain") is True:
+        if entry.name.startswith("agent-") and peek_field(path, "isSidechain") is True:
             old_agents.append(path)
             continue
         _add_file(found, path, label_root, config, warn, sessions)
@@ -172,32 +160,13 @@ def _attach_old_agent(
     they belong to the session whose ``sessionId`` their records carry."""
     label = _relative_label(agent, label_root)
     found.labels[agent] = label
-    session_id = _peek_field(agent, "sessionId")
+    session_id = peek_field(agent, "sessionId")
     parent = sessions.get(session_id) if isinstance(session_id, str) else None
     if parent is not None:
         parent.subagents.append(agent)
         return
     warn(Warning(label, 0, ORPHAN_AGENT))
     found.claude.append(ClaudeSource(agent, []))
-
-
-def _peek_field(path: Path, name: str) -> Any:
-    """The value of ``name`` in the first of the file's first lines that has it."""
-    handle = open_regular(path, str(path), lambda warning: None)
-    if handle is None:
-        return None
-    with handle:
-        for _ in range(_PEEK_LINES):
-            line = handle.readline(1 << 20)
-            if not line:
-                break
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(obj, dict) and name in obj:
-                return obj[name]
-    return None
 
 
 def _is_codex(path: Path) -> bool:

@@ -17,18 +17,18 @@ name clashes, Codex forks) to a second pass that knows the final slugs and
 links. A Claude resume links to its parent, almost always a session of its own
 project under its own name: its page is rendered with that link foreseen, and
 rendered again by the second pass only when the link turns out otherwise
-(``SessionResult.links`` says which links a page holds).
+(``SessionResult.links`` says which links a page holds: ``model.linked_sessions``,
+known before the page is rendered). Units, their keys and page names are
+plan/units.py's; what to read is the planner's (plan/).
 """
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 import os
-import posixpath
 import signal
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,109 +38,21 @@ import orjson
 
 from . import sidecars, urls
 from .inherit import FileSummary, Inheritance
-from .manifest import (
-    FileState,
-    file_state,
-    hide,
-    read_state,
-    sha256_prefix,
-    summarize,
-    tally_to_json,
-)
-from .model import Project, Session, Warning
-from .redact import Redactor
+from .manifest import FileState, sha256_prefix
+from .model import Project, Session, Warning, linked_sessions
+from .options import Options
+from .plan.units import CLAUDE, Unit, file_size, optimistic_slug, project_identity
 from .scrub import scrub_session
+from .state import read_state
+from .summaries import summarize, tally_to_json
 from .work import summarize_work
-from .write import slug
 
 if TYPE_CHECKING:
     from .render.highlight import BlockCache
 
-CLAUDE, CODEX = "claude", "codex"
-
-
-# --------------------------------------------------------------------------- units
-
-
-@dataclass(frozen=True)
-class Unit:
-    key: str  # "claude-<digest of the main file's label>" or "codex"
-    kind: str  # CLAUDE | CODEX
-    paths: tuple[str, ...]  # every file read; for Claude the main file first, then its sub-agents
-    labels: tuple[str, ...]  # how warnings and sidecars name each of paths
-    # The archive's dates: main-file label -> since when bough keeps it (Session.kept_since).
-    since: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def size(self) -> int:
-        return sum(_size(path) for path in self.paths)
-
-    def session_key(self, session_id: str) -> str:
-        return f"{self.key}#{session_id}"
-
-    def states(self) -> list[FileState | None]:
-        return [file_state(Path(p), hide(label)) for p, label in zip(self.paths, self.labels)]
-
-
-def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], str],
-             since: dict[str, str] | None = None) -> list[Unit]:
-    """The units of a build, in discovery order (Codex last), with unique keys."""
-    since = since or {}
-    units: list[Unit] = []
-    seen: dict[str, int] = {}
-    for source in claude:
-        paths = [source.main, *source.subagents]
-        labels = tuple(label(p) for p in paths)
-        key = f"{CLAUDE}-{hide(labels[0])}"  # labels hold directory names: never stored as is
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] > 1:  # the same label under two roots
-            key = f"{key}-{seen[key]}"
-        dates = ((labels[0], since[labels[0]]),) if labels[0] in since else ()
-        units.append(Unit(key, CLAUDE, tuple(str(p) for p in paths), labels, dates))
-    if codex:
-        ordered = sorted(set(codex), key=str)
-        labels = tuple(label(p) for p in ordered)
-        dates = tuple(sorted((name, since[name]) for name in labels if name in since))
-        units.append(Unit(CODEX, CODEX, tuple(str(p) for p in ordered), labels, dates))
-    return units
-
-
-def project_identity(cwd: str) -> dict[str, str]:
-    """A project's id (a safe, stable slug with a hash of the full path, so two
-    projects with the same last component stay apart), name and cwd."""
-    name = posixpath.basename(cwd.rstrip("/")) or cwd or "(unknown directory)"
-    project_id = f"{slug(name, max_len=40)}-{hashlib.sha256(cwd.encode('utf-8', 'replace')).hexdigest()[:8]}"
-    return {"id": project_id, "name": name, "cwd": cwd}
-
-
-def optimistic_slug(session_id: str) -> str:
-    """The slug a session gets when no other session's slug clashes with it."""
-    return slug(session_id)
 
 
 # --------------------------------------------------------------------------- jobs and results
-
-
-@dataclass(frozen=True)
-class Options:
-    """What every worker needs to read and render, the same for the whole build."""
-
-    theme: str | None
-    search: bool
-    redact: bool
-    key: bytes
-    home: str | None = None  # set with --redact-paths
-    user: str | None = None
-    out: str = ""  # OUT, where last build's highlighted blocks are read from
-    # slug (case-folded) -> how many sessions known before reading may take it
-    slug_counts: tuple[tuple[str, int], ...] = ()
-
-    def digest_parts(self, key_digest: str) -> dict[str, Any]:
-        return {"search": self.search, "redact": self.redact, "key": key_digest,
-                "home": self.home, "user": self.user}
-
-    def redactor(self) -> Redactor:
-        return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)
 
 
 @dataclass
@@ -178,22 +90,6 @@ class UnitResult:
     files: list[FileState]
     warnings: list[list[Any]]
     sessions: list[SessionResult]
-
-
-class _Links(dict):
-    """Session links that note which a page asked for, and what it got."""
-
-    def __init__(self, links: dict[str, str] | None = None) -> None:
-        super().__init__(links or {})
-        self.asked: dict[str, str | None] = {}
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        value = super().get(key, default)
-        self.asked[key] = value
-        return value
-
-    def __bool__(self) -> bool:  # `links or {}` must keep this object
-        return True
 
 
 _OPTIONS: Options | None = None
@@ -268,7 +164,9 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
         out: list[tuple[str, bytes]] | None = None
         blocks = _block_cache(options, job.highlight.get(key))
-        links = _Links(job.links if job.final else _foreseen(job, project, options))
+        known = job.links if job.final else _foreseen(job, project, options)
+        # Each page this one links to, None where it is not known yet.
+        links = {other: known.get(other) for other in linked_sessions(session)}
         if job.final:
             chosen = job.slugs.get(key, optimistic_slug(session.id))
             if key in (job.only or ()):
@@ -277,13 +175,11 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
             chosen = optimistic_slug(session.id)
             folded = chosen.casefold()
             clash = counts.get(folded, 0) - own.get(folded, 0) + in_unit.get(folded, 0) > 1
-            if not clash:
+            if not clash and None not in links.values():  # else: a name or a link known only later
                 out = _render(session, project, chosen, links, options, blocks)
-                if None in links.asked.values():
-                    out = None  # it links to a page not known yet
         highlight = blocks.dump() if out is not None else None
-        asked = dict(links.asked) if out is not None else {}
-        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, highlight, asked))
+        links = links if out is not None else {}
+        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, highlight, links))
         del session
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
 
@@ -321,7 +217,7 @@ def _block_cache(options: Options, name: str | None) -> BlockCache:
     return BlockCache(read_state(Path(options.out), name) if options.out and name else None)
 
 
-def _render(session: Session, identity: dict[str, str], chosen: str, links: dict[str, str],
+def _render(session: Session, identity: dict[str, str], chosen: str, links: dict[str, str | None],
             options: Options, blocks: BlockCache) -> list[tuple[str, bytes]]:
     session.slug = chosen
     project = Project(id=identity["id"], name=identity["name"], cwd=identity["cwd"], sessions=[session], stats={})
@@ -349,7 +245,7 @@ def scan_files(files: list[tuple[str, str]], workers: int) -> list[FileSummary]:
     if workers <= 1 or len(files) <= 1:
         return [_scan(file) for file in files]
     # Largest first, so the pool ends together; read back in the order given.
-    order = sorted(range(len(files)), key=lambda i: (-_size(files[i][0]), i))
+    order = sorted(range(len(files)), key=lambda i: (-file_size(files[i][0]), i))
     with _pool(min(workers, len(files)), None) as pool:
         found = pool.map(_scan, [files[i] for i in order])
         summaries: dict[int, FileSummary] = dict(zip(order, found))
@@ -360,13 +256,6 @@ def _scan(file: tuple[str, str]) -> FileSummary:
     from .readers.claude import scan_main_file
 
     return scan_main_file(Path(file[0]), file[1])
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 def workers_for(jobs: int) -> int:

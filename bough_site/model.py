@@ -270,3 +270,26 @@ class Site:
     projects: list[Project]
     stats: dict[str, int]
     warnings: list[Warning] = field(default_factory=list)
+
+
+# --- what a session's page links to ---------------------------------------------
+
+
+def linked_sessions(session: Session) -> list[str]:
+    """The other sessions a session's page links to: a Codex fork's parent, and the
+    session each "inherited" marker names (in the timeline and in sub-agent runs).
+    The build resolves these to pages before the page is rendered."""
+    found = {session.parent_id} if isinstance(session.parent_id, str) else set()
+    runs = list(session.orphan_subagents)
+    items: list[TimelineItem] = list(session.timeline)
+    while items or runs:
+        if runs:
+            items.extend(runs.pop().timeline)
+            continue
+        item = items.pop()
+        if isinstance(item, Marker) and item.type == "inherited" and isinstance(item.ref_session, str):
+            found.add(item.ref_session)
+        elif isinstance(item, Reply):
+            runs.extend(block.subagent for block in item.blocks
+                        if isinstance(block, ToolCall) and block.subagent is not None)
+    return sorted(found)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from .build import BuildResult, build
-from .config import BuildConfig, claude_project_roots, codex_session_roots
+from .config import BuildConfig
 from .errors import BoughError
 
 HOST = "127.0.0.1"
@@ -70,15 +70,7 @@ def watch_paths(config: BuildConfig) -> list[Path]:
     """Where a change means a rebuild: the sources given (else the agents'
     default homes), and the theme; only those that exist (one that does not
     yet exist cannot be watched)."""
-    if config.sources:
-        sources = [Path(s) for s in config.sources]
-    else:
-        sources = []
-        if config.wants("claude"):
-            sources += claude_project_roots()
-        if config.wants("codex"):
-            sources += codex_session_roots()
-    paths = [p for p in sources if p.exists()]
+    paths = [Path(p) for p in config.roots() if Path(p).exists()]
     if config.theme is not None and Path(config.theme).is_dir():
         paths.append(Path(config.theme))
     return sorted({p.resolve() for p in paths})

@@ -15,7 +15,8 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from bough_site.archive import Archive, ArchiveError, check_place, claude_cleanup_days
+from bough_site.archive import Archive, ArchiveError, check_place
+from bough_site.archive_sync import claude_cleanup_days
 from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main, summary
 from bough_site.config import BuildConfig, archive_dir

@@ -360,7 +360,7 @@ def test_stats_are_those_of_a_build_that_shows_every_copy(tmp_path: Path, monkey
     src, _ = history(tmp_path / "history")
     run(src, tmp_path / "deduped")
     with monkeypatch.context() as patch:
-        patch.setattr("bough_site.resumes.decide", lambda files: {})  # nobody resumes anybody
+        patch.setattr("bough_site.plan.lineage.decide", lambda files: {})  # nobody resumes anybody
         run(src, tmp_path / "whole")
     deduped, whole = sidecars(tmp_path / "deduped"), sidecars(tmp_path / "whole")
     assert {k: v["stats"] for k, v in deduped.items()} == {k: v["stats"] for k, v in whole.items()}

@@ -23,8 +23,9 @@ import pytest
 
 from .test_example_output import REPO, be
 
-# What a wheel is built from; everything else in the checkout is not packaged.
-SOURCES = ("pyproject.toml", "README.md", "bough_site", "themes")
+# What a wheel is built from: the product, and beside it the generators and the
+# benchmark, which must not be packaged (the wheel is checked for them).
+SOURCES = ("pyproject.toml", "README.md", "bough_site", "themes", "corpus", "benchmarks")
 THEME_FILES = ("templates/base.html", "templates/session.html", "static/bough.css", "static/bough.js")
 
 
@@ -89,6 +90,8 @@ def test_wheel_ships_the_theme_and_examples(wheel: Path) -> None:
     assert examples
     missing = [name for name in examples if name not in names]
     assert not missing, f"bundled examples missing from the wheel: {missing}"
+    generators = sorted(name for name in names if name.startswith(("corpus/", "tests/", "benchmarks/")))
+    assert not generators, f"test and benchmark code does not ship: {generators}"
 
 
 def test_installed_bough_builds_the_examples_with_its_theme(venv: Path, tmp_path: Path) -> None:

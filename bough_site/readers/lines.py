@@ -242,3 +242,25 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, bool):
         return "boolean"
     return "number"
+
+
+_PEEK_LINES = 20
+
+
+def peek_field(path: Path, name: str) -> Any:
+    """The value of ``name`` in the first of the file's first lines that has it."""
+    handle = open_regular(path, str(path), lambda warning: None)
+    if handle is None:
+        return None
+    with handle:
+        for _ in range(_PEEK_LINES):
+            line = handle.readline(1 << 20)
+            if not line:
+                break
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(obj, dict) and name in obj:
+                return obj[name]
+    return None

@@ -24,9 +24,11 @@ from pathlib import Path
 
 import orjson
 
-from .inherit import FileSummary, Inheritance, decide
-from .manifest import Manifest, SessionState, hide, read_state, state_name
-from .model import SOURCE_CLAUDE
+from ..inherit import FileSummary, Inheritance, decide
+from ..manifest import Manifest, SessionState
+from ..model import SOURCE_CLAUDE
+from ..state import read_state, state_name
+from ..summaries import hide
 
 SCAN_SUFFIX = ".records"
 

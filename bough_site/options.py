@@ -1,0 +1,85 @@
+"""The options of a build: what every worker needs, and one digest of what changes every page.
+
+:class:`Options` travels to each worker process; :func:`options_digest` is kept
+in the manifest, and when it differs from the last build's, every session is
+rendered again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import __version__
+from .config import BuildConfig, home
+from .manifest import SCHEMA
+from .redact import Redactor
+
+# The bundled examples hold only fake secrets; a fixed key keeps their pages reproducible.
+EXAMPLES_REDACTION_KEY = b"bough-examples"
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every worker needs to read and render, the same for the whole build."""
+
+    theme: str | None
+    search: bool
+    redact: bool
+    key: bytes
+    home: str | None = None  # set with --redact-paths
+    user: str | None = None
+    out: str = ""  # OUT, where last build's highlighted blocks are read from
+    # slug (case-folded) -> how many sessions known before reading may take it
+    slug_counts: tuple[tuple[str, int], ...] = ()
+
+    def digest_parts(self, key_digest: str) -> dict[str, Any]:
+        return {"search": self.search, "redact": self.redact, "key": key_digest,
+                "home": self.home, "user": self.user}
+
+    def redactor(self) -> Redactor:
+        return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)
+
+    def digest(self, theme: Path | None) -> str:
+        """This build's options digest (see :func:`options_digest`)."""
+        return options_digest(self.digest_parts(key_digest(self.key)), theme)
+
+
+def build_options(config: BuildConfig, used_examples: bool, redaction_key: bytes | None) -> Options:
+    key = EXAMPLES_REDACTION_KEY if used_examples else (redaction_key or b"")
+    user_home = user = None
+    if config.redact_paths:
+        user_home = str(home())
+        user = os.path.basename(user_home.rstrip("/")) or None
+    return Options(theme=str(config.theme) if config.theme else None, search=config.search, redact=config.redact,
+                   key=key, home=user_home, user=user, out=str(config.out))
+
+
+def options_digest(parts: dict[str, Any], theme: Path | None) -> str:
+    """One digest of everything that changes every page: the given option values,
+    bough's version, and every file of the default and user themes. (Not bough's
+    code: a change to it that changes pages must come with a new version.)"""
+    h = hashlib.sha256()
+    h.update(orjson.dumps({"schema": SCHEMA, "version": __version__, **parts}, option=orjson.OPT_SORT_KEYS))
+    from .render.env import default_theme_dir
+
+    for label, root, pattern in (
+        ("default-theme", default_theme_dir(), "*"),
+        ("theme", theme, "*"),
+    ):
+        if root is None:
+            continue
+        for path in sorted(p for p in Path(root).rglob(pattern) if p.is_file() and "__pycache__" not in p.parts):
+            h.update(f"\0{label}\0{path.relative_to(root).as_posix()}\0".encode("utf-8", "surrogateescape"))
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def key_digest(key: bytes) -> str:
+    """Stands for the redaction key in the options digest (the key itself is never stored)."""
+    return hashlib.sha256(b"bough-manifest-redaction-key\0" + key).hexdigest()

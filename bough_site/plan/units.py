@@ -1,0 +1,90 @@
+"""Units: what one reader call reads, and the names the build gives what it reads.
+
+A *unit* is a Claude session (its file and its sub-agent files) or every Codex
+rollout together (forks and sub-agents are matched across files). Its key is
+stable across builds (made from labels, never stored as they are), so the
+manifest can say what each unit made last time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..manifest import FileState, file_state
+from ..summaries import hide
+from ..write import slug
+
+CLAUDE, CODEX = "claude", "codex"
+
+
+@dataclass(frozen=True)
+class Unit:
+    key: str  # "claude-<digest of the main file's label>" or "codex"
+    kind: str  # CLAUDE | CODEX
+    paths: tuple[str, ...]  # every file read; for Claude the main file first, then its sub-agents
+    labels: tuple[str, ...]  # how warnings and sidecars name each of paths
+    # The archive's dates: main-file label -> since when bough keeps it (Session.kept_since).
+    since: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def size(self) -> int:
+        return sum(file_size(path) for path in self.paths)
+
+    def session_key(self, session_id: str) -> str:
+        return f"{self.key}#{session_id}"
+
+    def since_digest(self) -> str:
+        """Stands for the archive's dates of its files (a change reads the unit again)."""
+        return hide(repr(self.since)) if self.since else ""
+
+    def states(self) -> list[FileState | None]:
+        return [file_state(Path(p), hide(label)) for p, label in zip(self.paths, self.labels)]
+
+
+def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], str],
+             since: dict[str, str] | None = None) -> list[Unit]:
+    """The units of a build, in discovery order (Codex last), with unique keys."""
+    since = since or {}
+    units: list[Unit] = []
+    seen: dict[str, int] = {}
+    for source in claude:
+        paths = [source.main, *source.subagents]
+        labels = tuple(label(p) for p in paths)
+        key = f"{CLAUDE}-{hide(labels[0])}"  # labels hold directory names: never stored as is
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:  # the same label under two roots
+            key = f"{key}-{seen[key]}"
+        dates = ((labels[0], since[labels[0]]),) if labels[0] in since else ()
+        units.append(Unit(key, CLAUDE, tuple(str(p) for p in paths), labels, dates))
+    if codex:
+        ordered = sorted(set(codex), key=str)
+        labels = tuple(label(p) for p in ordered)
+        dates = tuple(sorted((name, since[name]) for name in labels if name in since))
+        units.append(Unit(CODEX, CODEX, tuple(str(p) for p in ordered), labels, dates))
+    return units
+
+
+def project_identity(cwd: str) -> dict[str, str]:
+    """A project's id (a safe, stable slug with a hash of the full path, so two
+    projects with the same last component stay apart), name and cwd."""
+    name = posixpath.basename(cwd.rstrip("/")) or cwd or "(unknown directory)"
+    project_id = f"{slug(name, max_len=40)}-{hashlib.sha256(cwd.encode('utf-8', 'replace')).hexdigest()[:8]}"
+    return {"id": project_id, "name": name, "cwd": cwd}
+
+
+def optimistic_slug(session_id: str) -> str:
+    """The slug a session gets when no other session's slug clashes with it."""
+    return slug(session_id)
+
+
+def file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

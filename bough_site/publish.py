@@ -1,0 +1,162 @@
+"""Publish: the pages of the site itself, made from the sessions' summaries.
+
+The index, each project's page and sidecar, the static assets and the search
+index, once every session of the build is assembled. What each is made of is
+digested (a *signature*): when it is the last build's, the file the last build
+wrote is kept instead of rendered again, so an append to one session renders
+one project page however many projects there are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import search, sidecars, urls
+from .errors import OutputError
+from .manifest import Manifest
+from .model import Project, Session, Site, Warning
+from .options import Options
+from .stats import Tally
+from .write import SiteWriter, is_regular_file, json_bytes
+
+
+@dataclass
+class Outputs:
+    """The build's files in OUT: each written or kept once (a content-addressed
+    image two sessions show is written by the first)."""
+
+    writer: SiteWriter
+    claimed: set[str] = field(default_factory=set)
+
+    def write(self, files: list[tuple[str, bytes]]) -> list[str]:
+        paths = []
+        for path, data in files:
+            paths.append(path)
+            if path not in self.claimed:
+                self.claimed.add(path)
+                self.writer.write(path, data)
+        return paths
+
+    def keep(self, path: str) -> None:
+        """Own a file of the last build without writing it again (OutputError when it is gone)."""
+        if path not in self.claimed:
+            self.writer.keep(path)
+            self.claimed.add(path)
+
+
+@dataclass
+class SitePages:
+    """What publishing made, for the manifest."""
+
+    site: Site
+    outputs: list[str]
+    signature: str
+    project_signatures: dict[str, str]
+
+
+def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
+               warnings: list[Warning]) -> tuple[str, dict[str, str]]:
+    """What the index and project pages are made of (``parts`` of each session),
+    as one digest for the site and one per project."""
+    site = hashlib.sha256()
+    per_project = {}
+    for project in projects:
+        mine = hashlib.sha256(orjson.dumps(project.id))
+        for session in project.sessions:
+            mine.update(orjson.dumps(parts(session), option=orjson.OPT_SORT_KEYS))
+        per_project[project.id] = mine.hexdigest()
+        site.update(mine.digest())
+    site.update(orjson.dumps([[w.file, w.line, w.reason] for w in warnings]))
+    return site.hexdigest(), per_project
+
+
+def publish(projects: list[Project], tally: Callable[[Session], Tally | None], warnings: list[Warning], *,
+            signature: str, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
+            options: Options, outputs: Outputs, report: Callable[[str], None]) -> SitePages:
+    """The site's own pages, rendered or kept. ``tally`` gives a session's counting
+    identities (read only when something changed)."""
+    if same_options and previous.site_outputs and previous.site_signature == signature:
+        try:
+            for path in previous.site_outputs:
+                outputs.keep(path)
+            site = site_stats(projects, None, warnings, previous)
+            return SitePages(site, list(previous.site_outputs), signature, project_signatures)
+        except OutputError:
+            pass  # a file went missing: render them all
+    site = site_stats(projects, tally, warnings, previous)
+    from .render.pages import Renderer
+
+    renderer = Renderer(Path(options.theme) if options.theme else None, search=options.search)
+    files: list[tuple[str, bytes]] = list(renderer.assets())
+    kept: list[str] = []
+    for project in site.projects:
+        unchanged = previous.project_signatures.get(project.id) == project_signatures[project.id]
+        if not (same_options and unchanged and _keep_project(project, previous, outputs, kept)):
+            files.append((urls.project_html(project.id), renderer.project_page(project, site)))
+            files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
+    files.append((urls.INDEX_HTML, renderer.index_page(site)))
+    files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
+    if options.search:
+        files.append((search.FALLBACK_PATH, search.fallback_script(site)))
+    paths = sorted(kept + outputs.write(files))
+    if options.search:  # after the session pages, which Pagefind reads from OUT; a bundle per project
+        paths += search.pagefind_shards(outputs.writer, previous.site_outputs, outputs.write, outputs.keep, report)
+    return SitePages(site, paths, signature, project_signatures)
+
+
+def _keep_project(project: Project, previous: Manifest, outputs: Outputs, kept: list[str]) -> bool:
+    """Keep a project's page and sidecar as the last build wrote them (what they
+    are made of is the same): an append to one session must not render every
+    project page again (a site may have hundreds)."""
+    paths = [urls.project_html(project.id), urls.project_json(project.id)]
+    root = outputs.writer.out
+    if not all(path in previous.site_outputs and is_regular_file(root / path) for path in paths):
+        return False
+    for path in paths:
+        outputs.keep(path)
+    kept.extend(paths)
+    return True
+
+
+def site_stats(projects: list[Project], tally: Callable[[Session], Tally | None] | None,
+               warnings: list[Warning], previous: Manifest) -> Site:
+    """Project and site numbers: unions of the sessions' identities. Without
+    ``tally`` (nothing changed) the last build's numbers are the numbers."""
+    out = []
+    for project in projects:
+        tallies = [tally(session) if tally else None for session in project.sessions]
+        made = project_of({"id": project.id, "name": project.name, "cwd": project.cwd}, project.sessions, tallies)
+        if tally is None:
+            made.stats = previous.project_stats.get(project.id, made.stats)
+        out.append(made)
+    site = site_of(out, warnings)
+    if tally is None and previous.site_stats:
+        site.stats = dict(previous.site_stats)
+    return site
+
+
+def project_of(identity: dict[str, str], sessions: list[Session], tallies: list[Tally | None]) -> Project:
+    tally = Tally()
+    for one in tallies:
+        if one is not None:
+            tally.merge(one)
+    return Project(id=identity["id"], name=identity["name"], cwd=identity["cwd"], sessions=sessions,
+                   stats=tally.stats(), tally=tally)
+
+
+def site_of(projects: list[Project], warnings: list[Warning]) -> Site:
+    projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)
+    site_tally = Tally()
+    for project in projects:
+        site_tally.merge(project.tally)
+    return Site(projects=projects, stats=site_tally.stats(), warnings=warnings)
+
+
+def latest(sessions: list[Session]) -> str:
+    return max((s.ended or s.started or "" for s in sessions), default="")

@@ -1,0 +1,172 @@
+"""Session summaries and counting identities, as JSON data the build can keep.
+
+A *summary* is every field of a session that the site outside its own page
+needs (the index, project pages, sidecars and search): never its timeline.
+Index and project pages are rendered from summaries only, in a fresh build as in
+an incremental one, so both give the same bytes. A *tally* (stats.Tally) is the
+set of identities a session counts; project and site numbers are their unions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from .model import Session, Usage, Warning
+from .stats import Tally
+
+# --------------------------------------------------------------------------- session summaries
+
+# Session fields a summary carries. A new per-session field that the index,
+# project pages or sidecars should show (commits, files changed, a search
+# excerpt ...) is added to Session and named here: it is then stored for
+# reused sessions too. Its value must be JSON data, dataclasses of the model
+# or lists, dicts and tuples of those. The timeline never is: summaries must
+# stay small.
+SUMMARY_FIELDS: tuple[str, ...] = (
+    "id",
+    "source",
+    "cwd",
+    "title",
+    "started",
+    "ended",
+    "versions",
+    "models",
+    "git_branch",
+    "files",
+    "stats",
+    "parent_id",
+    "redactions",
+    "kept_since",
+    # What the agent built (bough_site/work.py): the project page's timeline and charts.
+    "commits",
+    "file_changes",
+    "agents",
+    "prompt_times",
+    "reply_usage",
+    "search_items",  # the file:// search index (search.py)
+    "anchor_parts",  # which part of a split page holds a linked moment (render/pages.py)
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _session_fields() -> dict[str, Any]:
+    hints = typing.get_type_hints(Session)
+    return {name: hints[name] for name in SUMMARY_FIELDS if name in hints}
+
+
+def summarize(session: Session) -> dict[str, Any]:
+    """The part of a session the site outside its own page needs, as JSON data."""
+    out: dict[str, Any] = {name: _encode(getattr(session, name)) for name in _session_fields()}
+    out["warnings"] = [[w.file, w.line, w.reason] for w in session.warnings]
+    return out
+
+
+def session_from_summary(summary: dict[str, Any], slug: str) -> Session:
+    """A Session with every summary field and an empty timeline."""
+    values = {name: _decoder(hint)(summary[name]) for name, hint in _session_fields().items() if name in summary}
+    for name in ("versions", "models", "files"):
+        values[name] = list(values.get(name) or [])
+    for name in ("stats", "redactions"):
+        values[name] = dict(values.get(name) or {})
+    for name in ("id", "source", "cwd", "title", "started", "ended", "git_branch"):
+        values.setdefault(name, None)
+    warnings = [Warning(f, n, r) for f, n, r in summary.get("warnings") or []]
+    return Session(**values, timeline=[], warnings=warnings, slug=slug)
+
+
+def _encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_encode(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _encode(item) for key, item in value.items()}
+    return value
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@functools.cache
+def _decoder(hint: Any) -> Callable[[Any], Any]:
+    """A function turning JSON data back into the type a Session field is
+    annotated with (dataclasses, lists, dicts and tuples of them), made once per type."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        if len(options) != 1:
+            return _same
+        inner = _decoder(options[0])
+        return _same if inner is _same else (lambda value: None if value is None else inner(value))
+    if dataclasses.is_dataclass(hint):
+        hints = typing.get_type_hints(hint)
+        fields_ = [(f.name, _decoder(hints[f.name])) for f in dataclasses.fields(hint)]
+
+        def dataclass_(value: Any) -> Any:
+            if not isinstance(value, dict):
+                return value
+            return hint(**{name: decode(value[name]) for name, decode in fields_ if name in value})
+
+        return dataclass_
+    args = typing.get_args(hint)
+    if origin is list:
+        item = _decoder(args[0]) if args else _same
+        if item is _same:
+            return lambda value: list(value) if isinstance(value, list) else value
+        return lambda value: [item(v) for v in value] if isinstance(value, list) else value
+    if origin is dict:
+        item = _decoder(args[1]) if len(args) == 2 else _same
+        if item is _same:
+            return lambda value: dict(value) if isinstance(value, dict) else value
+        return lambda value: {k: item(v) for k, v in value.items()} if isinstance(value, dict) else value
+    if origin is tuple:
+        return lambda value: tuple(value) if isinstance(value, list) else value
+    return _same
+
+
+# --------------------------------------------------------------------------- tallies
+
+_TALLY_SETS = tuple(f.name for f in dataclasses.fields(Tally) if f.type in ("set[str]", set[str]))
+_USAGE = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+          "reasoning_output_tokens")
+
+
+def tally_to_json(tally: Tally) -> dict[str, Any]:
+    """A tally as JSON data, each identity replaced by an 80-bit digest of it:
+    identities name files and paths (``<label>:<line>``, a changed file's path),
+    and OUT may be published with its dotfiles. Project and site counts are
+    unions of these digests, in a fresh build as in an incremental one."""
+    out: dict[str, Any] = {key: sorted({hide(item) for item in getattr(tally, key)}) for key in _TALLY_SETS}
+    replies: dict[str, Usage] = {}
+    for key, usage in tally.replies.items():
+        digest = hide(key)
+        seen = replies.get(digest)
+        if seen is None or usage.total() > seen.total():
+            replies[digest] = usage
+    out["replies"] = [[key, *(getattr(u, name) for name in _USAGE)] for key, u in sorted(replies.items())]
+    out["lines"], out["skipped_lines"], out["has_reasoning"] = tally.lines, tally.skipped_lines, tally.has_reasoning
+    return out
+
+
+def tally_from_json(data: dict[str, Any]) -> Tally:
+    tally = Tally()
+    for key in _TALLY_SETS:
+        getattr(tally, key).update(data.get(key) or ())
+    for key, *numbers in data.get("replies") or ():
+        tally.replies[key] = Usage(*numbers)
+    tally.lines = int(data.get("lines") or 0)
+    tally.skipped_lines = int(data.get("skipped_lines") or 0)
+    tally.has_reasoning = bool(data.get("has_reasoning"))
+    return tally
+
+
+def hide(text: str) -> str:
+    """A short, stable digest standing for a name that must not be stored as is."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
