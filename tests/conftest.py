@@ -9,6 +9,8 @@ import os
 import pytest
 from hypothesis import settings
 
+from .records import reset_clock
+
 # In CI the property tests run a fixed, reproducible set of examples (a red CI run can be
 # replayed exactly); locally they keep exploring new random ones.
 settings.register_profile("ci", derandomize=True, database=None)
@@ -17,6 +19,11 @@ if os.environ.get("CI"):
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 FIXTURES = SHARED / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def fresh_record_clock() -> None:
+    reset_clock()
 
 
 @pytest.fixture(autouse=True)
