@@ -61,10 +61,11 @@ class Kept:
                 session.kept_since = self.since[session.files[0]]
 
 
-def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn) -> Kept:
-    """Copy every live file ``found`` lists into the archive, then add to ``found``
-    what only the archive still has (and the archived copy of any file that got
-    shorter). The caller closes the result once every file is read."""
+def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, workers: int = 1) -> Kept:
+    """Copy every live file ``found`` lists into the archive (what is new or grew,
+    compressed by ``workers`` processes), then add to ``found`` what only the
+    archive still has (and the archived copy of any file that got shorter).
+    The caller closes the result once every file is read."""
     kept = Kept()
     if config.archive is None:
         return kept
@@ -75,9 +76,19 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn) -> Kept:
         entries, problems = archive.entries(clean=True)
         for problem in problems:
             warn(Warning(str(archive.root), 0, f"archive: {problem}"))
-        shorter = _sync(archive, found, entries, warn, utc_now())
+        work = _Sync(archive, entries, utc_now())
+        work.look(found)
+        if work.records or work.copies:
+            archive.forget_index()  # written again below, once the copies and records are
+            work.copy(warn, workers)
+            archive.save_index(entries.values())
+        elif problems or not archive.has_index():
+            archive.save_index(entries.values())
+        for key in sorted(work.shorter):
+            warn(Warning(key[1], 0, f"shorter than bough's archived copy ({entries[key].size:,} bytes); "
+                                    "transcripts only grow, so this build reads the archived copy"))
         try:
-            _Merge(archive, kept, found, entries, warn).run(shorter, scope, config)
+            _Merge(archive, kept, found, entries, warn).run(work.shorter, scope, config)
         except BaseException:
             kept.close()
             raise
@@ -89,52 +100,113 @@ def scope_roots(config: BuildConfig) -> list[Path]:
     return [Path(os.path.abspath(root)) for root in config.roots()]
 
 
-def _sync(
-    archive: Archive, found: Discovered, entries: dict[tuple[str, str], Entry], warn: WarnFn, now: str
-) -> set[tuple[str, str]]:
-    """Copy each file the build found into the archive (updating ``entries``);
-    returns the keys whose live file is shorter than its copy."""
-    shorter: set[tuple[str, str]] = set()
+@dataclass
+class _Copy:
+    """A live file to copy into the archive: new, or grown since its copy."""
 
-    def store(kind: str, path: Path, label: str, **facts: Any) -> None:
+    path: Path
+    old: Entry | None
+    entry: Entry  # the record it will have (its size, mtime and sha256 filled in by the copy)
+
+
+class _Sync:
+    """What the live files ask of the archive: copies to make, records whose facts
+    changed (a file moved, a sub-agent more), files shorter than their copy."""
+
+    def __init__(self, archive: Archive, entries: dict[tuple[str, str], Entry], now: str) -> None:
+        self.archive, self.entries, self.now = archive, entries, now
+        self.copies: list[_Copy] = []
+        self.records: list[Entry] = []
+        self.shorter: set[tuple[str, str]] = set()
+        self._listed: dict[Path, set[str]] = {}
+
+    def look(self, found: Discovered) -> None:
+        for source in found.claude:
+            main = found.label(source.main)
+            labels = [found.label(path) for path in source.subagents]
+            self._file("claude", source.main, main, role="session", subagents=labels,
+                       orphan=_is_orphan_agent(source))
+            for path, label in zip(source.subagents, labels):
+                self._file("claude", path, label, role="subagent", session=main)
+                meta = _meta_path(path)
+                if is_regular(meta):
+                    self._file("claude", meta, _meta_label(label), role="meta", session=main)
+        for path in found.codex:
+            if not path.name.endswith(".zst"):  # not read either: the reader skips compressed rollouts
+                self._file("codex", path, found.label(path), role="rollout")
+
+    def _file(self, kind: str, path: Path, label: str, **facts: Any) -> None:
         key = (kind, label)
-        old = entries.get(key)
+        old = self.entries.get(key)
         try:
             info = os.stat(path)
-            if not stat.S_ISREG(info.st_mode):
-                return
-            new = None
-            if old is None or info.st_size >= old.size:
-                new = _with_facts(old or _blank(kind, label, now), os.path.abspath(path), facts)
-                unchanged = old is not None and (info.st_size, info.st_mtime_ns) == (old.size, old.mtime_ns)
-                if unchanged and is_regular(archive.data_path(old)):
-                    if new != old:
-                        archive.write_record(new)
-                else:
-                    new = archive.store(path, old, replace(new, updated=now))
-        except OSError as err:
-            warn(Warning(label, 0, f"not copied into the archive {archive.root}: {err.strerror or err}"))
+        except OSError:
+            return  # gone since discovery listed it: the reader will say so
+        if not stat.S_ISREG(info.st_mode):
             return
-        if new is None:
-            shorter.add(key)
-            warn(Warning(label, 0, f"shorter than bough's archived copy ({old.size:,} bytes); transcripts "
-                                   "only grow, so this build reads the archived copy"))
-        else:
-            entries[key] = new
+        if old is not None and info.st_size < old.size:
+            self.shorter.add(key)
+            return
+        new = _with_facts(old or _blank(kind, label, self.now), os.path.abspath(path), facts)
+        if old is not None and (info.st_size, info.st_mtime_ns) == (old.size, old.mtime_ns) and self._copied(old):
+            if new != old:
+                self.entries[key] = new
+                self.records.append(new)
+            return
+        self.copies.append(_Copy(path, old, replace(new, updated=self.now)))
 
-    for source in found.claude:
-        main = found.label(source.main)
-        labels = [found.label(path) for path in source.subagents]
-        store("claude", source.main, main, role="session", subagents=labels, orphan=_is_orphan_agent(source))
-        for path, label in zip(source.subagents, labels):
-            store("claude", path, label, role="subagent", session=main)
-            meta = _meta_path(path)
-            if is_regular(meta):
-                store("claude", meta, _meta_label(label), role="meta", session=main)
-    for path in found.codex:
-        if not path.name.endswith(".zst"):  # not read either: the reader skips compressed rollouts
-            store("codex", path, found.label(path), role="rollout")
-    return shorter
+    def _copied(self, entry: Entry) -> bool:
+        """Whether ``entry``'s copy is there: one listing per archive folder, not a stat per file."""
+        path = self.archive.data_path(entry)
+        names = self._listed.get(path.parent)
+        if names is None:
+            names = self._listed[path.parent] = _regular_files(path.parent)
+        return path.name in names
+
+    def copy(self, warn: WarnFn, workers: int) -> None:
+        """Make the copies (in parallel), then write every record that changed."""
+        from .jobs import parallel_map
+
+        done = parallel_map(_copy_one, [(self.archive, copy) for copy in self.copies], workers,
+                            sizes=[_size(copy.path) for copy in self.copies])
+        for copy, (new, error) in zip(self.copies, done):
+            if error:
+                warn(Warning(copy.entry.label, 0, f"not copied into the archive {self.archive.root}: {error}"))
+            elif new is None:  # it got shorter while it was being copied
+                self.shorter.add(copy.entry.key)
+            else:
+                self.entries[new.key] = new
+                self.records.append(new)
+        for record in self.records:
+            try:
+                self.archive.write_record(record)
+            except OSError as err:
+                warn(Warning(record.label, 0, f"not recorded in the archive {self.archive.root}: "
+                                              f"{err.strerror or err}"))
+
+
+def _copy_one(task: tuple[Archive, _Copy]) -> tuple[Entry | None, str]:
+    """One copy, in a worker process: the new record (None: the file got shorter), or why it failed."""
+    archive, copy = task
+    try:
+        return archive.copy(copy.path, copy.old, copy.entry), ""
+    except OSError as err:
+        return None, str(err.strerror or err)
+
+
+def _regular_files(folder: Path) -> set[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
+    except OSError:
+        return set()
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _blank(kind: str, label: str, now: str) -> Entry:
@@ -145,6 +217,10 @@ def _with_facts(entry: Entry, path: str, facts: dict[str, Any]) -> Entry:
     """``entry`` with what this build saw: where the file is, its role, and (for a
     session) its sub-agents, as the union with those it had before."""
     origin = printable_name(path)
+    if entry.origins[-1:] == (origin,) and all(getattr(entry, name) == value for name, value in facts.items()
+                                               if name != "subagents"):
+        if set(facts.get("subagents", ())) <= set(entry.subagents):
+            return entry  # nothing new: the record stays as it is
     origins = tuple(o for o in entry.origins if o != origin)[-(_MAX_ORIGINS - 1):] + (origin,)
     if "subagents" in facts:
         facts = {**facts, "subagents": tuple(sorted({*entry.subagents, *facts["subagents"]}, key=subagent_order))}

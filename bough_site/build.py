@@ -103,7 +103,7 @@ def _sources(config: BuildConfig, warn: Callable[[Warning], None]) -> tuple[Disc
     """Stages 1 and 2: what there is to read, live or only in the archive; the
     bundled examples when there is nothing at all. Close the Kept when done."""
     found = discover(config, warn)
-    kept = sync_archive(found, config, warn)
+    kept = sync_archive(found, config, warn, workers=workers_for(config.jobs))
     if not config.sources and found.empty():
         add_examples(found, config, warn)
     return found, kept

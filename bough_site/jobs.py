@@ -239,17 +239,22 @@ def _pool(workers: int, options: Options | None) -> ProcessPoolExecutor:
                                initargs=(options, os.getpid()))
 
 
+def parallel_map(function: Callable[[Any], Any], items: list[Any], workers: int, *, sizes: list[int]) -> list[Any]:
+    """``function`` over ``items`` in the worker pool (largest ``sizes`` first, so the
+    pool ends together), the results in the order of ``items``; in this process
+    with one worker or one item. ``function`` must be a module-level function."""
+    if workers <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    order = sorted(range(len(items)), key=lambda i: (-sizes[i], i))
+    with _pool(min(workers, len(items)), None) as pool:
+        found = dict(zip(order, pool.map(function, [items[i] for i in order])))
+    return [found[i] for i in range(len(items))]
+
+
 def scan_files(files: list[tuple[str, str]], workers: int) -> list[FileSummary]:
     """inherit.py's summary of each Claude main file, (path, label) given, in
     that order: a streaming parse of each file, in the worker pool."""
-    if workers <= 1 or len(files) <= 1:
-        return [_scan(file) for file in files]
-    # Largest first, so the pool ends together; read back in the order given.
-    order = sorted(range(len(files)), key=lambda i: (-file_size(files[i][0]), i))
-    with _pool(min(workers, len(files)), None) as pool:
-        found = pool.map(_scan, [files[i] for i in order])
-        summaries: dict[int, FileSummary] = dict(zip(order, found))
-    return [summaries[i] for i in range(len(files))]
+    return parallel_map(_scan, files, workers, sizes=[file_size(path) for path, _label in files])
 
 
 def _scan(file: tuple[str, str]) -> FileSummary:
