@@ -1,7 +1,7 @@
 """Which Claude session files begin with a copy of another's history.
 
 On many Claude Code versions a resume writes a new session file that begins
-with a copy of the earlier session's records (same ``uuid``s; FORMATS A8), so
+with a copy of the earlier session's records (same ``uuid``s; docs/formats-claude.md C11), so
 the two files share history that should be shown once. This module decides,
 among the main session files of one project directory, which records of each
 file are *inherited* (an earlier file holds them too) and which earlier file

@@ -28,7 +28,7 @@ STAT_KEYS: tuple[str, ...] = (
     "cache_read_input_tokens",
     "lines",
     "skipped_lines",
-    # What the agent built (bough_site/changes.py): distinct commits it made and
+    # What the agent built (bough_site/work.py): distinct commits it made and
     # distinct files it changed through the file tools.
     "commits",
     "files_changed",
@@ -231,12 +231,12 @@ class Session:
     # Set when the live transcript is gone and the page was built from bough's
     # archive: the date (ISO) since which bough has kept it.
     kept_since: str | None = None
-    # What the agent built (bough_site/changes.py fills these after redaction),
+    # What the agent built (bough_site/work.py fills these after redaction),
     # as JSON data so a session summary can carry them without its timeline:
     # commits in the order made, changed files by path (each with its edits),
     # sub-agent runs, prompt times (the project timeline) and per reply
     # [key, day, input, output, cache reads] (the tokens-per-day chart).
-    # Shapes: docs/sidecars.md and changes.py.
+    # Shapes: docs/sidecars.md and work.py.
     commits: list[dict[str, Any]] = field(default_factory=list)
     file_changes: list[dict[str, Any]] = field(default_factory=list)
     agents: list[dict[str, Any]] = field(default_factory=list)

@@ -34,7 +34,7 @@ class Tally:
     tool_results: set[str] = field(default_factory=set)
     tool_errors: set[str] = field(default_factory=set)
     subagents: set[str] = field(default_factory=set)
-    # What the agent built (filled by bough_site/changes.py, not by the readers):
+    # What the agent built (filled by bough_site/work.py, not by the readers):
     # commit identities, and "<cwd>\0<absolute path>" for each changed file, so
     # a project (one cwd) counts distinct paths and the site, the union over
     # projects, adds the projects' counts up.

@@ -3,7 +3,7 @@
 This is the oracle the Claude reader is tested against, and the benchmark's
 input. Every record is built here and its identities are booked the moment it
 is written (``_Tally``), following docs/stats.md, so the expected numbers never
-come from parsing the output. Each trap of the format (FORMATS.md part A and D)
+come from parsing the output. Each trap of the format (docs/formats-claude.md)
 is written on purpose, with its effect on the counts booked next to it.
 
 Layout written under ``root/projects/<mangled cwd>/``:

@@ -1,7 +1,7 @@
 """A synthetic Codex CLI history with known true counts, and the bundled examples.
 
 ``generate_codex_history`` writes a ``$CODEX_HOME``-like tree (``sessions/`` and
-``archived_sessions/``) that holds every trap of FORMATS.md Part B and D17-D30:
+``archived_sessions/``) that holds every trap of docs/formats-codex.md:
 mirrors, re-emitted token events, ``info: null``, injected context, developer
 messages, parallel calls with interleaved outputs, a resume in the same file, a
 fork and a sub-agent whose files start with a copy of the parent's history
@@ -153,7 +153,7 @@ class _Thread:
 
     def copy_from(self, parent: _Thread, upto: int, at: str) -> None:
         """Codex persists the parent's items as they are, in one burst stamped
-        with the copy time (FORMATS B10): same payloads, rewritten timestamps."""
+        with the copy time (docs/formats-codex.md X9): same payloads, rewritten timestamps."""
         for kind, payload in parent.items[:upto]:
             self.emit(kind, payload, own=False, at=at)
         self.totals = dict(parent.totals)  # the copy's cumulative totals continue
@@ -209,7 +209,7 @@ class _Thread:
         self.stats["prompts"] += 1
         self.turn_context()
         if not self.seen_null_token:
-            # The first token_count of a file carries rate limits only (FORMATS B9).
+            # The first token_count of a file carries rate limits only (docs/formats-codex.md X8).
             self.event("token_count", info=None, rate_limits=self._limits())
             self.seen_null_token = True
 
@@ -247,7 +247,7 @@ class _Thread:
         self.stats["tool_calls"] += 1
 
     def output(self, call_id: str, text: str, *, exit_code: int = 0, custom: bool = False) -> None:
-        """A call's output in the shape its tool writes (FORMATS B6): exec_command's
+        """A call's output in the shape its tool writes (docs/formats-codex.md X6): exec_command's
         structured text, shell's ``Exit code:`` text, or JSON inside the string."""
         wall = f"{self.rng.uniform(0.1, 4):.1f}"
         if custom:
@@ -351,7 +351,7 @@ class _History:
         first = thread.call("exec_command", {"cmd": command, "workdir": thread.cwd, "yield_time_ms": 10000})
         second = thread.call("exec_command", {"cmd": "rg -n 'def ' src | head -20", "workdir": thread.cwd})
         thread.model_call()
-        # Parallel calls: the outputs arrive in the other order (FORMATS D10).
+        # Parallel calls: the outputs arrive in the other order (docs/formats-codex.md X6).
         thread.output(second, "src/app.py:12:def main():\nsrc/io.py:3:def read_rows(path):")
         failed = rng.random() < 0.3
         summary = "1 failed, 11 passed in 0.84s" if failed else "12 passed in 0.81s"
@@ -454,7 +454,7 @@ class _History:
         history = [payload for kind, payload in thread.items if kind == "response_item"][-6:]
         thread.emit("compacted", {"message": "", "replacement_history": history})
         thread.event("context_compacted")
-        thread.reemit()  # totals unchanged after a compaction (FORMATS B8)
+        thread.reemit()  # totals unchanged after a compaction (docs/formats-codex.md X11)
 
     def spawning_session(self, index: int, start: datetime) -> None:
         """A session whose turn spawns a sub-agent that starts from a copy of it."""

@@ -451,7 +451,7 @@ class Transcript:
                 "role": "assistant",
                 "model": model or self.model,
                 "content": [self._tool_use(block) if isinstance(block, Call) else block],
-                # Written mid-stream, so almost always null (FORMATS A4).
+                # Written mid-stream, so almost always null (docs/formats-claude.md C5).
                 "stop_reason": None,
                 "stop_sequence": None,
                 "usage": self._usage(usage, usage.output if final else min(usage.early, usage.output)),

@@ -113,7 +113,7 @@ def test_unrelated_files_inherit_nothing(tmp_path: Path) -> None:
 
 
 def test_a_uuid_another_file_uses_for_something_else_is_not_inherited(tmp_path: Path) -> None:
-    # Same uuid, same time, another text: not a copy (FORMATS D: uuid collisions).
+    # Same uuid, same time, another text: not a copy (docs/formats-claude.md C4).
     a = turns("a", A, 1)
     b = [dict(a[0], sessionId=B, message={"role": "user", "content": "something else"}), *turns("b", B, 1)]
     folder = folder_of(tmp_path, {A: a, B: b})

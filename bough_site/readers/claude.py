@@ -17,8 +17,8 @@ attached to it. Reading happens in two steps (and a third for resumes):
 ``scan_main_file`` is the build's pre-scan of a main file for inherit.py: the
 same lines give the same records (``record_digest`` tells them apart).
 
-The rules, with the evidence for each, are in ../shared/docs/FORMATS.md Part A
-and docs/stats.md.
+The rules, with the evidence for each, are in docs/formats-claude.md and
+docs/stats.md.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ LabelFn = Callable[[Path], str]
 
 CHAIN_TYPES = frozenset({"user", "assistant", "system"})
 SYNTHETIC_MODEL = "<synthetic>"
-# Text a harness wrote into a user record; never typed by a person (FORMATS A6).
+# Text a harness wrote into a user record; never typed by a person (docs/formats-claude.md C7).
 HARNESS_TAGS = (
     "<command-name>",
     "<command-message>",
@@ -238,7 +238,7 @@ def _merge_copy(kept: dict[str, Any], copy: dict[str, Any]) -> None:
 
 def record_kind(obj: dict[str, Any]) -> str | None:
     """A line's record type. Early-2025 usage-only lines carry a message but no
-    type (FORMATS A3): their message's role is their type."""
+    type (docs/formats-claude.md C3): their message's role is their type."""
     kind = obj.get("type")
     if kind is None:
         kind = as_str(as_dict(obj.get("message")).get("role")) or None
@@ -348,7 +348,7 @@ def _take_metadata(found: _Collected, obj: dict[str, Any]) -> None:
         found.custom_title = obj["customTitle"]
     elif kind == "summary" and isinstance(obj.get("summary"), str):
         # A summary names its conversation by leafUuid, which may be in another
-        # file (FORMATS D11): resolved once every record of this file is known.
+        # file (docs/formats-claude.md C12): resolved once every record of this file is known.
         found.summaries.append((as_str(obj.get("leafUuid")), obj["summary"]))
 
 
@@ -620,7 +620,7 @@ def _tag(text: str, tag: str) -> str:
 
 
 def _agent_id_in(result: ToolResult) -> str:
-    # A Task result's text ends with "agentId: <id> (use SendMessage …)" (FORMATS A7).
+    # A Task result's text ends with "agentId: <id> (use SendMessage …)" (docs/formats-claude.md C9).
     for block in result.content:
         if isinstance(block, Text) and "agentId:" in block.text:
             match = _AGENT_ID_TAIL.search(block.text)
@@ -864,7 +864,7 @@ def _read_subagent(path: Path, label: str, warn: WarnFn) -> _Run:
     agent_id = found.agent_id or printable_name(path.stem.removeprefix("agent-"))
     run = SubagentRun(
         agent_id=agent_id,
-        # The compaction call is logged as an agent "acompact-<hex>" (FORMATS A8).
+        # The compaction call is logged as an agent "acompact-<hex>" (docs/formats-claude.md C10).
         agent_type=as_str(meta.get("agentType")) or ("compaction" if agent_id.startswith("acompact") else None),
         description=as_str(meta.get("description")) or None,
         file=label,

@@ -18,8 +18,8 @@ Reading takes four steps:
    counts added to the parent session's, like Claude sub-agents); sessions come
    out sorted.
 
-The rules, with the evidence for each, are in ../shared/docs/FORMATS.md Part B,
-C2 and D17-D30, and in docs/stats.md.
+The rules, with the evidence for each, are in docs/formats-codex.md and
+docs/stats.md.
 """
 
 from __future__ import annotations
@@ -60,13 +60,13 @@ from .values import as_dict, as_int, as_str, normalize_timestamp
 WarnFn = Callable[[Warning], None]
 LabelFn = Callable[[Path], str]
 
-# Rollout line types of the envelope era (FORMATS B3); anything else is ignored.
+# Rollout line types of the envelope era (docs/formats-codex.md X3); anything else is ignored.
 ENVELOPE_TYPES = frozenset({
     "session_meta", "response_item", "event_msg", "turn_context", "compacted",
     "inter_agent_communication", "inter_agent_communication_metadata", "world_state",
     "token_usage_record", "security_risk_score", "realtime_item",
 })
-# Bare ResponseItem shapes of the pre-envelope era (FORMATS B2).
+# Bare ResponseItem shapes of the pre-envelope era (docs/formats-codex.md X2).
 RESPONSE_TYPES = frozenset({
     "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
     "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
@@ -83,7 +83,7 @@ _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _BOM = b"\xef\xbb\xbf"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
-# Context the harness injects as role-"user" text (FORMATS B6, D23). Each block is
+# Context the harness injects as role-"user" text (docs/formats-codex.md X7). Each block is
 # cut by its own tags; a block opened and never closed runs to the end of the part.
 _INJECTED_TAGS = (
     "environment_context", "user_instructions", "user_shell_command", "turn_aborted",
@@ -325,7 +325,7 @@ def _lineage(scan: _Scan) -> _Lineage:
     if forked and forked != scan.id:
         return _Lineage("fork", forked, forked)
     if other_session:
-        # A sub-agent carries its root's session_id and its own id (FORMATS B4).
+        # A sub-agent carries its root's session_id and its own id (docs/formats-codex.md X4).
         return _Lineage("subagent", other_session, other_session, spawn, role or None)
     return _Lineage("root", None, None)
 
@@ -396,7 +396,7 @@ def _matching_prefix(child: list[_Line], parent: list[_Line]) -> int:
 
 def _ordinal_prefix(own: list[_Line], meta: dict[str, Any]) -> int:
     """Lines whose ``ordinal`` is below the recorded start of the thread's own
-    history were copied (FORMATS B10, rule 1)."""
+    history were copied (docs/formats-codex.md X9)."""
     spawn = as_dict(as_dict(as_dict(meta.get("source")).get("subagent")).get("thread_spawn"))
     start = None
     for holder in (meta, spawn):
@@ -418,7 +418,7 @@ def _ordinal_prefix(own: list[_Line], meta: dict[str, Any]) -> int:
 
 def _burst_prefix(own: list[_Line]) -> int:
     """Copied history is written in one burst, all stamped alike, token_count
-    lines included (FORMATS B10, rule 3). Taken only when the burst holds copied
+    lines included (docs/formats-codex.md X9). Taken only when the burst holds copied
     evidence: a parent's session_meta or cumulative token totals."""
     if not own or own[0].second is None:
         return 0
@@ -467,7 +467,7 @@ class _Counts:
 
     def usage(self) -> Usage:
         # Fresh input excludes what was read from or written to the cache, so the
-        # four Claude-style fields add up to what was sent (FORMATS B9, D21).
+        # four Claude-style fields add up to what was sent (docs/formats-codex.md X8).
         return Usage(
             input_tokens=max(0, self.input - self.cached - self.cache_write),
             output_tokens=self.output,
@@ -481,7 +481,7 @@ class _TokenMeter:
     """Cumulative ``total_token_usage`` snapshots in; one delta per model call out.
 
     A snapshot whose total did not move is a re-emit (about half of all
-    token_count events, FORMATS B9) and gives nothing. A total that went down
+    token_count events, docs/formats-codex.md X8) and gives nothing. A total that went down
     means the counter restarted, so the delta is taken from zero."""
 
     def __init__(self) -> None:
@@ -624,7 +624,7 @@ class _ThreadReader:
         elif kind == "turn_context":
             self._turn_context(payload)
         elif kind == "compacted":
-            # replacement_history repeats earlier items: never new messages (D24).
+            # replacement_history repeats earlier items: never new messages (docs/formats-codex.md X11).
             self._marker(key, stamp, "compaction", as_str(payload.get("message")).strip() or "Conversation compacted")
         elif kind == "inter_agent_communication":
             self._marker(key, stamp, "notice", _inter_agent_text(_parts(payload.get("content")), payload))
@@ -667,7 +667,7 @@ class _ThreadReader:
                     reply.blocks.append(Text(text))
         elif role == "user" and not self.event_era:
             # Newer files have no user_message event: the item is the prompt,
-            # once the injected context is cut out (FORMATS C2).
+            # once the injected context is cut out (docs/formats-codex.md X7).
             content: list[Content] = []
             for part in parts:
                 if part.get("type") in ("input_text", "text"):

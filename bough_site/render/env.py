@@ -17,7 +17,7 @@ keeps the default page and changes one block.  Templates the default includes or
 extends by plain name (``base.html``, ``item.html``) are looked up in the user
 theme first, so overriding one partial changes it everywhere.
 
-Safety (SAFETY.md, rule 1): ``autoescape=True`` for every template whatever its
+Safety (docs/safety.md S2): ``autoescape=True`` for every template whatever its
 name, and ``StrictUndefined`` so a typo in a template is an error at build time
 rather than an empty string on the page.
 """

@@ -1,6 +1,6 @@
 """Base64 images from transcripts, checked by content and named by hash.
 
-SAFETY.md rule 5: the record's ``media_type`` is attacker text (one fixture's was
+docs/safety.md S6: the record's ``media_type`` is attacker text (one fixture's was
 ``image/png" onerror="alert(13)``) and is never read here.  The type comes from
 the bytes: PNG, JPEG, GIF or WebP with a plausible start *and* end, so SVG (which
 runs script), HTML and truncated or mislabelled data are refused.

@@ -2,7 +2,7 @@
 
 Autoescaping stops a value from breaking out of a quoted attribute, but not
 ``href="javascript:…"``: the scheme itself is the attack.  So transcript URLs go
-through one allow-list (SAFETY.md rule 4): absolute ``http``, ``https`` and
+through one allow-list (docs/safety.md S5): absolute ``http``, ``https`` and
 ``mailto`` and nothing else.  Relative links are not allowed here because a
 relative link in a transcript points into the author's filesystem or repository,
 not into our site; links between our own pages come from the writer, not from here.

@@ -1,6 +1,6 @@
 """Markdown from transcripts (prompts, replies, thinking) to safe HTML.
 
-markdown-it-py with raw HTML off (SAFETY.md: the default and ``gfm-like``
+markdown-it-py with raw HTML off (docs/safety.md S4: the default and ``gfm-like``
 presets let ``<script>`` through).  On top of that, every link target goes
 through :func:`safe_href`, Markdown images become links (a remote image loads on
 view and can carry secrets out in its URL), fenced code is highlighted only with
