@@ -502,7 +502,7 @@ def _succeeded(call: ToolCall) -> bool:
     if result is None or result.is_error:
         return False
     detail = result.detail if isinstance(result.detail, dict) else {}
-    if detail.get("interrupted") is True or detail.get("backgroundTaskId"):
+    if detail.get("interrupted") is True or detail.get("backgroundTaskId") or detail.get("status") == "cancelled":
         return False  # stopped, or still running in the background: nothing is known
     code = detail.get("exit_code", detail.get("exitCode"))
     if isinstance(code, int) and not isinstance(code, bool) and code != 0:
@@ -610,6 +610,8 @@ def _gemini_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, i
     if not path.strip():
         return []
     detail = call.result.detail if call.result is not None and isinstance(call.result.detail, dict) else {}
+    if detail.get("status") == "cancelled":
+        return []  # stopped before it wrote anything
     new = detail.get("isNewFile")
     if new is None and call.name == "write_file":
         new = _result_text(call).startswith("Successfully created and wrote to new file")

@@ -478,6 +478,10 @@ def test_commits_and_files_from_gemini_tools(tmp_path: Path) -> None:
              "Command: git add -A && git commit -m 'Add the alarm'\nDirectory: (root)\n"
              "Output: [main 3f2a1bc] Add the alarm\n 1 file changed\nError: (none)\nExit Code: 0"),
         call("c5", "run_shell_command", {"command": "git commit -qm 'nothing'"}, "Output: \nExit Code: 1"),
+        call("c6", "run_shell_command", {"command": "git commit -qm 'stopped'"}, status="cancelled",
+             result=[response("c6", "run_shell_command", error="[Operation Cancelled]")]),
+        call("c7", "replace", {"file_path": "stopped.py"}, status="cancelled",
+             result=[response("c7", "replace", error="[Operation Cancelled]")]),
     ])])
     session = one(path, roots=known())
     files = {f["path"]: (f["lines_added"], f["lines_removed"], [e["action"] for e in f["edits"]])
