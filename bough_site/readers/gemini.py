@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ from ..model import (
 )
 from ..stats import Tally
 from .codex import one_line
-from .gemini_files import project_folder, roots_near
+from .gemini_files import folder_roots, project_folder
 from .gemini_project import recover_root, strings_in, unknown_root_note
 from .lines import JsonlFile, open_regular, parse_line, printable_name
 from .values import as_dict, as_int, as_str, normalize_timestamp
@@ -110,9 +111,13 @@ class GeminiFile:
         before that the sessionId it shares with its parent)."""
         return self.path.parent.name if self.path.parent.parent.name == "chats" else self.session_id
 
+    @cached_property
+    def times(self) -> list[str]:
+        """Its records' times, sorted."""
+        return sorted(t for r in self.records.values() if (t := normalize_timestamp(r.get("timestamp"))))
+
     def first_time(self) -> str | None:
-        times = [t for r in self.records.values() if (t := normalize_timestamp(r.get("timestamp")))]
-        return min(times) if times else normalize_timestamp(self.meta.get("startTime"))
+        return self.times[0] if self.times else normalize_timestamp(self.meta.get("startTime"))
 
 
 def load_file(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
@@ -186,7 +191,7 @@ def _legacy(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
     return GeminiFile(path, label, True, meta, records, dict.fromkeys(records, 0), {}, 1, 0)
 
 
-def _message_id(record: dict[str, Any], label: str, where: int) -> str:
+def _message_id(record: dict[str, Any], label: str, where: int | str) -> str:
     """A message's id; one without an id is a record of its own, named by its place."""
     rid = record.get("id")
     return rid if isinstance(rid, str) and rid else f"{label}#{where}"
@@ -200,19 +205,22 @@ class _Replay:
         self.records: dict[str, dict[str, Any]] = {}
         self.line_of: dict[str, int] = {}
         self.final: list[str] = []
+        self.in_final: set[str] = set()
         self.why: dict[str, str] = {}  # id -> why it left the final view, last time it did
 
     def message(self, rid: str, record: dict[str, Any], number: int) -> None:
         self.records[rid] = record  # the last copy wins; the first keeps its place
         self.line_of[rid] = number
-        if rid not in self.final:
+        if rid not in self.in_final:
             self.final.append(rid)
+            self.in_final.add(rid)
 
     def rewind(self, target: Any) -> None:
         """Remove ``target`` and everything after it; everything when it is unknown."""
-        cut = self.final.index(target) if isinstance(target, str) and target in self.final else 0
+        cut = self.final.index(target) if isinstance(target, str) and target in self.in_final else 0
         for rid in self.final[cut:]:
             self.why[rid] = REMOVED_REWOUND
+            self.in_final.discard(rid)
         del self.final[cut:]
 
     def snapshot(self, messages: list[Any], number: int, label: str) -> None:
@@ -222,20 +230,19 @@ class _Replay:
         ids = []
         for index, message in enumerate(messages):
             if isinstance(message, dict):
-                rid = _message_id(message, label, number * 100_000 + index)
+                rid = _message_id(message, label, f"{number}.{index + 1}")
                 self.records[rid] = message
                 self.line_of[rid] = number
                 ids.append(rid)
         kept = set(ids)
-        compressed = any(_is_summary(self.records[rid]) for rid in ids if rid not in self.final)
+        compressed = any(_is_summary(self.records[rid]) for rid in ids if rid not in self.in_final)
         for rid in self.final:
             if rid not in kept and self.records[rid].get("type") in ("user", "gemini"):
                 self.why[rid] = REMOVED_COMPACTED if compressed else REMOVED_REWOUND
-        self.final = ids
+        self.final, self.in_final = ids, kept
 
     def removed(self) -> dict[str, str]:
-        final = set(self.final)
-        return {rid: why for rid, why in self.why.items() if rid not in final}
+        return {rid: why for rid, why in self.why.items() if rid not in self.in_final}
 
 
 def _replay(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
@@ -387,8 +394,12 @@ class _FileReader:
             if self.main:
                 self.tally.commands.add(self.prefix + rid)
         else:
+            # What was typed, when the record keeps it apart (an @file reference
+            # expanded in ``content``), with the images that were sent.
             own = shown if typed and not any("functionResponse" in p for p in shown) else parts
             content = _contents(own)
+            if own is shown:
+                content += [c for c in _contents(parts) if isinstance(c, Image)]
             if not content:
                 self.items.append(Marker(rid, time, "meta", "(empty message)"))
                 return
@@ -546,7 +557,7 @@ def read_gemini_sessions(
     files = [f for path in sorted(set(paths), key=str) if (f := load_file(path, label(path), warn)) is not None]
     known = dict(roots or {})
     for folder in sorted({project_folder(f.path) for f in files}, key=str):
-        for key, root in roots_near(folder / "chats" / "session.json").items():
+        for key, root in folder_roots(folder).items():
             known.setdefault(key, root)
     mains: dict[str, list[GeminiFile]] = {}
     agents: dict[str, list[GeminiFile]] = {}
@@ -596,14 +607,14 @@ def _session(segments: list[GeminiFile], agent_files: list[GeminiFile], roots: M
                                   "notice", note))
     models = [m for reader in readers for m in reader.models]
     models += [m for _, reader in runs for m in reader.models]
-    times = [t for f in segments for r in f.records.values() if (t := normalize_timestamp(r.get("timestamp")))]
+    times = sorted(t for f in segments for t in f.times)
     session = Session(
         id=sid,
         source=SOURCE_GEMINI,
         cwd=cwd,
         title=_title(segments, readers, sid),
-        started=min(times) if times else normalize_timestamp(segments[0].meta.get("startTime")),
-        ended=max(times) if times else normalize_timestamp(segments[-1].meta.get("lastUpdated")),
+        started=times[0] if times else normalize_timestamp(segments[0].meta.get("startTime")),
+        ended=times[-1] if times else normalize_timestamp(segments[-1].meta.get("lastUpdated")),
         versions=[],
         models=list(dict.fromkeys(models)),
         git_branch=None,
@@ -699,7 +710,7 @@ def _nearest(run: SubagentRun, reader: _FileReader, candidates: list[tuple[ToolC
              taken: set[int], excluded: Callable[[ToolCall], bool]) -> ToolCall | None:
     """Before 0.39 nothing names the launching call: the agent call closest in time
     to the run (0 when its time falls inside the run)."""
-    times = sorted(t for r in reader.file.records.values() if (t := normalize_timestamp(r.get("timestamp"))))
+    times = reader.file.times
     if not times:
         return None
     best: tuple[float, str, ToolCall] | None = None

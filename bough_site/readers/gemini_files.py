@@ -128,10 +128,9 @@ def folder_root(folder: Path) -> dict[str, str]:
     return {project_hash(root): root} if root else {}
 
 
-def roots_near(path: Path) -> dict[str, str]:
-    """The roots written down around one session file: its project folder's
-    ``.project_root`` and the Gemini directory's ``projects.json``."""
-    folder = project_folder(path)
+def folder_roots(folder: Path) -> dict[str, str]:
+    """The roots written down around a project folder: its ``.project_root`` and,
+    when it sits in a Gemini directory's ``tmp/``, that directory's ``projects.json``."""
     roots = _projects_json(folder.parent.parent / "projects.json") if folder.parent.name == "tmp" else {}
     roots.update(folder_root(folder))
     return roots
@@ -183,7 +182,7 @@ def _single_file(found: GeminiFiles, path: Path) -> None:
     sid = peek_session_id(path)
     if path.parent.name == "chats" and sid:
         found.files += _files_in(path.parent / sid)
-    found.roots = roots_near(path)
+    found.roots = folder_roots(project_folder(path))
 
 
 def _chats_folders(source: Path) -> list[Path]:
@@ -200,7 +199,7 @@ def _roots_for(files: list[Path]) -> dict[str, str]:
     """The roots written down around every listed file (each folder read once)."""
     roots: dict[str, str] = {}
     for folder in sorted({project_folder(path) for path in files}, key=str):
-        roots.update(roots_near(folder / "chats" / "session.json"))
+        roots.update(folder_roots(folder))
     return roots
 
 
@@ -236,7 +235,7 @@ def _subfolders(folder: Path) -> list[Path]:
     out = []
     for entry in entries:
         try:
-            if entry.is_dir(follow_symlinks=False) and entry.name != "checkpoints":
+            if entry.is_dir(follow_symlinks=False):
                 out.append(Path(entry.path))
         except OSError:
             continue
