@@ -590,7 +590,7 @@ class _History:
         log.raw({"$set": {"messages": []}})
         log.user([{"text": SESSION_CONTEXT.format(root=project.root)}])
         self.turn(log, project.root, count=self.turns)
-        notice = log.notice("warning", "Approaching the context window limit.")
+        log.notice("warning", "Approaching the context window limit.")
         log.snapshot([r for r in log.view.values() if r["type"] != "warning"], why="rewound")  # a resume: nothing lost
         log.set(sessionId=session.sid)
         # siblings: each result holds both responses

@@ -10,7 +10,8 @@ import pytest
 
 from bough_site.build import assemble
 from bough_site.model import REASONING_KEY, STAT_KEYS, Reply, Session, SubagentRun, ToolCall, Warning
-from bough_site.readers.gemini import load_file, read_gemini_sessions
+from bough_site.readers.gemini import read_gemini_sessions
+from bough_site.readers.gemini_log import load_file
 from bough_site.readers.gemini_files import find_gemini_files
 from bough_site.work import summarize_work
 from corpus.gemini import ExpectedGemini, generate_gemini_history

@@ -4,9 +4,9 @@ A session file is either a legacy ``.json`` (one object, rewritten whole) or an
 append-only ``.jsonl`` log that must be replayed (docs/formats-gemini.md §3, §4).
 Reading takes three steps:
 
-1. ``load_file`` reads one file into its *event view*: every message id ever
-   written, its last copy, in the order ids first appeared. Replaying the log
-   also gives the *final view* (what ``$set.messages`` snapshots and
+1. ``gemini_log.load_file`` reads one file into its *event view*: every message
+   id ever written, its last copy, in the order ids first appeared. Replaying the
+   log also gives the *final view* (what ``$set.messages`` snapshots and
    ``$rewindTo`` lines left), used only to mark records ``rewound`` or
    ``compacted``: they were written and billed, so they are shown and counted.
 2. ``_FileReader`` turns one file's records into timeline items (prompts, replies
@@ -22,17 +22,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..model import (
-    REMOVED_COMPACTED,
-    REMOVED_REWOUND,
     SOURCE_GEMINI,
     Command,
     Content,
@@ -53,8 +49,9 @@ from ..model import (
 from ..stats import Tally
 from .codex import one_line
 from .gemini_files import folder_roots, project_folder
+from .gemini_log import SNAPSHOT_TAG, GeminiFile, load_file, parts_of, text_of
 from .gemini_project import recover_root, strings_in, unknown_root_note
-from .lines import JsonlFile, open_regular, parse_line, printable_name
+from .lines import printable_name
 from .values import as_dict, as_int, as_str, normalize_timestamp
 
 WarnFn = Callable[[Warning], None]
@@ -65,234 +62,17 @@ NOTICE_TYPES = {"info": "notice", "error": "error", "warning": "warning"}
 # §7, prompts: what the CLI wrote as a user record without anyone typing it.
 CONTINUE_TEXTS = frozenset({"Please continue.", "System: Please continue."})
 CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")
-SNAPSHOT_TAG = "<state_snapshot>"
-# §5: the calls that launch a sub-agent. Before 0.39 an agent could also be called
-# by its own name; those below are the ones seen.
+# §5: the calls that launch a sub-agent. Before 0.39 an agent was also called by its
+# own name: the one seen in real files is below.
 AGENT_TOOLS = frozenset({"invoke_agent", "delegate_to_agent"})
-NAMED_AGENTS = frozenset({"codebase_investigator", "cli_help", "generalist"})
+NAMED_AGENTS = frozenset({"codebase_investigator"})
 SHELL_TOOL = "run_shell_command"
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
-_PEEK = 64 * 1024
-_BOM = b"\xef\xbb\xbf"
 _DETAIL_KEYS = ("fileDiff", "fileName", "filePath", "diffStat", "isNewFile")
 _DESCRIPTION_KEYS = ("description", "objective", "prompt", "task", "query")
 
 
-# --- step 1: one file's event view ----------------------------------------------------
-
-
-@dataclass
-class GeminiFile:
-    """One session file, replayed (§4)."""
-
-    path: Path
-    label: str
-    legacy: bool
-    meta: dict[str, Any]  # the metadata line, with every $set merged in
-    records: dict[str, dict[str, Any]]  # message id -> last copy, in first-seen order
-    line_of: dict[str, int]  # message id -> the line of its last copy (0 in a legacy file)
-    removed: dict[str, str]  # message id -> REMOVED_REWOUND | REMOVED_COMPACTED
-    lines: int
-    skipped: int
-    warnings: list[Warning] = field(default_factory=list)
-
-    @property
-    def session_id(self) -> str:
-        return as_str(self.meta.get("sessionId")).strip() or printable_name(self.path.name.rsplit(".", 1)[0])
-
-    @property
-    def is_subagent(self) -> bool:
-        """A sub-agent's file: so marked, or kept in a parent's folder under chats/ (§5)."""
-        return self.meta.get("kind") == "subagent" or self.path.parent.parent.name == "chats"
-
-    @property
-    def parent_id(self) -> str:
-        """For a sub-agent: the session it belongs to (its folder's name from 0.37,
-        before that the sessionId it shares with its parent)."""
-        return self.path.parent.name if self.path.parent.parent.name == "chats" else self.session_id
-
-    @cached_property
-    def times(self) -> list[str]:
-        """Its records' times, sorted."""
-        return sorted(t for r in self.records.values() if (t := normalize_timestamp(r.get("timestamp"))))
-
-    def first_time(self) -> str | None:
-        return self.times[0] if self.times else normalize_timestamp(self.meta.get("startTime"))
-
-
-def load_file(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
-    """Read one session file, telling the format from its content: a first line
-    that is a whole object without ``messages`` starts a JSONL log; anything else
-    is one legacy JSON object (a ``.jsonl`` that is neither is read line by line)."""
-    warnings: list[Warning] = []
-
-    def note(warning: Warning) -> None:
-        warnings.append(warning)
-        warn(warning)
-
-    head = _head(path, label, note)
-    if head is None:
-        return None
-    first, newline, _ = head.lstrip().partition(b"\n")
-    obj, _ = parse_line(first, shallow=True) if (newline or len(head) < _PEEK) else (None, "")
-    if obj is not None and not isinstance(obj.get("messages"), list):
-        loaded = _replay(path, label, note)
-    elif obj is None and path.suffix == ".jsonl" and not _whole_object(path):
-        loaded = _replay(path, label, note)
-    else:
-        loaded = _legacy(path, label, note)
-    if loaded is not None:
-        loaded.warnings = warnings
-    return loaded
-
-
-def _head(path: Path, label: str, warn: WarnFn) -> bytes | None:
-    handle = open_regular(path, label, warn)
-    if handle is None:
-        return None
-    with handle:
-        head = handle.read(_PEEK).removeprefix(_BOM)
-    if not head.strip():
-        warn(Warning(label, 0, "empty file"))
-        return None
-    return head
-
-
-def _whole_object(path: Path) -> bool:
-    handle = open_regular(path, str(path), lambda warning: None)
-    if handle is None:
-        return False
-    with handle:
-        obj, _ = parse_line(handle.read().removeprefix(_BOM))
-    return obj is not None and isinstance(obj.get("messages"), list)
-
-
-def _legacy(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
-    """A legacy ``.json``: one ConversationRecord, counted as one line (§3)."""
-    handle = open_regular(path, label, warn)
-    if handle is None:
-        return None
-    with handle:
-        obj, reason = parse_line(handle.read().removeprefix(_BOM))
-    if obj is None:
-        warn(Warning(label, 0, f"not a Gemini session: {reason or 'not a JSON object'}; skipped"))
-        return None
-    if reason:
-        warn(Warning(label, 0, reason))
-    messages = obj.get("messages")
-    if not isinstance(messages, list) or not isinstance(obj.get("sessionId"), str):
-        warn(Warning(label, 0, "not a Gemini session (no sessionId and messages); skipped"))
-        return None
-    meta = {key: value for key, value in obj.items() if key != "messages"}
-    records: dict[str, dict[str, Any]] = {}
-    for index, message in enumerate(messages):
-        if isinstance(message, dict):
-            records[_message_id(message, label, index + 1)] = message
-    return GeminiFile(path, label, True, meta, records, dict.fromkeys(records, 0), {}, 1, 0)
-
-
-def _message_id(record: dict[str, Any], label: str, where: int | str) -> str:
-    """A message's id; one without an id is a record of its own, named by its place."""
-    rid = record.get("id")
-    return rid if isinstance(rid, str) and rid else f"{label}#{where}"
-
-
-class _Replay:
-    """The replay of a JSONL log (§4): the event view and the final view."""
-
-    def __init__(self) -> None:
-        self.meta: dict[str, Any] = {}
-        self.records: dict[str, dict[str, Any]] = {}
-        self.line_of: dict[str, int] = {}
-        self.final: list[str] = []
-        self.in_final: set[str] = set()
-        self.why: dict[str, str] = {}  # id -> why it left the final view, last time it did
-
-    def message(self, rid: str, record: dict[str, Any], number: int) -> None:
-        self.records[rid] = record  # the last copy wins; the first keeps its place
-        self.line_of[rid] = number
-        if rid not in self.in_final:
-            self.final.append(rid)
-            self.in_final.add(rid)
-
-    def rewind(self, target: Any) -> None:
-        """Remove ``target`` and everything after it; everything when it is unknown."""
-        cut = self.final.index(target) if isinstance(target, str) and target in self.in_final else 0
-        for rid in self.final[cut:]:
-            self.why[rid] = REMOVED_REWOUND
-            self.in_final.discard(rid)
-        del self.final[cut:]
-
-    def snapshot(self, messages: list[Any], number: int, label: str) -> None:
-        """A ``$set.messages`` replaces the list. Records it drops were compressed away
-        when it brings a ``<state_snapshot>`` summary, else rolled back. Notices are
-        never in a snapshot: dropping them says nothing."""
-        ids = []
-        for index, message in enumerate(messages):
-            if isinstance(message, dict):
-                rid = _message_id(message, label, f"{number}.{index + 1}")
-                self.records[rid] = message
-                self.line_of[rid] = number
-                ids.append(rid)
-        kept = set(ids)
-        compressed = any(_is_summary(self.records[rid]) for rid in ids if rid not in self.in_final)
-        for rid in self.final:
-            if rid not in kept and self.records[rid].get("type") in ("user", "gemini"):
-                self.why[rid] = REMOVED_COMPACTED if compressed else REMOVED_REWOUND
-        self.final, self.in_final = ids, kept
-
-    def removed(self) -> dict[str, str]:
-        return {rid: why for rid, why in self.why.items() if rid not in self.in_final}
-
-
-def _replay(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
-    reader = JsonlFile(path, label, warn)
-    replay = _Replay()
-    for number, obj in reader:
-        if "$rewindTo" in obj:
-            replay.rewind(obj["$rewindTo"])
-        elif "$set" in obj:
-            update = as_dict(obj["$set"])
-            if isinstance(update.get("messages"), list):
-                replay.snapshot(update["messages"], number, label)
-            replay.meta.update({key: value for key, value in update.items() if key != "messages"})
-        elif isinstance(obj.get("id"), str) or obj.get("type") in ("user", "gemini", *NOTICE_TYPES):
-            replay.message(_message_id(obj, label, number), obj, number)
-        elif "sessionId" in obj:
-            for key, value in obj.items():
-                replay.meta.setdefault(key, value)
-        else:
-            reader.warn(number, "neither metadata, a message, $set nor $rewindTo; ignored")
-    if not replay.records and not replay.meta:
-        if reader.lines:
-            warn(Warning(label, 0, "not a Gemini session (no metadata or message line); skipped"))
-        return None
-    if not isinstance(replay.meta.get("sessionId"), str):
-        warn(Warning(label, 0, "no session metadata line: the session is named by its file"))
-    return GeminiFile(path, label, False, replay.meta, replay.records, replay.line_of, replay.removed(),
-                      reader.lines, reader.skipped)
-
-
-def _is_summary(record: dict[str, Any]) -> bool:
-    return record.get("type") == "user" and SNAPSHOT_TAG in _text(_parts(record.get("content")))
-
-
-# --- parts --------------------------------------------------------------------------------
-
-
-def _parts(content: Any) -> list[dict[str, Any]]:
-    """``content`` (a string, a Part or a Part list) as a Part list."""
-    if isinstance(content, str):
-        return [{"text": content}]
-    if isinstance(content, dict):
-        return [content]
-    if not isinstance(content, list):
-        return []
-    return [p if isinstance(p, dict) else {"text": p} for p in content if isinstance(p, (dict, str))]
-
-
-def _text(parts: list[dict[str, Any]]) -> str:
-    return "\n".join(as_str(p.get("text")) for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
+# --- content -------------------------------------------------------------------------------
 
 
 def _image(part: dict[str, Any]) -> Image | None:
@@ -378,12 +158,12 @@ class _FileReader:
 
     def _user(self, rid: str, record: dict[str, Any]) -> None:
         time = normalize_timestamp(record.get("timestamp"))
-        parts = _parts(record.get("content"))
+        parts = parts_of(record.get("content"))
         if any(isinstance(p.get("functionResponse"), dict) for p in parts):
             return  # a tool's response (0.44+), shown with its call
-        text = _text(parts).strip()
-        shown = _parts(record.get("displayContent"))
-        typed = _text(shown).strip()
+        text = text_of(parts).strip()
+        shown = parts_of(record.get("displayContent"))
+        typed = text_of(shown).strip()
         if text in CONTINUE_TEXTS or text.startswith(CONTEXT_PREFIXES):
             self.items.append(Marker(rid, time, "meta", text))
         elif SNAPSHOT_TAG in text:
@@ -407,7 +187,7 @@ class _FileReader:
             if self.main:
                 self.tally.prompts.add(self.prefix + rid)
             if not self.first_prompt:
-                self.first_prompt = _text(own)
+                self.first_prompt = text_of(own)
 
     # model records -----------------------------------------------------------------
 
@@ -416,7 +196,7 @@ class _FileReader:
         model = as_str(record.get("model")) or None
         tokens = record.get("tokens")
         counted = model is not None or isinstance(tokens, dict)
-        parts = _parts(record.get("content"))
+        parts = parts_of(record.get("content"))
         blocks: list[Any] = self._thoughts(record, parts)
         blocks += _contents(parts)
         calls = [call for raw in _tool_calls(record) if (call := self._call(raw, time)) is not None]
@@ -476,7 +256,7 @@ class _FileReader:
     def _notice(self, rid: str, record: dict[str, Any]) -> None:
         time = normalize_timestamp(record.get("timestamp"))
         kind = NOTICE_TYPES.get(as_str(record.get("type")), "notice")
-        text = _text(_parts(record.get("content"))).strip()
+        text = text_of(parts_of(record.get("content"))).strip()
         self.items.append(Marker(rid, time, kind, text or as_str(record.get("type")) or "(notice)"))
 
     def _warn(self, line: int, reason: str) -> None:
@@ -496,7 +276,7 @@ def _result(call_id: str, name: str, raw: dict[str, Any], time: str | None) -> T
     result = raw.get("result")
     if result is None:
         return None
-    parts = _parts(result)
+    parts = parts_of(result)
     responses = [p for p in parts if isinstance(p.get("functionResponse"), dict)]
     own = [p for p in responses if p["functionResponse"].get("id") == call_id]
     if not own:
@@ -769,4 +549,4 @@ def _mentions(segments: list[GeminiFile], runs: list[_FileReader]) -> Iterator[s
     for file in files:
         for record in file.records.values():
             if record.get("type") == "user":
-                yield _text(_parts(record.get("content")))
+                yield text_of(parts_of(record.get("content")))
