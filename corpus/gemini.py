@@ -407,7 +407,6 @@ class _Session:
         self.project_hash = project.hash
         self.removed: dict[str, str] = {}
         self.commits_made: set[str] = set()
-        self.files: list[str] = []
 
     def changed(self, path: str) -> None:
         full = path if path.startswith("/") else posixpath.normpath(posixpath.join(self.project.cwd, path))
@@ -425,12 +424,20 @@ class _Session:
 @dataclass
 class _Project:
     root: str  # where the CLI was started
-    folder: str  # tmp/<folder>
-    cwd: str  # what the reader can know: the root, or the folder's name when it cannot
-    hash: str = ""
+    folder: str  # its folder under tmp/: a slug, or the hash before 0.29
+    known: bool = True  # whether the reader can find the root (else the folder names the project)
 
-    def __post_init__(self) -> None:
-        self.hash = _sha(self.root)
+    @property
+    def hash(self) -> str:
+        return _sha(self.root)
+
+    @property
+    def chats(self) -> str:
+        return f"tmp/{self.folder}/chats"
+
+    @property
+    def cwd(self) -> str:
+        return self.root if self.known else self.folder
 
 
 # --- the history ---------------------------------------------------------------------------------------
@@ -444,6 +451,7 @@ class _History:
         self.era = 44
         self.sessions: list[_Session] = []
         self.calls_made = 0
+        self.projects_json: dict[str, str] = {}  # root -> slug, as Gemini CLI keeps it
         self.expected = ExpectedGemini()
         self.clock = datetime(2026, 5, 4, 9, 0, tzinfo=timezone.utc)
 
@@ -486,7 +494,8 @@ class _History:
     # --- kiln: slug folder with .project_root, its hash folder, logs of 0.39-0.44 ------------------------
 
     def kiln(self) -> None:
-        project = _Project("/home/ada/src/kiln", "kiln", "/home/ada/src/kiln")
+        project = _Project("/home/ada/src/kiln", "kiln")
+        self.projects_json[project.root] = project.folder
         tmp = self.root / "tmp"
         (tmp / "kiln").mkdir(parents=True, exist_ok=True)
         (tmp / "kiln" / ".project_root").write_text(project.root + "\n")
@@ -514,7 +523,7 @@ class _History:
         start = self.clock = self.clock + timedelta(hours=1)
         session = self.session(project, start)
         name = self.name(start, session.sid, "json")
-        file = session.file(f"tmp/kiln/chats/{name}", log=False)
+        file = session.file(f"{project.chats}/{name}", log=False)
         self.turn(file, project.root, count=max(1, self.turns - 1))
         frozen = dict(file.view)
         file.prompt("Now the ramp rate.")
@@ -532,12 +541,12 @@ class _History:
         self.era = 38
         start = self.clock = self.clock + timedelta(hours=3)
         session = self.session(project, start)
-        legacy = session.file(f"tmp/kiln/chats/{self.name(start, session.sid, 'json')}", log=False)
+        legacy = session.file(f"{project.chats}/{self.name(start, session.sid, 'json')}", log=False)
         self.turn(legacy, project.root)
         legacy.finish(counted=False)
         self.leave(legacy.rel)
         self.era = 40
-        log = session.file(f"tmp/kiln/chats/{self.name(start, session.sid, 'jsonl')}", log=True)
+        log = session.file(f"{project.chats}/{self.name(start, session.sid, 'jsonl')}", log=True)
         for record in legacy.view.values():
             log.write(record)
         log.set(lastUpdated=log.tick())
@@ -552,7 +561,7 @@ class _History:
         self.era = 40
         start = self.clock = self.clock + timedelta(hours=5)
         session = self.session(project, start)
-        log = session.file(f"tmp/kiln/chats/{self.name(start, session.sid, 'jsonl')}", log=True)
+        log = session.file(f"{project.chats}/{self.name(start, session.sid, 'jsonl')}", log=True)
         log.notice("info", "Empty GEMINI.md created. Now analyzing the project to populate it.")
         log.set(lastUpdated=log.tick())
         log.command("/init", EXPANSION)
@@ -586,7 +595,7 @@ class _History:
         start = self.clock = self.clock + timedelta(hours=7)
         session = self.session(project, start)
         name = self.name(start, session.sid, "jsonl")
-        log = session.file(f"tmp/kiln/chats/{name}", log=True)
+        log = session.file(f"{project.chats}/{name}", log=True)
         log.raw({"$set": {"messages": []}})
         log.user([{"text": SESSION_CONTEXT.format(root=project.root)}])
         self.turn(log, project.root, count=self.turns)
@@ -614,7 +623,7 @@ class _History:
         log.prompt("Where does the timer live?")
         log.reply([launch])
         self.expected.nested[outer_id] = launch["id"]
-        outer = session.subagent(f"tmp/kiln/chats/{session.sid}/{outer_id}.jsonl", outer_id, log=True,
+        outer = session.subagent(f"{project.chats}/{session.sid}/{outer_id}.jsonl", outer_id, log=True,
                                  start=log.clock - timedelta(seconds=30))
         outer.user([{"text": "Map the timer code."}])
         deeper = outer.call("invoke_agent", {"agent_name": "cli_help", "prompt": "Which flag sets the model?"},
@@ -624,7 +633,7 @@ class _History:
         outer.reply()
         outer.finish()
         self.expected.nested[inner_id] = deeper["id"]
-        inner = session.subagent(f"tmp/kiln/chats/{session.sid}/{inner_id}.jsonl", inner_id, log=True,
+        inner = session.subagent(f"{project.chats}/{session.sid}/{inner_id}.jsonl", inner_id, log=True,
                                  start=outer.clock)
         inner.user([{"text": "Which flag sets the model?"}])
         inner.reply([inner.call("grep_search", {"pattern": "--model"}, "cli.py:12")])
@@ -649,7 +658,7 @@ class _History:
         log.finish()
         # a resume stub (#28036): metadata and session context only, the same id
         stub_start = start + timedelta(hours=2)
-        stub = session.file(f"tmp/kiln/chats/{self.name(stub_start, session.sid, 'jsonl')}", log=True,
+        stub = session.file(f"{project.chats}/{self.name(stub_start, session.sid, 'jsonl')}", log=True,
                             start=stub_start)
         stub.user([{"text": SESSION_CONTEXT.format(root=project.root)}])
         stub.finish()
@@ -659,13 +668,13 @@ class _History:
     # --- atlas: slug folder whose root is only in projects.json; 0.31-0.38 sub-agents ---------------------------
 
     def atlas(self) -> None:
-        project = _Project("/home/ada/src/atlas", "atlas", "/home/ada/src/atlas")
-        self.projects_json[project.root] = "atlas"
+        project = _Project("/home/ada/src/atlas", "atlas")
+        self.projects_json[project.root] = project.folder  # and no .project_root
         self.era = 33
         start = self.clock = self.clock + timedelta(days=1)
         session = self.session(project, start)
         sid = session.sid
-        main = session.file(f"tmp/atlas/chats/{self.name(start, sid, 'json')}", log=False, kind="main")
+        main = session.file(f"{project.chats}/{self.name(start, sid, 'json')}", log=False, kind="main")
         main.meta["startTime"] = _stamp(start + timedelta(minutes=1))  # the name's minute is not the start
         main.prompt("Where is the retry policy defined?")
         investigate = main.call("codebase_investigator", {"objective": "Find the retry policy"},
@@ -674,7 +683,7 @@ class _History:
         main.reply([investigate])
         self.expected.nested[sid] = investigate["id"]  # this era's sub-agent shares its parent's id
         # 0.33: the sub-agent's file sits beside its parent and shares its session id
-        agent = session.subagent(f"tmp/atlas/chats/{self.name(start, sid, 'json')[:-5]}-agent.json", sid,
+        agent = session.subagent(f"{project.chats}/{self.name(start, sid, 'json')[:-5]}-agent.json", sid,
                                  log=False, start=launch_time - timedelta(seconds=40))
         agent.user([{"text": "Find the retry policy"}])
         agent.reply([agent.call("grep_search", {"pattern": "retry"}, "atlas/retry.py:3")])
@@ -689,7 +698,7 @@ class _History:
         self.era = 37
         start = self.clock = self.clock + timedelta(hours=2)
         later = self.session(project, start)
-        parent = later.file(f"tmp/atlas/chats/{self.name(start, later.sid, 'json')}", log=False, kind="main")
+        parent = later.file(f"{project.chats}/{self.name(start, later.sid, 'json')}", log=False, kind="main")
         parent.prompt("Summarize the open TODOs.")
         parent.reply([parent.call("read_file", {"file_path": "TODO.md"}, "- retries\n- docs")])
         parent.clock += timedelta(minutes=30)
@@ -700,7 +709,7 @@ class _History:
         parent.finish()
         agent_id = self.uuid()[:6]
         self.expected.nested[agent_id] = delegate["id"]
-        nested = later.subagent(f"tmp/atlas/chats/{later.sid}/{agent_id}.json", agent_id, log=False,
+        nested = later.subagent(f"{project.chats}/{later.sid}/{agent_id}.json", agent_id, log=False,
                                 start=run_start)
         nested.user([{"text": "List the TODO comments"}])
         nested.reply([nested.call("grep_search", {"pattern": "TODO"}, "3 matches")])
@@ -710,12 +719,11 @@ class _History:
     # --- quarry: only a hash folder (before slugs); its root found by hashing; /clear segments --------------
 
     def quarry(self) -> None:
-        project = _Project("/home/ada/src/quarry", _sha("/home/ada/src/quarry"), "/home/ada/src/quarry")
-        project.folder = project.hash
+        project = _Project("/home/ada/src/quarry", _sha("/home/ada/src/quarry"))
         self.era = 22
         start = self.clock = self.clock + timedelta(days=1)
         session = self.session(project, start)
-        folder = f"tmp/{project.hash}/chats"
+        folder = project.chats
         first = session.file(f"{folder}/{self.name(start, session.sid, 'json')}", log=False)
         first.notice("error", "Automatic update failed. Please try updating manually")
         first.notice("info", "Gemini CLI update available! 0.22.2 → 0.22.4")
@@ -750,11 +758,11 @@ class _History:
 
     def mill(self) -> None:
         root = "/home/ada/old/mill"
-        project = _Project(root, _sha(root), _sha(root))
+        project = _Project(root, _sha(root), known=False)
         self.era = 26
         start = self.clock = self.clock + timedelta(days=1)
         session = self.session(project, start)
-        file = session.file(f"tmp/{project.hash}/chats/{self.name(start, session.sid, 'json')}", log=False)
+        file = session.file(f"{project.chats}/{self.name(start, session.sid, 'json')}", log=False)
         file.prompt("Tidy the grinder module.", parts=False)
         file.reply([file.call("read_file", {"absolute_path": "/home/ada/src/mill/grinder.py"}, "...")])
         file.reply([file.edit("write_file", "/home/ada/src/mill/grinder.py")])
@@ -765,7 +773,6 @@ class _History:
     # --- the expected truth ---------------------------------------------------------------------------------
 
     def build(self) -> ExpectedGemini:
-        self.projects_json: dict[str, str] = {"/home/ada/src/kiln": "kiln"}
         self.kiln()
         self.atlas()
         self.quarry()

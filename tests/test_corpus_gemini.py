@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from bough_site.build import assemble
-from bough_site.model import REASONING_KEY, STAT_KEYS, Reply, Session, SubagentRun, ToolCall, Warning
+from bough_site.model import REASONING_KEY, STAT_KEYS, Session, Warning
 from bough_site.readers.gemini import read_gemini_sessions
 from bough_site.readers.gemini_log import load_file
 from bough_site.readers.gemini_files import find_gemini_files
@@ -17,6 +17,7 @@ from bough_site.work import summarize_work
 from corpus.gemini import ExpectedGemini, generate_gemini_history
 
 from .conftest import file_tree
+from .test_corpus_codex import all_calls
 
 
 def read_history(root: Path) -> tuple[list[Session], list[Warning]]:
@@ -37,16 +38,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ExpectedGemi
     expected = generate_gemini_history(root)
     sessions, warnings = read_history(root)
     return root, expected, sessions, warnings
-
-
-def runs(items: list) -> list[tuple[SubagentRun, ToolCall]]:
-    found = []
-    for item in items:
-        for block in item.blocks if isinstance(item, Reply) else ():
-            if isinstance(block, ToolCall) and block.subagent is not None:
-                found.append((block.subagent, block))
-                found += runs(block.subagent.timeline)
-    return found
 
 
 # --- determinism and the generator's own consistency ---------------------------------------------------
@@ -108,7 +99,7 @@ def test_segments_are_one_session_in_time_order(corpus) -> None:
 
 def test_sub_agents_nest_under_the_calls_that_launched_them(corpus) -> None:
     _, expected, sessions, _ = corpus
-    nested = {run.agent_id: call.id for s in sessions for run, call in runs(s.timeline)}
+    nested = {c.subagent.agent_id: c.id for s in sessions for c in all_calls(s.timeline) if c.subagent is not None}
     assert nested == expected.nested and len(nested) == 4
     assert all(s.orphan_subagents == [] for s in sessions)
 
