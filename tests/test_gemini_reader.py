@@ -214,6 +214,12 @@ def test_every_level_of_the_tree_is_a_source(tmp_path: Path) -> None:
     assert single.roots[HASH] == ROOT
 
 
+def test_a_gemini_directory_without_sessions_has_nothing_to_read(tmp_path: Path) -> None:
+    (home(tmp_path) / "tmp" / "kiln").mkdir(parents=True)
+    write_jsonl(home(tmp_path) / "stray.json", [meta(), user("u1", "hi")])  # beside tmp/, not in a chats/
+    assert find_gemini_files(home(tmp_path)).files == []
+
+
 def test_a_folder_of_loose_files_keeps_only_gemini_sessions(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "one.jsonl", [meta(), user("u1", "hi")])
     write_jsonl(tmp_path / "claude.jsonl", [{"type": "user", "uuid": "x", "sessionId": SID}])
@@ -627,3 +633,11 @@ def test_odd_content_shapes_are_read_defensively(tmp_path: Path, content: Any) -
     path = session_file(tmp_path, [user("u1", content), gemini("g1", content), notice("n1", "info", content)])
     session = one(path, roots=known())
     assert session.stats["records"] == 3
+
+
+def test_removed_is_in_the_sidecar_only_when_set() -> None:
+    from bough_site.sidecars import to_json
+
+    assert "removed" not in to_json(Prompt("u1", "p1", None, [Text("hi")]))
+    assert to_json(Reply("g1", "r1", None, MODEL, [], usage_of(None), removed="rewound"))["removed"] == "rewound"
+    assert to_json(Marker("n1", None, "warning", "Low disk", removed="compacted"))["removed"] == "compacted"

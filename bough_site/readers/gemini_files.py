@@ -170,7 +170,9 @@ def find_gemini_files(source: Path) -> GeminiFiles:
     candidates: list[Path] = []
     for folder in chats:
         candidates += _chat_files(folder)
-    if not chats:
+    if not chats and not (source / "tmp").is_dir():
+        # A folder of loose session files. A Gemini directory's own files (settings,
+        # credentials) are never opened, even when it holds no session yet.
         candidates = [p for p in _files_in(source) if is_gemini_file(p)]
     found.files, found.left_out = read_once(candidates)
     found.roots = _roots_for(found.files)
