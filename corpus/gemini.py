@@ -54,11 +54,10 @@ THOUGHTS = (
     ("Checking the tests", "I'm reading the failing test to see what it expects."),
     ("Planning the edit", "I'll change one function and leave the interface alone."),
 )
-EXPANSION = ("\nYou are an AI agent that brings the power of Gemini to the terminal. Analyze the current "
-             "directory and write a GEMINI.md file describing it.\n")
+EXPANSION = "\nLook through this directory and write a GEMINI.md that tells later sessions what it holds.\n"
 SESSION_CONTEXT = "<session_context>\nWorkspace directories: {root}\nOS: linux\n</session_context>"
 SUMMARY = "<state_snapshot>\n<overall_goal>Make the kiln timer exact.</overall_goal>\n</state_snapshot>"
-ACK = "Got it. Thanks for the additional context!"
+ACK = "Understood; going on from the summary."
 
 
 def _stamp(moment: datetime) -> str:
@@ -562,7 +561,7 @@ class _History:
         start = self.clock = self.clock + timedelta(hours=5)
         session = self.session(project, start)
         log = session.file(f"{project.chats}/{self.name(start, session.sid, 'jsonl')}", log=True)
-        log.notice("info", "Empty GEMINI.md created. Now analyzing the project to populate it.")
+        log.notice("info", "GEMINI.md started; reading the project to fill it in.")
         log.set(lastUpdated=log.tick())
         log.command("/init", EXPANSION)
         reads = [log.call("read_file", {"file_path": f"{project.root}/{name}"}, "text") for name in ("README.md", "pyproject.toml")]
@@ -582,7 +581,7 @@ class _History:
         log.reply(usage=odd)
         self.warn(log.rel, log.last_line)
         log.reply([log.call("replace", {"file_path": "GEMINI.md"}, None, status="cancelled",
-                            error="[Operation Cancelled] Reason: User cancelled the operation.")])
+                            error="[Operation Cancelled] stopped by the user")])
         log.notice("info", "Request cancelled.")
         log.finish()
         self.expected.segments[session.sid] = [log.rel]
@@ -725,14 +724,14 @@ class _History:
         session = self.session(project, start)
         folder = project.chats
         first = session.file(f"{folder}/{self.name(start, session.sid, 'json')}", log=False)
-        first.notice("error", "Automatic update failed. Please try updating manually")
-        first.notice("info", "Gemini CLI update available! 0.22.2 → 0.22.4")
+        first.notice("error", "The update did not install; update by hand.")
+        first.notice("info", "A newer Gemini CLI is out.")
         first.prompt("Why is the quarry import slow?", parts=False)
         first.reply([first.call("read_file", {"absolute_path": f"{project.root}/quarry/load.py"}, "...")],
                     usage=first.tokens() | {"input": 0, "output": 0, "cached": 0, "thoughts": 0, "total": 0})
         first.reply([first.shell("pacman -Q quarry", "", exit_code=1),
                      first.call("run_shell_command", {"command": "sleep 100"}, None, status="cancelled",
-                                error="[Operation Cancelled] Reason: User cancelled the operation.")])
+                                error="[Operation Cancelled] stopped by the user")])
         first.notice("info", "Request cancelled.")
         first.prompt("clear", parts=False)
         first.reply(usage=...)

@@ -277,7 +277,7 @@ def test_a_rewind_to_an_unknown_id_takes_out_everything(tmp_path: Path) -> None:
 
 def test_a_compression_snapshot_marks_the_dropped_records_compacted_and_later_turns_count(tmp_path: Path) -> None:
     summary = user("s1", [{"text": "<state_snapshot>\nThe timer work so far.\n</state_snapshot>"}], 7)
-    ack = gemini("s2", "Got it. Thanks for the additional context!", 8, model=None, usage=...)
+    ack = gemini("s2", "Understood; going on from the summary.", 8, model=None, usage=...)
     path = session_file(tmp_path, [
         {"$set": {"messages": []}},
         user("u1", "Fix the timer."),
@@ -372,7 +372,7 @@ def test_replies_are_gemini_records_with_a_model_or_tokens(tmp_path: Path) -> No
         gemini("g1", "with both"),
         gemini("g2", "model only", usage=...),
         gemini("g3", "tokens only", model=None),
-        gemini("g4", "Got it. Thanks for the additional context!", model=None, usage=...),
+        gemini("g4", "Understood; going on from the summary.", model=None, usage=...),
         gemini("g5", "null tokens, no model", model=None, usage=None),
     ])
     session = one(path, roots=known())
@@ -409,7 +409,7 @@ def test_calls_results_errors_and_cancellations(tmp_path: Path) -> None:
         call("c3", "replace", {"file_path": "b.py"}, result=[response("c3", "replace", error="no match")],
              status="error"),
         call("c4", "run_shell_command", {"command": "sleep 9"}, status="cancelled",
-             result=[response("c4", "run_shell_command", error="[Operation Cancelled] Reason: User cancelled.")]),
+             result=[response("c4", "run_shell_command", error="[Operation Cancelled] stopped by the user")]),
         call("c5", "run_shell_command", {"command": "false"}, "Command: false\nOutput: \nExit Code: 1"),
     ])])
     session = one(path, roots=known())
