@@ -33,11 +33,21 @@ STAT_KEYS: tuple[str, ...] = (
     "commits",
     "files_changed",
 )
-# Only sessions (and projects/sites holding them) that come from Codex carry this key.
+# Only sessions (and projects/sites holding them) that come from Codex or Gemini CLI carry this key.
 REASONING_KEY = "reasoning_output_tokens"
 
 SOURCE_CLAUDE = "claude-code"
 SOURCE_CODEX = "codex"
+SOURCE_GEMINI = "gemini-cli"
+
+# ``removed`` on a timeline item: the agent later took it out of its own history
+# (Gemini CLI's /rewind, or a compression that replaced the history). The item
+# was still written and billed: it is shown, marked, and counted.
+REMOVED_REWOUND = "rewound"
+REMOVED_COMPACTED = "compacted"
+# A field whose metadata holds this is left out of a sidecar while it has its
+# default value (sidecars.to_json), so adding it changes no existing sidecar.
+OMIT_DEFAULT = {"sidecar": "omit-default"}
 
 
 @dataclass
@@ -140,6 +150,7 @@ class Prompt:
     anchor: str  # "p1", "p2", ... in timeline order, stable across builds
     timestamp: str | None
     content: list[Content]
+    removed: str | None = field(default=None, metadata=OMIT_DEFAULT)  # REMOVED_REWOUND | REMOVED_COMPACTED
 
 
 @dataclass
@@ -154,6 +165,7 @@ class Reply:
     blocks: list[Block]
     usage: Usage
     is_error: bool = False  # an API error the harness wrote as a reply
+    removed: str | None = field(default=None, metadata=OMIT_DEFAULT)  # REMOVED_REWOUND | REMOVED_COMPACTED
 
 
 @dataclass
@@ -166,6 +178,7 @@ class Command:
     name: str
     args: str = ""
     output: str = ""
+    removed: str | None = field(default=None, metadata=OMIT_DEFAULT)  # REMOVED_REWOUND | REMOVED_COMPACTED
 
 
 @dataclass
@@ -177,11 +190,13 @@ class Marker:
     kind: ClassVar[str] = "marker"
     id: str
     timestamp: str | None
-    type: str  # "compaction" | "interruption" | "error" | "notice" | "inherited" | "meta"
+    # "compaction" | "interruption" | "error" | "warning" | "notice" | "inherited" | "meta"
+    type: str
     text: str = ""
     # For "inherited": the session the copied history belongs to, and how many items.
     ref_session: str | None = None
     count: int = 0
+    removed: str | None = field(default=None, metadata=OMIT_DEFAULT)  # REMOVED_REWOUND | REMOVED_COMPACTED
 
 
 TimelineItem = Union[Prompt, Reply, Command, Marker]
@@ -207,7 +222,7 @@ class SubagentRun:
 @dataclass
 class Session:
     id: str
-    source: str  # SOURCE_CLAUDE | SOURCE_CODEX
+    source: str  # SOURCE_CLAUDE | SOURCE_CODEX | SOURCE_GEMINI
     cwd: str | None
     title: str
     started: str | None  # ISO-8601 UTC

@@ -133,7 +133,10 @@ def to_json(value: Any) -> Any:
         if isinstance(kind, str):
             out["kind"] = kind
         for item in dataclasses.fields(value):
-            out[item.name] = to_json(getattr(value, item.name))
+            field_value = getattr(value, item.name)
+            if item.metadata.get("sidecar") == "omit-default" and field_value == item.default:
+                continue  # model.OMIT_DEFAULT: a field only some sources set
+            out[item.name] = to_json(field_value)
         return out
     if isinstance(value, list):
         return [to_json(item) for item in value]

@@ -41,13 +41,18 @@ from .search import session_entries
 
 SHELL_TOOLS = frozenset({
     "Bash", "bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command", "unified_exec",
+    "run_shell_command",
 })
-FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
+# Gemini CLI's file tools (docs/formats-gemini.md §8): their result detail holds the diff.
+GEMINI_FILE_TOOLS = frozenset({"write_file", "replace"})
+FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"}) | GEMINI_FILE_TOOLS
 
 # git's summary line after a commit: "[main abc1234] subject",
-# "[main (root-commit) abc1234] subject", "[detached HEAD abc1234] subject".
+# "[main (root-commit) abc1234] subject", "[detached HEAD abc1234] subject"
+# (Gemini CLI's shell output puts "Output: " before the first line).
 COMMIT_LINE = re.compile(
-    r"^\[(?P<branch>[^\]\n]+?)(?: \(root-commit\))? (?P<hash>[0-9a-f]{7,40})\] (?P<message>[^\n]*)$", re.MULTILINE
+    r"^(?:Output: )?\[(?P<branch>[^\]\n]+?)(?: \(root-commit\))? (?P<hash>[0-9a-f]{7,40})\] (?P<message>[^\n]*)$",
+    re.MULTILINE,
 )
 _NOTHING = re.compile(r"nothing to commit|nothing added to commit|no changes added to commit")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -497,7 +502,7 @@ def _succeeded(call: ToolCall) -> bool:
     if result is None or result.is_error:
         return False
     detail = result.detail if isinstance(result.detail, dict) else {}
-    if detail.get("interrupted") is True or detail.get("backgroundTaskId"):
+    if detail.get("interrupted") is True or detail.get("backgroundTaskId") or detail.get("status") == "cancelled":
         return False  # stopped, or still running in the background: nothing is known
     code = detail.get("exit_code", detail.get("exitCode"))
     if isinstance(code, int) and not isinstance(code, bool) and code != 0:
@@ -580,6 +585,8 @@ def file_edits(call: ToolCall) -> list[tuple[str, str, int | None, int | None]]:
     if call.name == "apply_patch":
         patch = args.get("patch", args.get("input"))
         return patch_changes(patch) if isinstance(patch, str) else []
+    if call.name in GEMINI_FILE_TOOLS:
+        return _gemini_edit(call, args)
     path = args.get("notebook_path") if call.name == "NotebookEdit" else args.get("file_path")
     if not isinstance(path, str) or not path.strip():
         return []
@@ -593,6 +600,42 @@ def file_edits(call: ToolCall) -> list[tuple[str, str, int | None, int | None]]:
     if call.name == "NotebookEdit" or lines is None:
         return [(path.strip(), action, None, None)]
     return [(path.strip(), action, lines[0], lines[1])]
+
+
+def _gemini_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, int | None, int | None]]:
+    """A Gemini ``write_file`` or ``replace``: the path it names; created when the
+    result says the file is new (``isNewFile``, or before that the tool's own words);
+    lines from the result's ``fileDiff``, or a created file's content."""
+    path = next((args[key] for key in ("file_path", "absolute_path", "path") if isinstance(args.get(key), str)), "")
+    if not path.strip():
+        return []
+    detail = call.result.detail if call.result is not None and isinstance(call.result.detail, dict) else {}
+    if detail.get("status") == "cancelled":
+        return []  # stopped before it wrote anything
+    new = detail.get("isNewFile")
+    if new is None and call.name == "write_file":
+        new = _result_text(call).startswith("Successfully created and wrote to new file")
+    action = "create" if new is True else "update"
+    diff, content = detail.get("fileDiff"), args.get("content")
+    if isinstance(diff, str):
+        return [(path.strip(), action, *unified_counts(diff))]
+    if action == "create" and isinstance(content, str):
+        return [(path.strip(), action, _line_count(content), 0)]
+    return [(path.strip(), action, None, None)]
+
+
+def unified_counts(diff: str) -> tuple[int, int]:
+    """Lines added and removed by a one-file unified diff (headers before the first hunk left out)."""
+    added = removed = 0
+    in_hunk = False
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and line.startswith("+"):
+            added += 1
+        elif in_hunk and line.startswith("-"):
+            removed += 1
+    return added, removed
 
 
 def absolute(path: str, cwd: str | None) -> str:
