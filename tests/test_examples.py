@@ -14,7 +14,6 @@ import zlib
 from base64 import b64decode
 from pathlib import Path
 
-import pytest
 
 from corpus import examples as ex
 from bough_site.model import STAT_KEYS
