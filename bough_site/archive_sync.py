@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from .archive import MAX_RECORD, Archive, Damaged, Entry, RestoreDir, check_place, is_regular, utc_now
+from .archive import DATA_SUFFIX, MAX_RECORD, Archive, Damaged, Entry, RestoreDir, check_place, is_regular, utc_now
 from .config import BuildConfig, agent_homes, claude_settings_files
 from .discover import ORPHAN_AGENT, Discovered
 from .model import Session, Warning
@@ -118,7 +118,7 @@ class _Sync:
         self.copies: list[_Copy] = []
         self.records: list[Entry] = []
         self.shorter: set[tuple[str, str]] = set()
-        self._listed: dict[Path, set[str]] = {}
+        self._listed: dict[str, set[str]] = {}
 
     def look(self, found: Discovered) -> None:
         for source in found.claude:
@@ -157,11 +157,11 @@ class _Sync:
 
     def _copied(self, entry: Entry) -> bool:
         """Whether ``entry``'s copy is there: one listing per archive folder, not a stat per file."""
-        path = self.archive.data_path(entry)
-        names = self._listed.get(path.parent)
+        folder, _, name = f"{self.archive.root}/{entry.kind}/{entry.label}{DATA_SUFFIX}".rpartition("/")
+        names = self._listed.get(folder)
         if names is None:
-            names = self._listed[path.parent] = _regular_files(path.parent)
-        return path.name in names
+            names = self._listed[folder] = _regular_files(folder)
+        return name in names
 
     def copy(self, warn: WarnFn, workers: int) -> None:
         """Make the copies (in parallel), then write every record that changed."""
@@ -194,7 +194,7 @@ def _copy_one(task: tuple[Archive, _Copy]) -> tuple[Entry | None, str]:
         return None, str(err.strerror or err)
 
 
-def _regular_files(folder: Path) -> set[str]:
+def _regular_files(folder: str) -> set[str]:
     try:
         with os.scandir(folder) as entries:
             return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}

@@ -34,7 +34,7 @@ import orjson
 from . import urls
 from .archive_sync import Kept, cleanup_notice, sync_archive
 from .config import BuildConfig
-from .discover import Discovered, add_examples, discover
+from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
 from .jobs import Job, SessionResult, UnitResult, run_jobs, scan_files, workers_for
 from .manifest import Manifest, SessionState, UnitState, sha256_prefix
@@ -42,7 +42,7 @@ from .model import Project, Session, Site, Warning
 from .options import Options, build_options
 from .plan import Plan, gone_sessions, make_plan
 from .plan.lineage import decisions
-from .plan.units import Unit, project_identity, units_of
+from .plan.units import CLAUDE, Unit, project_identity, units_of
 from .publish import Outputs, SitePages, project_of, publish, signatures, site_of
 from .scrub import scrub_session, scrub_warnings
 from .state import is_state, remove_states, save_state, state_name
@@ -99,10 +99,11 @@ def _collector(config: BuildConfig) -> tuple[list[Warning], Callable[[Warning], 
     return warnings, warn
 
 
-def _sources(config: BuildConfig, warn: Callable[[Warning], None]) -> tuple[Discovered, Kept]:
+def _sources(config: BuildConfig, warn: Callable[[Warning], None],
+             known: Known | None = None) -> tuple[Discovered, Kept]:
     """Stages 1 and 2: what there is to read, live or only in the archive; the
     bundled examples when there is nothing at all. Close the Kept when done."""
-    found = discover(config, warn)
+    found = discover(config, warn, known)
     kept = sync_archive(found, config, warn, workers=workers_for(config.jobs))
     if not config.sources and found.empty():
         add_examples(found, config, warn)
@@ -215,30 +216,35 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     """Build the site in ``config.out``, reusing what the last build there made
     from sources that have not changed since."""
     warnings, warn = _collector(config)
-    found, kept = _sources(config, warn)
+    # Read before OUT is locked: only as a hint (which files are unchanged need not
+    # be opened to tell their format); read again under the lock if it changed since.
+    early = Manifest.load(config.out)
+    found, kept = _sources(config, warn, early.known_files())
     with kept:
         notes = [note for note in [cleanup_notice(found, config)] if note]
         options = build_options(config, found.used_examples, redaction_key)
         units = units_of(found.claude, found.codex, found.label, kept.since)
         if found.empty():
-            if not Manifest.load(config.out).sessions:
+            if not early.sessions:
                 raise NothingToRead("no transcript could be read from the sources given")
         else:
             check_separate(config.out, found.inputs)
         with SiteWriter(config.out, force=config.force) as writer:
-            result = _build_in(writer, config, options, units, scrub_warnings(warnings, options.redactor()))
+            previous = early if early.stamp is not None and early.stamp == Manifest.stamp_of(writer.out) \
+                else Manifest.load(writer.out)
+            result = _build_in(writer, config, options, units, scrub_warnings(warnings, options.redactor()),
+                               previous)
             result.written, result.unchanged, result.kept = len(writer.written), len(writer.unchanged), len(writer.kept)
     result.used_examples, result.notes = found.used_examples, notes
     return result
 
 
 def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: list[Unit],
-              discovery_warnings: list[Warning]) -> BuildResult:
-    """Stages 3 to 7, with OUT held."""
+              discovery_warnings: list[Warning], previous: Manifest) -> BuildResult:
+    """Stages 3 to 7, with OUT held; ``previous`` is the last build's manifest."""
     out = writer.out
     workers = workers_for(config.jobs)
     progress = _Progress(config)
-    previous = Manifest.load(out)
     digest = options.digest(config.theme)
     redactor = options.redactor()
     plan = make_plan(previous, units, {unit.key: unit.states() for unit in units}, digest,
@@ -285,7 +291,8 @@ def _present(out: Path, stored: SessionState) -> bool:
     """Whether everything a session of the last build owns is still in OUT."""
     if not is_state(out, stored.tally) or (stored.scan and not is_state(out, stored.scan)):
         return False
-    return all(is_regular_file(out / path) for path in stored.outputs)
+    root = str(out)  # strings, not pathlib: a build that changed nothing checks thousands of files
+    return all(is_regular_file(f"{root}/{path}") for path in stored.outputs)
 
 
 def _reused(plan: Plan, progress: _Progress) -> dict[str, Entry]:
@@ -310,9 +317,10 @@ def _unit_state(result: UnitResult, plan: Plan, redactor: Any, report: Callable[
         report(f"warning: {Warning(*line)}")
     warnings = scrub_warnings([Warning(*w) for w in result.warnings], redactor)
     unit = result.unit
+    names = list(plan.own_slugs[unit.key]) if unit.kind == CLAUDE else []
     return UnitState(unit.kind, result.files, [s.key for s in result.sessions],
                      [[w.file, w.line, w.reason] for w in warnings], unit.since_digest(),
-                     plan.lineage.digest(unit.key))
+                     plan.lineage.digest(unit.key), names)
 
 
 def _take_first(result: UnitResult, entries: dict[str, Entry], outputs: Outputs, progress: _Progress,

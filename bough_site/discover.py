@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from .config import BuildConfig
 from .model import Warning
 from .readers.claude import ClaudeSource
 from .readers.lines import open_regular, peek_field, printable_name
+from .summaries import hide
 
 WarnFn = Callable[[Warning], None]
 EXAMPLES = Path(__file__).parent / "examples"
@@ -42,44 +44,49 @@ class Discovered:
         return not self.claude and not self.codex
 
 
-def discover(config: BuildConfig, warn: WarnFn) -> Discovered:
+# What an earlier build learned of a file: (digest of its label, size, mtime) -> its kind.
+# A file that has not changed since is not opened again to tell its format.
+Known = dict[tuple[str, int, int], str]
+
+
+def discover(config: BuildConfig, warn: WarnFn, known: Known | None = None) -> Discovered:
     """The transcripts under the sources given, else under the agents' default
     homes (those that exist)."""
     found = Discovered()
     for source in config.sources or [root for root in config.roots() if root.is_dir()]:
-        _discover_source(found, Path(source), config, warn)
+        _discover_source(found, Path(source), config, warn, known or {})
     return found
 
 
 def add_examples(found: Discovered, config: BuildConfig, warn: WarnFn) -> None:
     """The bundled examples, for a first run with no history at all."""
     found.used_examples = True
-    _discover_source(found, EXAMPLES / "claude" / "projects", config, warn)
-    _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn)
+    _discover_source(found, EXAMPLES / "claude" / "projects", config, warn, {})
+    _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn, {})
 
 
-def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn: WarnFn) -> None:
+def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn: WarnFn, known: Known) -> None:
     if not os.path.lexists(source):
         warn(Warning(str(source), 0, "source does not exist"))
         return
     found.inputs.append(source)
     if source.is_dir():
-        _discover_dir(found, source, config, warn)
+        _discover_dir(found, source, config, warn, known)
     else:
         _add_file(found, source, source.parent, config, warn)
 
 
-def _discover_dir(found: Discovered, root: Path, config: BuildConfig, warn: WarnFn) -> None:
+def _discover_dir(found: Discovered, root: Path, config: BuildConfig, warn: WarnFn, known: Known) -> None:
     entries = _entries(root, warn)
     has_files = any(e.name.endswith(".jsonl") for e in entries)
     if has_files:
-        _scan_project_dir(found, root, root.parent, config, warn)
+        _scan_project_dir(found, root, root.parent, config, warn, known)
     elif _looks_like_codex_tree(root, entries):
         _add_codex_tree(found, root, config, warn)
     else:
         for entry in entries:
             if _is_dir(entry):
-                _scan_project_dir(found, Path(entry.path), root, config, warn)
+                _scan_project_dir(found, Path(entry.path), root, config, warn, known)
 
 
 def _looks_like_codex_tree(root: Path, entries: list[os.DirEntry]) -> bool:
@@ -98,49 +105,72 @@ def _add_codex_tree(found: Discovered, root: Path, config: BuildConfig, warn: Wa
         found.labels[path] = _relative_label(path, root.parent)
 
 
-def _scan_project_dir(found: Discovered, project_dir: Path, label_root: Path, config: BuildConfig, warn: WarnFn) -> None:
+def _scan_project_dir(found: Discovered, project_dir: Path, label_root: Path, config: BuildConfig, warn: WarnFn,
+                      known: Known) -> None:
     """A Claude project directory: its top-level ``*.jsonl`` files are sessions
     (or old-layout ``agent-*.jsonl`` sub-agents); nothing deeper is walked except
     each session's own ``<sessionId>/subagents/``."""
     sessions: dict[str, ClaudeSource] = {}
     old_agents: list[Path] = []
-    for entry in _entries(project_dir, warn):
+    entries = _entries(project_dir, warn)
+    folders = {entry.name for entry in entries if _is_dir(entry)}  # d_type: no stat per file
+    for entry in entries:
         if not entry.name.endswith(".jsonl"):
             continue
         path = Path(entry.path)
-        if _is_dir(entry):
+        if entry.name in folders:
             warn(Warning(_relative_label(path, label_root), 0, "a directory named *.jsonl, skipped"))
             continue
         if entry.name.startswith("agent-") and peek_field(path, "isSidechain") is True:
             old_agents.append(path)
             continue
-        _add_file(found, path, label_root, config, warn, sessions)
+        label = _relative_label(path, label_root)
+        _add_file(found, path, label_root, config, warn, sessions, kind=_known_kind(entry, label, known),
+                  subagents=path.stem in folders, label=label)
     for agent in old_agents:
         _attach_old_agent(found, agent, label_root, sessions, warn)
 
 
 def _add_file(
     found: Discovered, path: Path, label_root: Path, config: BuildConfig, warn: WarnFn,
-    sessions: dict[str, ClaudeSource] | None = None,
+    sessions: dict[str, ClaudeSource] | None = None, *, kind: str | None = None, subagents: bool = True,
+    label: str | None = None,
 ) -> None:
-    label = _relative_label(path, label_root)
-    # A FIFO, device, dangling link or unreadable file is one warning here, not an
-    # empty session later: open_regular never blocks on a FIFO and gives the reasons.
-    handle = open_regular(path, label, warn)
-    if handle is None:
-        return
-    handle.close()
+    """One transcript; ``kind`` when an earlier build read it as it is now (not
+    opened again), ``subagents`` False when it has no folder of its own."""
+    label = label or _relative_label(path, label_root)
+    if kind is None:
+        # A FIFO, device, dangling link or unreadable file is one warning here, not an
+        # empty session later: open_regular never blocks on a FIFO and gives the reasons.
+        handle = open_regular(path, label, warn)
+        if handle is None:
+            return
+        handle.close()
     found.labels[path] = label
-    if _is_codex(path):
+    if kind == "codex" or (kind is None and _is_codex(path)):
         if config.wants("codex"):
             found.codex.append(path)
         return
     if not config.wants("claude"):
         return
-    source = ClaudeSource(path, _subagent_files(path, label_root, found))
+    source = ClaudeSource(path, _subagent_files(path, label_root, found) if subagents else [])
     found.claude.append(source)
     if sessions is not None:
         sessions[path.stem] = source
+
+
+def _known_kind(entry: os.DirEntry, label: str, known: Known) -> str | None:
+    """The kind an earlier build read this very file as (same label, size and
+    mtime), if it is still a regular file; None: look inside."""
+    if not known:
+        return None
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return known.get((hide(label), info.st_size, info.st_mtime_ns))
 
 
 def _subagent_files(session_file: Path, label_root: Path, found: Discovered) -> list[Path]:
@@ -196,6 +226,10 @@ def _is_dir(entry: os.DirEntry) -> bool:
 
 def _relative_label(path: Path, root: Path) -> str:
     # printable_name: a name that is not UTF-8 must not crash the pages that show it.
+    # Plain strings first (a tree of thousands of files): both are made by joining.
+    text, base = str(path), str(root)
+    if text.startswith(base) and text[len(base):len(base) + 1] == "/":
+        return printable_name(text[len(base) + 1:])
     try:
         return printable_name(path.relative_to(root).as_posix())
     except ValueError:

@@ -66,7 +66,10 @@ class UnitState:
     sessions: list[str]  # session keys
     warnings: list[list[Any]]  # [file, line, reason], as reading gave them
     since: str = ""  # digest of the archive's kept-since dates for its files
-    inherit: str = ""  # digest of what its session inherits from an earlier one (resumes.py); "" nothing
+    inherit: str = ""  # digest of what its session inherits from an earlier one (plan/lineage.py); "" nothing
+    # Claude: the page name its file's name gives (redacted, case-folded), known before
+    # reading (plan: page names); kept so an unchanged unit need not be redacted again.
+    names: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -95,13 +98,28 @@ class Manifest:
     project_stats: dict[str, dict[str, int]] = field(default_factory=dict)
     project_signatures: dict[str, str] = field(default_factory=dict)  # what each project page was made of
     site_stats: dict[str, int] = field(default_factory=dict)
+    stamp: tuple[int, int, int] | None = None  # the file read: inode, size, mtime (None: none read)
 
     # ---------------------------------------------------------------- reading
+
+    @staticmethod
+    def stamp_of(out: Path) -> tuple[int, int, int] | None:
+        """Which manifest file OUT holds now, to tell whether one read earlier still holds."""
+        try:
+            info = os.lstat(Path(out) / MANIFEST)
+        except OSError:
+            return None
+        return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+    def known_files(self) -> dict[tuple[str, int, int], str]:
+        """Each file read last time, as (digest of its label, size, mtime) -> the kind of its unit."""
+        return {(f.label, f.size, f.mtime_ns): unit.kind for unit in self.units.values() for f in unit.files}
 
     @classmethod
     def load(cls, out: Path) -> Manifest:
         """The manifest of the last successful build, or an empty one when there is
         none or it cannot be used (then everything is rebuilt)."""
+        stamp = cls.stamp_of(out)
         data = read_regular(Path(out) / MANIFEST, _MAX_MANIFEST)
         if data is None:
             return cls()
@@ -109,7 +127,7 @@ class Manifest:
             doc = orjson.loads(data)
             if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
                 return cls()
-            manifest = cls(options=str(doc.get("options") or ""), valid=True)
+            manifest = cls(options=str(doc.get("options") or ""), valid=True, stamp=stamp)
             for key, u in doc["units"].items():
                 manifest.units[key] = UnitState(
                     kind=u["kind"],
@@ -118,6 +136,7 @@ class Manifest:
                     warnings=[list(w) for w in u.get("warnings") or []],
                     since=str(u.get("since") or ""),
                     inherit=str(u.get("inherit") or ""),
+                    names=[str(n) for n in u.get("names") or []],
                 )
             for key, s in doc["sessions"].items():
                 manifest.sessions[key] = SessionState(
@@ -156,7 +175,8 @@ class Manifest:
             "options": self.options,
             "units": {
                 key: {"kind": u.kind, "files": [f.as_list() for f in u.files], "sessions": u.sessions,
-                      "warnings": u.warnings, "since": u.since, "inherit": u.inherit}
+                      "warnings": u.warnings, "since": u.since, "inherit": u.inherit,
+                      "names": u.names}
                 for key, u in self.units.items()
             },
             "sessions": {

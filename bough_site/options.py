@@ -66,7 +66,7 @@ def options_digest(parts: dict[str, Any], theme: Path | None) -> str:
     code: a change to it that changes pages must come with a new version.)"""
     h = hashlib.sha256()
     h.update(orjson.dumps({"schema": SCHEMA, "version": __version__, **parts}, option=orjson.OPT_SORT_KEYS))
-    from .render.env import default_theme_dir
+    from .render import default_theme_dir
 
     for label, root, pattern in (
         ("default-theme", default_theme_dir(), "*"),

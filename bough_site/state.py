@@ -63,7 +63,7 @@ def is_state(out: Path, name: str) -> bool:
     if not _safe_name(name):
         return False
     try:
-        return stat.S_ISREG(os.lstat(Path(out) / STATE_DIR / name).st_mode)
+        return stat.S_ISREG(os.lstat(f"{out}/{STATE_DIR}/{name}").st_mode)
     except OSError:
         return False
 

@@ -60,6 +60,11 @@ def _session_fields() -> dict[str, Any]:
     return {name: hints[name] for name in SUMMARY_FIELDS if name in hints}
 
 
+@functools.lru_cache(maxsize=1)
+def _field_decoders() -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    return tuple((name, _decoder(hint)) for name, hint in _session_fields().items())
+
+
 def summarize(session: Session) -> dict[str, Any]:
     """The part of a session the site outside its own page needs, as JSON data."""
     out: dict[str, Any] = {name: _encode(getattr(session, name)) for name in _session_fields()}
@@ -69,7 +74,7 @@ def summarize(session: Session) -> dict[str, Any]:
 
 def session_from_summary(summary: dict[str, Any], slug: str) -> Session:
     """A Session with every summary field and an empty timeline."""
-    values = {name: _decoder(hint)(summary[name]) for name, hint in _session_fields().items() if name in summary}
+    values = {name: decode(summary[name]) for name, decode in _field_decoders() if name in summary}
     for name in ("versions", "models", "files"):
         values[name] = list(values.get(name) or [])
     for name in ("stats", "redactions"):

@@ -28,6 +28,7 @@ import stat
 import time
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -86,9 +87,12 @@ def unique_slugs(names: list[str]) -> list[str]:
 
 
 def _slug(text: str, max_len: int, *, force_hash: bool = False, tag: str = "") -> str:
+    if max_len < _HASH_LEN + len(tag):
+        raise ValueError(f"max_len must be at least {_HASH_LEN + len(tag)}, got {max_len}")
+    if not force_hash and not tag and len(text) <= max_len and _ALREADY_SAFE.fullmatch(text) and \
+            not _is_reserved(text):
+        return text  # a UUID, say: _fold would give it back as it is (checked in the tests)
     suffix = _short_hash(text) + tag
-    if max_len < len(suffix):
-        raise ValueError(f"max_len must be at least {len(suffix)}, got {max_len}")
     base = _fold(text)
     if not (force_hash or base != text or not base or len(base) > max_len or _is_reserved(base)):
         return base
@@ -98,6 +102,11 @@ def _slug(text: str, max_len: int, *, force_hash: bool = False, tag: str = "") -
     # Cutting can leave a trailing dot or dash; Windows drops trailing dots silently.
     base = base[: max(max_len - len(suffix) - 1, 0)].rstrip(".-")
     return f"{base}-{suffix}" if base else suffix
+
+
+# Text that _fold leaves as it is: safe characters, starting with a letter or digit,
+# each "." or "-" followed by a letter, digit or "_" (no "..", "--", ".-", nor one at the end).
+_ALREADY_SAFE = re.compile(r"[a-z0-9](?:[a-z0-9_]|[.-](?=[a-z0-9_]))*")
 
 
 def _fold(text: str) -> str:
@@ -166,6 +175,16 @@ _OWN_PREFIX = ".bough-"  # marker, lock and temporary files: no caller may write
 _TMP_PREFIX = ".bough-tmp-"
 
 
+@dataclass(frozen=True)
+class _Dir:
+    """A checked directory inside OUT: its real path, as a string, and the
+    case-folded relative path that claims start with ("" for OUT itself)."""
+
+    path: Path
+    text: str
+    key_prefix: str
+
+
 class SiteWriter:
     """Owns OUT for one build: use it as a context manager.
 
@@ -187,7 +206,7 @@ class SiteWriter:
         self._lock_fd: int | None = None
         self._previous: set[str] = set()  # files the last marker listed, minus what prune removed
         self._claims: dict[str, str] = {}  # case-folded real relpath -> relpath as the caller gave it
-        self._dirs: dict[tuple[str, ...], Path] = {}  # checked parent directories, by components
+        self._dirs: dict[tuple[str, ...], _Dir] = {}  # checked parent directories, by components
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -319,14 +338,14 @@ class SiteWriter:
             raise TypeError(f"write() needs bytes, got {type(data).__name__}")
         parts = _split(relpath)
         parent = self._parent(root, parts[:-1], relpath, create=True)
-        key = self._claim_key(root, parent, parts[-1], relpath)
-        target = parent / parts[-1]
+        key = self._claim_key(parent, parts[-1], relpath)
+        target = parent.path / parts[-1]
         if _holds(target, data, relpath=relpath):
             self._claims[key] = relpath
             self.unchanged.append(relpath)
             return False
         try:
-            replace_file(parent, parts[-1], data)
+            replace_file(parent.path, parts[-1], data)
         except OSError as err:
             raise OutputError(f"cannot write {relpath!r} in {self.out}: {err}") from err
         self._claims[key] = relpath
@@ -344,31 +363,36 @@ class SiteWriter:
         if relpath not in self._previous:
             raise OutputError(f"cannot keep {relpath!r}: the previous build did not write it")
         parent = self._parent(root, parts[:-1], relpath, create=False)
-        key = self._claim_key(root, parent, parts[-1], relpath)
-        if not is_regular_file(parent / parts[-1]):
+        key = self._claim_key(parent, parts[-1], relpath)
+        # Plain strings, not pathlib: a build that changed nothing keeps thousands of files.
+        if not is_regular_file(f"{parent.text}/{parts[-1]}"):
             raise OutputError(f"cannot keep {relpath!r}: it is no longer a file in {self.out}")
         self._claims[key] = relpath
         self.kept.append(relpath)
 
-    def _parent(self, root: Path, dirs: list[str], relpath: str, *, create: bool) -> Path:
+    def _parent(self, root: Path, dirs: list[str], relpath: str, *, create: bool) -> _Dir:
         """The real directory for ``dirs`` under root, refusing anything that leads outside OUT."""
+        found = self._dirs.get(tuple(dirs))
+        if found is not None:
+            return found
         current = root
         for depth in range(1, len(dirs) + 1):
             done = self._dirs.get(tuple(dirs[:depth]))
             if done is not None:
-                current = done
+                current = done.path
                 continue
             path = current / dirs[depth - 1]
             if create:
                 _mkdir(path, relpath)
             current = _real_dir_inside(root, path, relpath)
-            self._dirs[tuple(dirs[:depth])] = current
-        return current
+            relative = current.relative_to(root).as_posix()
+            self._dirs[tuple(dirs[:depth])] = _Dir(current, str(current), relative.casefold() + "/")
+        return self._dirs.get(tuple(dirs)) or _Dir(root, str(root), "")
 
-    def _claim_key(self, root: Path, parent: Path, name: str, relpath: str) -> str:
+    def _claim_key(self, parent: _Dir, name: str, relpath: str) -> str:
         # Keyed on the real, case-folded path: two spellings of one file (through a
         # symlinked directory, or in another case on macOS) would overwrite each other.
-        key = (parent / name).relative_to(root).as_posix().casefold()
+        key = parent.key_prefix + name.casefold()
         if key in self._claims:
             first = self._claims[key]
             same = "it" if first == relpath else f"the same file as {first!r}"
@@ -566,12 +590,13 @@ def _remove_empty_dirs(root: Path, directory: Path) -> None:
         directory = directory.parent
 
 
-def is_regular_file(path: Path) -> bool:
+def is_regular_file(path: Path | str) -> bool:
     """A regular file itself, not through a symlink."""
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
         return False
+
 
 
 def _lexists(path: Path) -> bool:

@@ -211,3 +211,22 @@ def test_a_lone_file_is_not_scanned(tmp_path: Path) -> None:
     result = plan(Manifest(), [A, B], {A.key: [state(A.labels[0])], B.key: [state(B.labels[0])]}, disk, tmp_path)
     assert disk.scanned == []  # each is alone in its project directory: nothing to compare
     assert result.lineage.decision(A.key) is None
+
+
+def test_an_unchanged_build_does_not_redact_file_names_again(tmp_path: Path) -> None:
+    previous = manifest((A, [state(A.labels[0])], [session(A, "aaaa")]))
+    previous.units[A.key].names = ["remembered"]
+    asked: list[str] = []
+
+    def name(text: str) -> str:
+        asked.append(text)
+        return text
+
+    def run(digest: str):
+        return make_plan(previous, [A], {A.key: [state(A.labels[0])]}, digest, name=name,
+                         checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, out=tmp_path,
+                         prune=False)
+
+    assert run(DIGEST).own_slugs[A.key] == ("remembered",) and asked == []
+    assert run("other options").own_slugs[A.key] == ("aaaa",) and asked == ["aaaa"]  # the key may differ
+    assert run(DIGEST).kept[A.key].names == ["remembered"]

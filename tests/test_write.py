@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 import orjson
+from hypothesis import given
+from hypothesis import strategies as st
 import pytest
 
 from bough_site.errors import BoughError, OutputError
@@ -587,3 +589,20 @@ def test_check_separate_relative_paths(tmp_path: Path, monkeypatch: pytest.Monke
 def test_json_bytes() -> None:
     expected = '{\n  "a": [\n    1,\n    "é"\n  ],\n  "b": 1\n}\n'.encode()
     assert json_bytes({"b": 1, "a": [1, "é"]}) == expected
+
+
+@given(st.from_regex(r"[a-z0-9._-]{1,60}", fullmatch=True) | st.text(max_size=60))
+def test_the_quick_check_takes_only_names_folding_keeps(text: str) -> None:
+    """slug() returns a name the quick check takes as it is: folding must keep it too."""
+    from bough_site.write import _ALREADY_SAFE, _fold
+
+    if _ALREADY_SAFE.fullmatch(text):
+        assert _fold(text) == text
+
+
+def test_the_quick_check_refuses_what_folding_changes() -> None:
+    from bough_site.write import _ALREADY_SAFE
+
+    for changed in ("a..b", "a--b", "a-", "a.", "-a", ".a", "A", "a b", "é", "a/b"):
+        assert not _ALREADY_SAFE.fullmatch(changed), changed
+    assert slug("con") != "con" and slug("0f3c2a9e-1b2c-4d5e-8f90-a1b2c3d4e5f6") == "0f3c2a9e-1b2c-4d5e-8f90-a1b2c3d4e5f6"

@@ -67,6 +67,15 @@ def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileSta
     reusable = {key for key in same_files if same_options and _outputs_present(previous, key, present)}
     claude = [(unit.key, unit.paths[0], unit.labels[0]) for unit in units if unit.kind == CLAUDE]
     lineage = plan_lineage(claude, previous, same_files, reusable, out=out, prune=prune, scan=scan)
+
+    def claude_name(unit: Unit) -> tuple[str, ...]:
+        """Its file's name, redacted: as the last build worked it out, when the options are the same."""
+        old = previous.units.get(unit.key)
+        if same_options and old is not None and old.names:
+            return tuple(old.names)
+        return (optimistic_slug(name(Path(unit.paths[0]).stem)).casefold(),)
+
+    own, counts = _known_names(previous, units, claude_name)
     read: list[Unit] = []
     estimates: dict[str, int] = {}
     kept: dict[str, UnitState] = {}
@@ -78,9 +87,8 @@ def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileSta
             estimates[unit.key] = 1 if unit.kind == CLAUDE or old is None else max(1, len(old.sessions))
             continue
         kept[unit.key] = UnitState(old.kind, same_files[unit.key], old.sessions, old.warnings, old.since,
-                                   old.inherit)
+                                   old.inherit, list(own[unit.key]) if unit.kind == CLAUDE else [])
         reused += [previous.sessions[key] for key in old.sessions]
-    own, counts = _known_names(previous, units, name)
     return Plan(same_options, read, estimates, kept, reused, own, counts, lineage)
 
 
@@ -108,15 +116,15 @@ def _outputs_present(previous: Manifest, unit: str, present: PresentFn) -> bool:
     return True
 
 
-def _known_names(previous: Manifest, units: list[Unit],
-                 name: Callable[[str], str]) -> tuple[dict[str, tuple[str, ...]], tuple[tuple[str, int], ...]]:
+def _known_names(previous: Manifest, units: list[Unit], claude_name: Callable[[Unit], tuple[str, ...]],
+                 ) -> tuple[dict[str, tuple[str, ...]], tuple[tuple[str, int], ...]]:
     """The page names each unit is known to take before it is read, and how many
     units (and gone sessions) take each."""
     counts: Counter[str] = Counter()
     own: dict[str, tuple[str, ...]] = {}
     for unit in units:
         if unit.kind == CLAUDE:
-            mine: tuple[str, ...] = (optimistic_slug(name(Path(unit.paths[0]).stem)).casefold(),)
+            mine = claude_name(unit)
         else:
             old = previous.units.get(unit.key)
             mine = tuple(previous.sessions[k].slug.casefold() for k in (old.sessions if old else ())

@@ -24,28 +24,14 @@ rather than an empty string on the page.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 import jinja2
 
 from ..errors import BoughError
+from . import default_theme_dir
 
 DEFAULT_PREFIX = "default"
-
-
-def default_theme_dir() -> Path:
-    """The default theme: inside the installed package (``bough_site/themes``),
-    else the ``themes/`` folder of a source checkout that is not installed."""
-    try:
-        root = resources.files("bough_site.themes")
-        candidate = Path(str(root)) / "default"
-        if (candidate / "templates").is_dir():
-            return candidate
-    except ModuleNotFoundError:
-        pass
-    # A plain checkout: bough_site/render/env.py -> <checkout>/themes/default.
-    return Path(__file__).resolve().parents[2] / "themes" / "default"
 
 
 def check_theme_dir(theme: Path) -> None:
