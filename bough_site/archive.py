@@ -78,7 +78,7 @@ _CHUNK = 1 << 20
 # (measured on transcripts; docs/performance.md).
 _LEVEL = 1
 INDEX = ".bough-index"
-INDEX_SCHEMA = "bough.archive-index/1"
+INDEX_SCHEMA = "bough.archive-index/2"
 _MAX_INDEX = 1 << 30
 _LOCK_TIMEOUT = 300.0
 MAX_RECORD = 1 << 20
@@ -121,6 +121,26 @@ class Entry:
         data["origins"] = list(self.origins)
         data["subagents"] = list(self.subagents)
         return {"schema": ENTRY_SCHEMA, **data}
+
+    def to_row(self) -> list[Any]:
+        """The record as one list, in field order: how the index holds it."""
+        return [getattr(self, f.name) for f in fields(self)]
+
+    @classmethod
+    def from_row(cls, row: Any) -> Entry:
+        """A record from the index; ValueError when it is not one this bough writes.
+        The index is bough's own (in a directory only its user reads): the kinds
+        of the values are checked, and the label, as the path it becomes."""
+        (kind, label, role, size, mtime_ns, sha256, archived, updated, origins, session, subagents,
+         orphan) = row
+        if kind not in KINDS or not isinstance(label, str) or label_problem(label) or \
+                type(size) is not int or type(mtime_ns) is not int or size < 0 or \
+                not all(isinstance(v, str) for v in (role, sha256, archived, updated)) or \
+                not isinstance(origins, list) or not isinstance(subagents, list) or \
+                not (session is None or isinstance(session, str)):
+            raise ValueError("not a bough archive record")
+        return cls(kind, label, role, size, mtime_ns, sha256, archived, updated, tuple(origins), session,
+                   tuple(subagents), orphan is True)
 
     @classmethod
     def from_json(cls, data: Any) -> Entry:
@@ -170,6 +190,7 @@ class Archive:
 
     def __init__(self, root: Path):
         self.root = root
+        self.indexed = False  # whether entries() found a whole index
 
     @classmethod
     def open(cls, root: Path, *, create: bool = True) -> Archive:
@@ -236,6 +257,7 @@ class Archive:
         ``clean`` (only under the exclusive lock) also removes temporary files a
         crashed build left behind (there is no index after such a crash)."""
         found = self._indexed()
+        self.indexed = found is not None
         if found is not None:
             if clean:
                 self._remove_stale_restores()
@@ -279,13 +301,10 @@ class Archive:
             doc = orjson.loads(inflater.decompress(data, _MAX_INDEX))
             if inflater.unconsumed_tail or not inflater.eof or doc.get("schema") != INDEX_SCHEMA:
                 return None
-            entries = [Entry.from_json(item) for item in doc["entries"]]
+            entries = [Entry.from_row(row) for row in doc["rows"]]
         except (zlib.error, orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
             return None
         return {entry.key: entry for entry in entries}
-
-    def has_index(self) -> bool:
-        return is_regular(self.root / INDEX)
 
     def forget_index(self) -> None:
         """Before a build changes a copy or a record: the index no longer holds."""
@@ -294,7 +313,7 @@ class Archive:
 
     def save_index(self, entries: Iterable[Entry]) -> None:
         """Every record in one file, written after the copies and records it lists."""
-        doc = {"schema": INDEX_SCHEMA, "entries": [e.to_json() for e in sorted(entries, key=lambda e: e.key)]}
+        doc = {"schema": INDEX_SCHEMA, "rows": [e.to_row() for e in sorted(entries, key=lambda e: e.key)]}
         replace_file(self.root, INDEX, zlib.compress(orjson.dumps(doc), 1), durable=True, mode=0o600)
 
     def _read_small(self, kind: str, relpath: str) -> bytes:

@@ -82,7 +82,7 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
             archive.forget_index()  # written again below, once the copies and records are
             work.copy(warn, workers)
             archive.save_index(entries.values())
-        elif problems or not archive.has_index():
+        elif not archive.indexed:
             archive.save_index(entries.values())
         for key in sorted(work.shorter):
             warn(Warning(key[1], 0, f"shorter than bough's archived copy ({entries[key].size:,} bytes); "
@@ -375,9 +375,10 @@ def _codex_rank(entry: Entry) -> tuple[int, bool, str, str]:
 
 
 def _in_scope(entry: Entry, scope: list[Path]) -> bool:
+    # Strings, not pathlib: every archived session is asked (origins are absolute paths).
+    roots = [str(root).rstrip("/") for root in scope]
     for origin in entry.origins:
-        where = Path(origin)
-        if any(where == root or where.is_relative_to(root) for root in scope):
+        if any(origin == root or origin.startswith(root + "/") or root == "" for root in roots):
             return True
     return False
 

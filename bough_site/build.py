@@ -45,7 +45,7 @@ from .plan.lineage import decisions
 from .plan.units import CLAUDE, Unit, project_identity, units_of
 from .publish import Outputs, SitePages, project_of, publish, signatures, site_of
 from .scrub import scrub_session, scrub_warnings
-from .state import is_state, remove_states, save_state, state_name
+from .state import remove_states, save_state, state_name, state_names
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_json
 from .work import summarize_work
@@ -190,9 +190,10 @@ class Entry:
     @classmethod
     def stored(cls, state: SessionState, status: str) -> Entry:
         """A session the last build made, as its manifest entry has it."""
+        # Shared, not copied: an entry's lists are replaced, never changed in place.
         return cls(state.key, state.unit, state.summary, state.project, status, written_slug=state.slug,
-                   outputs=list(state.outputs), tally_file=state.tally, highlight_file=state.highlight,
-                   links=dict(state.links), scan=state.scan, group=state.group)
+                   outputs=state.outputs, tally_file=state.tally, highlight_file=state.highlight,
+                   links=state.links, scan=state.scan, group=state.group)
 
 
 class _Progress:
@@ -249,7 +250,7 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
     redactor = options.redactor()
     plan = make_plan(previous, units, {unit.key: unit.states() for unit in units}, digest,
                      name=redactor.text, checksum=lambda path, size: sha256_prefix(Path(path), size),
-                     present=lambda stored: _present(out, stored), scan=lambda files: scan_files(files, workers),
+                     present=_presence(writer), scan=lambda files: scan_files(files, workers),
                      out=out, prune=config.prune)
     progress.total = len(plan.reused) + sum(plan.estimates.values())
     entries = _reused(plan, progress)
@@ -280,19 +281,23 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
                     signature=signature, project_signatures=project_signatures, previous=previous,
                     same_options=plan.same_options, options=options, outputs=outputs, report=config.report)
     pruned = _prune(outputs, previous, config.prune)
-    _save(out, digest, unit_states, entries, plan, pages)
+    _save(out, digest, unit_states, entries, plan, pages, previous)
     site = pages.site
     archived_only = sum(1 for p in site.projects for s in p.sessions if s.kept_since)
     return BuildResult(site, config.out, warnings=site.warnings, archived_only=archived_only,
                        rebuilt=progress.rebuilt, reused=progress.reused, gone=len(gone), pruned=len(pruned))
 
 
-def _present(out: Path, stored: SessionState) -> bool:
+def _presence(writer: SiteWriter) -> Callable[[SessionState], bool]:
     """Whether everything a session of the last build owns is still in OUT."""
-    if not is_state(out, stored.tally) or (stored.scan and not is_state(out, stored.scan)):
-        return False
-    root = str(out)  # strings, not pathlib: a build that changed nothing checks thousands of files
-    return all(is_regular_file(f"{root}/{path}") for path in stored.outputs)
+    states = state_names(writer.out)
+
+    def present(stored: SessionState) -> bool:
+        if stored.tally not in states or (stored.scan and stored.scan not in states):
+            return False
+        return all(writer.has_file(path) for path in stored.outputs)
+
+    return present
 
 
 def _reused(plan: Plan, progress: _Progress) -> dict[str, Entry]:
@@ -482,7 +487,7 @@ def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:
 
 
 def _save(out: Path, digest: str, unit_states: dict[str, UnitState], entries: dict[str, Entry], plan: Plan,
-          pages: SitePages) -> None:
+          pages: SitePages, previous: Manifest) -> None:
     manifest = Manifest(options=digest)
     manifest.units = {key: unit_states[key] for key in sorted(unit_states)}
     lineage = plan.lineage
@@ -503,6 +508,8 @@ def _save(out: Path, digest: str, unit_states: dict[str, UnitState], entries: di
     manifest.project_stats = {p.id: p.stats for p in pages.site.projects}
     manifest.project_signatures = pages.project_signatures
     manifest.site_stats = pages.site.stats
+    if manifest.same_as(previous):
+        return  # nothing changed: neither the state nor the manifest (20,000 sessions: tens of MB)
     remove_states(out, {s.tally for s in manifest.sessions.values()}
                   | {s.highlight for s in manifest.sessions.values() if s.highlight}
                   | {s.scan for s in manifest.sessions.values() if s.scan})

@@ -139,13 +139,7 @@ class Manifest:
                     names=[str(n) for n in u.get("names") or []],
                 )
             for key, s in doc["sessions"].items():
-                manifest.sessions[key] = SessionState(
-                    key=key, unit=str(s["unit"]), slug=str(s["slug"]), project=dict(s["project"]),
-                    summary=dict(s["summary"]), outputs=[str(p) for p in s["outputs"]], tally=str(s["tally"]),
-                    highlight=str(s.get("highlight") or ""), scan=str(s.get("scan") or ""),
-                    group=str(s.get("group") or ""),
-                    links={str(k): None if v is None else str(v) for k, v in (s.get("links") or {}).items()},
-                )
+                manifest.sessions[key] = _session_state(key, s)
             site = doc.get("site") or {}
             manifest.site_outputs = [str(p) for p in site.get("outputs") or []]
             manifest.site_signature = str(site.get("signature") or "")
@@ -155,6 +149,13 @@ class Manifest:
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             return cls()
         return manifest
+
+    def same_as(self, other: Manifest) -> bool:
+        """Whether saving this manifest would write what ``other`` (the last one) holds."""
+        return (self.options, self.units, self.sessions, self.site_outputs, self.site_signature,
+                self.project_stats, self.project_signatures, self.site_stats) == (
+                other.options, other.units, other.sessions, other.site_outputs, other.site_signature,
+                other.project_stats, other.project_signatures, other.site_stats)
 
     def tally_file(self, out: Path, name: str) -> Tally | None:
         """A session's identities from its state file, or None when it is missing."""
@@ -199,7 +200,26 @@ def tally_name(tally_json: bytes) -> str:
     return state_name(tally_json, ".json")
 
 
-def file_state(path: Path, label: str) -> FileState | None:
+def _session_state(key: str, s: dict[str, Any]) -> SessionState:
+    """One session's entry as the manifest holds it. bough wrote it (OUT is trusted):
+    the JSON values are taken as they are, only their kinds checked (a manifest of
+    20,000 sessions is read by every build)."""
+    summary, project, outputs, links = s["summary"], s["project"], s["outputs"], s.get("links") or {}
+    if not (isinstance(summary, dict) and isinstance(project, dict) and isinstance(outputs, list)
+            and isinstance(links, dict) and all(isinstance(p, str) for p in outputs)):
+        raise ValueError(f"the entry of {key} is not one bough writes")
+    return SessionState(key=key, unit=_text(s["unit"]), slug=_text(s["slug"]), project=project, summary=summary,
+                        outputs=outputs, tally=_text(s["tally"]), highlight=_text(s.get("highlight") or ""),
+                        scan=_text(s.get("scan") or ""), group=_text(s.get("group") or ""), links=links)
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a string")
+    return value
+
+
+def file_state(path: Path | str, label: str) -> FileState | None:
     """Size and mtime of a file now (the checksum is filled in when it is read)."""
     try:
         info = os.stat(path)

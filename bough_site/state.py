@@ -58,6 +58,15 @@ def remove_states(out: Path, keep: set[str]) -> None:
                     os.unlink(folder / name)
 
 
+def state_names(out: Path) -> set[str]:
+    """The regular files of OUT's state folder now (one listing, not a stat each)."""
+    try:
+        with os.scandir(Path(out) / STATE_DIR) as entries:
+            return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
+    except OSError:
+        return set()
+
+
 def is_state(out: Path, name: str) -> bool:
     """Whether the state file ``name`` is there (a plain file)."""
     if not _safe_name(name):

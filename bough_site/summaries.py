@@ -74,11 +74,12 @@ def summarize(session: Session) -> dict[str, Any]:
 
 def session_from_summary(summary: dict[str, Any], slug: str) -> Session:
     """A Session with every summary field and an empty timeline."""
-    values = {name: decode(summary[name]) for name, decode in _field_decoders() if name in summary}
+    values = {name: summary[name] if decode is _same else decode(summary[name])
+              for name, decode in _field_decoders() if name in summary}
     for name in ("versions", "models", "files"):
-        values[name] = list(values.get(name) or [])
+        values[name] = values.get(name) or []
     for name in ("stats", "redactions"):
-        values[name] = dict(values.get(name) or {})
+        values[name] = values.get(name) or {}
     for name in ("id", "source", "cwd", "title", "started", "ended", "git_branch"):
         values.setdefault(name, None)
     warnings = [Warning(f, n, r) for f, n, r in summary.get("warnings") or []]
@@ -124,12 +125,12 @@ def _decoder(hint: Any) -> Callable[[Any], Any]:
     if origin is list:
         item = _decoder(args[0]) if args else _same
         if item is _same:
-            return lambda value: list(value) if isinstance(value, list) else value
+            return _same  # JSON data as orjson made it: the summary's own, never changed in place
         return lambda value: [item(v) for v in value] if isinstance(value, list) else value
     if origin is dict:
         item = _decoder(args[1]) if len(args) == 2 else _same
         if item is _same:
-            return lambda value: dict(value) if isinstance(value, dict) else value
+            return _same
         return lambda value: {k: item(v) for k, v in value.items()} if isinstance(value, dict) else value
     if origin is tuple:
         return lambda value: tuple(value) if isinstance(value, list) else value

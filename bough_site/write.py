@@ -207,6 +207,7 @@ class SiteWriter:
         self._previous: set[str] = set()  # files the last marker listed, minus what prune removed
         self._claims: dict[str, str] = {}  # case-folded real relpath -> relpath as the caller gave it
         self._dirs: dict[tuple[str, ...], _Dir] = {}  # checked parent directories, by components
+        self._listed: dict[str, set[str]] = {}  # directory -> the regular files it held when listed
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -230,7 +231,7 @@ class SiteWriter:
             self._release()
             raise
         self.written, self.unchanged, self.kept = [], [], []
-        self._claims, self._dirs = {}, {}
+        self._claims, self._dirs, self._listed = {}, {}, {}
         return self
 
     def __exit__(
@@ -348,6 +349,7 @@ class SiteWriter:
             replace_file(parent.path, parts[-1], data)
         except OSError as err:
             raise OutputError(f"cannot write {relpath!r} in {self.out}: {err}") from err
+        self._listed.get(parent.text, set()).add(parts[-1])
         self._claims[key] = relpath
         self.written.append(relpath)
         return True
@@ -364,11 +366,33 @@ class SiteWriter:
             raise OutputError(f"cannot keep {relpath!r}: the previous build did not write it")
         parent = self._parent(root, parts[:-1], relpath, create=False)
         key = self._claim_key(parent, parts[-1], relpath)
-        # Plain strings, not pathlib: a build that changed nothing keeps thousands of files.
-        if not is_regular_file(f"{parent.text}/{parts[-1]}"):
+        if not self._listed_file(parent, parts[-1]):
             raise OutputError(f"cannot keep {relpath!r}: it is no longer a file in {self.out}")
         self._claims[key] = relpath
         self.kept.append(relpath)
+
+    def has_file(self, relpath: str) -> bool:
+        """Whether OUT holds a regular file at ``relpath`` (nothing is claimed)."""
+        try:
+            parts = _split(relpath)
+            parent = self._parent(self._open_root(), parts[:-1], relpath, create=False)
+        except OutputError:
+            return False
+        return self._listed_file(parent, parts[-1])
+
+    def _listed_file(self, parent: _Dir, name: str) -> bool:
+        """Whether ``name`` is a regular file (not a link) in ``parent``: one listing
+        per directory, not a stat per file (a build that changed nothing keeps
+        tens of thousands of files)."""
+        names = self._listed.get(parent.text)
+        if names is None:
+            try:
+                with os.scandir(parent.text) as entries:
+                    names = {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
+            except OSError:
+                names = set()
+            self._listed[parent.text] = names
+        return name in names
 
     def _parent(self, root: Path, dirs: list[str], relpath: str, *, create: bool) -> _Dir:
         """The real directory for ``dirs`` under root, refusing anything that leads outside OUT."""
@@ -411,7 +435,7 @@ class SiteWriter:
         Returns the deleted relpaths, sorted.
         """
         root = self._open_root()
-        self._dirs = {}  # directories may disappear below
+        self._dirs, self._listed = {}, {}  # directories may disappear below
         claimed = set(self._claims.values())
         deleted = []
         for relpath in sorted(self._previous - claimed):
@@ -426,8 +450,15 @@ class SiteWriter:
 # --------------------------------------------------------------------------- file system
 
 
+# A relpath every component of which starts with a letter, digit or "_" and holds only
+# those, ".", "-": no "." or ".." component, no ".bough-" name, nothing absolute.
+_PLAIN_RELPATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_][A-Za-z0-9_.-]*)*")
+
+
 def _relpath_problem(relpath: object) -> str | None:
     """Why relpath may not name a file in OUT, or None when it may."""
+    if isinstance(relpath, str) and _PLAIN_RELPATH.fullmatch(relpath):
+        return None  # the usual page or asset path, told at once
     if not isinstance(relpath, str) or not relpath:
         return "it is empty"
     if "\x00" in relpath:

@@ -44,7 +44,7 @@ class Unit:
         return hide(repr(self.since)) if self.since else ""
 
     def states(self) -> list[FileState | None]:
-        return [file_state(Path(p), hide(label)) for p, label in zip(self.paths, self.labels)]
+        return [file_state(p, hide(label)) for p, label in zip(self.paths, self.labels)]
 
 
 def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], str],
