@@ -177,7 +177,7 @@ def generate(work: Path, name: str, *, tiny: bool) -> tuple[Path, dict]:
     stamp, facts_file = root / ".params", root / ".facts.json"
     wanted = json.dumps([SEED, shape, _generator_digest(), real.digest() if real else None])
     if stamp.is_file() and stamp.read_text() == wanted and facts_file.is_file():
-        return root / "projects", json.loads(facts_file.read_text())
+        return root / "projects", {**json.loads(facts_file.read_text()), "tiny": tiny}
     shutil.rmtree(root, ignore_errors=True)
     started = time.monotonic()
     expected = generate_claude_history(root, seed=SEED, real_files=real, **shape)
@@ -588,6 +588,8 @@ def bench_history(name: str, args: argparse.Namespace, work: Path, env: dict[str
             order = tools[number % len(tools):] + tools[: number % len(tools)]  # alternate who goes first
             for tool in order:
                 run = _cold_run(tool, name, projects, work, env, args.jobs, variants, results.facts["mb"])
+                if not args.keep_outputs:
+                    shutil.rmtree(work / f"runs-{name}" / "cold", ignore_errors=True)
                 results.runs.append(run)
                 print(f"{name} round {number + 1}: {tool}: {run.wall:.2f} s, {run.cpu:.2f} s CPU, "
                       f"{run.max_rss_mb:.0f} MB, {run.out_mb:.0f} MB out{'' if run.ok else ' FAILED ' + run.note}",
@@ -598,6 +600,8 @@ def bench_history(name: str, args: argparse.Namespace, work: Path, env: dict[str
             results.incremental[tool] = incremental(
                 projects, work / f"runs-{name}", tool, args.jobs, env, extra, rounds=args.rounds,
                 appends=not history.rebuild_only, check_bytes=args.check_bytes)
+            if not args.keep_outputs:
+                shutil.rmtree(work / f"runs-{name}" / "incremental", ignore_errors=True)
     return results
 
 
@@ -800,6 +804,8 @@ def main() -> int:
                         help='also run bough with these extra options (write it with "="), e.g. '
                              '--variant="--highlight-limit 0" (repeatable)')
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--keep-outputs", action="store_true",
+                        help="keep every site built (runs-HISTORY/ in the work directory; default: removed once measured)")
     args = parser.parse_args()
 
     names = [n for value in args.history for n in value.split(",") if n] + ([args.scale] if args.scale else [])
