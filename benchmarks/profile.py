@@ -58,12 +58,13 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("work summaries", ("bough_site/work.py",)),
     ("sidecars", ("bough_site/sidecars.py",)),
     ("writing", ("bough_site/write.py",)),
-    ("archive", ("bough_site/archive.py",)),
+    ("archive", ("bough_site/archive",)),  # archive.py, archive_sync.py
     ("search (Pagefind: stripping pages, the wait for it)", ("bough_site/search.py",)),
-    ("manifest, state, summaries", ("bough_site/manifest.py",)),
-    ("discovery, planning, resumes, jobs", ("bough_site/discover.py", "bough_site/resumes.py",
+    ("manifest, state, summaries", ("bough_site/manifest.py", "bough_site/state.py", "bough_site/summaries.py")),
+    ("discovery, planning, resumes, jobs", ("bough_site/discover.py", "bough_site/resumes.py", "bough_site/plan/",
                                             "bough_site/inherit.py", "bough_site/build.py", "bough_site/jobs.py",
-                                            "bough_site/config.py", "bough_site/urls.py")),
+                                            "bough_site/publish.py", "bough_site/options.py", "bough_site/config.py",
+                                            "bough_site/urls.py")),
     ("model, stats", ("bough_site/model.py", "bough_site/stats.py")),
     ("CLI, start-up", ("bough_site/cli.py", "/click/", "cProfile.py", "runpy.py")),
 ]
@@ -74,6 +75,8 @@ STARTUP = "CLI, start-up"
 def stage_of(filename: str, function: str) -> str | None:
     if function == "<module>":
         return STARTUP
+    if not filename.startswith(("/", "<", "~")):
+        filename = "/" + filename  # py-spy names files from their sys.path entry: "pygments/lexer.py"
     for stage, markers in STAGES:
         if any(marker in filename for marker in markers):
             return stage

@@ -74,3 +74,18 @@ def test_the_old_scale_option_still_works(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "### tiny: " in done.stdout and "| bough |" in done.stdout
+
+
+def test_the_profile_script_splits_a_tiny_build_by_stage(tmp_path: Path) -> None:
+    profile = BENCH.parent / "profile.py"
+    done = subprocess.run(
+        [sys.executable, str(profile), "--work", str(tmp_path / "work"), "--history", "realcode", "--tiny",
+         "--project", "my-app", "--out", str(tmp_path / "profiles"), "--top", "5"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "profiles" / "realcode-tiny-my-app.pstats").stat().st_size > 0
+    assert "### top 5 by cumulative time" in done.stdout and "### top 5 by own time" in done.stdout
+    split = done.stdout.split("### the split (cProfile", 1)[1]
+    for stage in ("highlighting: Pygments (lexing)", "Jinja templates", "reading (readers)", "redaction", "archive"):
+        assert f"| {stage} | " in split, stage
