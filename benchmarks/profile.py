@@ -190,7 +190,7 @@ def main() -> int:
     parser.add_argument("--history", choices=sorted(bench.HISTORIES), default="realcode")
     parser.add_argument("--tiny", action="store_true")
     parser.add_argument("--project", required=True, help="a project directory of the history (its mangled cwd), or how its name ends")
-    parser.add_argument("--out", type=Path, default=bench.ROOT / "profiles", help="where the raw profiles go")
+    parser.add_argument("--out", type=Path, help="where the raw profiles go (default: profiles/ in the work directory)")
     parser.add_argument("--name", help="the profiles' file name (default: HISTORY-PROJECT)")
     parser.add_argument("--py-spy", type=Path, help="also sample the build with this py-spy")
     parser.add_argument("--top", type=int, default=20)
@@ -198,6 +198,7 @@ def main() -> int:
     args = parser.parse_args()
 
     work = args.work.resolve()
+    args.out = args.out or work / "profiles"
     env = bench.environment(work)
     projects, _facts = bench.generate(work, args.history, tiny=args.tiny)
     name = args.name or f"{args.history}{'-tiny' if args.tiny else ''}-{args.project.strip('-')}"
