@@ -263,7 +263,8 @@ _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 class _Sampler(threading.Thread):
     """Every 20 ms, the RSS of the run's processes together and each one's CPU
-    time; every 100 ms, which processes the run has (a scan of /proc)."""
+    time; every 200 ms, which processes the run has (a scan of all /proc: about
+    4 ms with 170 processes, so the sampler costs some 2% of one core)."""
 
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
@@ -276,7 +277,7 @@ class _Sampler(threading.Thread):
     def run(self) -> None:
         known, tick = [self.pid], 0
         while not self.stop.is_set():
-            if tick % 5 == 0:
+            if tick % 10 == 0:
                 known = _tree(self.pid)
             total = 0
             for pid in known:
