@@ -5,8 +5,9 @@
     python3 benchmarks/profile.py --history wide --project work-spotter --py-spy PATH
 
 Takes one project directory of a history that benchmarks/bench.py generates (the
-same seed, the same work directory), builds it cold with all options at their
-defaults but ``-j 1`` (everything in one process: reading, rendering, the
+same seed, the same work directory), or the whole history, builds it cold (or,
+``--rebuild``, builds it once and profiles the no-change rebuild) with all options
+at their defaults but ``-j 1`` (everything in one process: reading, rendering, the
 archive; Pagefind is a child the build waits for) under cProfile, and prints:
 
 - the top entries by cumulative and by own ("self") time;
@@ -154,13 +155,17 @@ def pyspy_split(raw: Path) -> tuple[Counter[str], int]:
 # --------------------------------------------------------------------------- running
 
 
-def project_tree(projects: Path, project: str, place: Path) -> Path:
-    """A source root holding only the project directory whose name ends with ``project`` (hard links)."""
+def project_tree(projects: Path, project: str | None, place: Path) -> Path:
+    """A source root holding only the project directory whose name ends with
+    ``project`` (hard links), or (None) every project of the history."""
+    root = place / "projects"
+    if project is None:
+        bench._link_tree(projects, root, set())
+        return root
     names = sorted(p.name for p in projects.iterdir() if p.is_dir())
     matches = [name for name in names if name == project or name.endswith(project)]
     if len(matches) != 1:
         raise SystemExit(f"{project!r} names {len(matches)} project directories; the history has: {', '.join(names)}")
-    root = place / "projects"
     bench._link_tree(projects / matches[0], root / matches[0], set())
     return root
 
@@ -189,7 +194,10 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bough-bench")
     parser.add_argument("--history", choices=sorted(bench.HISTORIES), default="realcode")
     parser.add_argument("--tiny", action="store_true")
-    parser.add_argument("--project", required=True, help="a project directory of the history (its mangled cwd), or how its name ends")
+    parser.add_argument("--project", help="a project directory of the history (its mangled cwd), or how its name "
+                                           "ends (default: the whole history)")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="profile the no-change rebuild instead: a cold build first (-j 0, not profiled)")
     parser.add_argument("--out", type=Path, help="where the raw profiles go (default: profiles/ in the work directory)")
     parser.add_argument("--name", help="the profiles' file name (default: HISTORY-PROJECT)")
     parser.add_argument("--py-spy", type=Path, help="also sample the build with this py-spy")
@@ -201,24 +209,35 @@ def main() -> int:
     args.out = args.out or work / "profiles"
     env = bench.environment(work)
     projects, _facts = bench.generate(work, args.history, tiny=args.tiny)
-    name = args.name or f"{args.history}{'-tiny' if args.tiny else ''}-{args.project.strip('-')}"
+    name = args.name or "-".join([args.history + ("-tiny" if args.tiny else ""),
+                                  *([args.project.strip("-")] if args.project else []),
+                                  *(["rebuild"] if args.rebuild else [])])
     place = work / f"profile-{name}"
     source = project_tree(projects, args.project, place)
     facts = bench.describe(source)
     args.out.mkdir(parents=True, exist_ok=True)
     argv, out, archive = build_argv(source, place)
 
+    def prepare() -> None:
+        """Empty OUT and the archive; for a rebuild, build them once, cold."""
+        fresh(out, archive)
+        if args.rebuild:
+            cold = [*argv[:-1], "0"]  # -j 0
+            subprocess.run([sys.executable, *cold], env=env, check=True, stderr=subprocess.DEVNULL)
+            time.sleep(0.05)
+
+    what = "the no-change rebuild" if args.rebuild else "cold"
     pstats_file = args.out / f"{name}.pstats"
     profiled = 0.0
     if not (args.reuse and pstats_file.is_file()):
-        fresh(out, archive)
+        prepare()
         started = time.monotonic()
         subprocess.run([sys.executable, "-m", "cProfile", "-o", str(pstats_file), *argv], env=env, check=True)
         profiled = time.monotonic() - started
     stats = pstats.Stats(str(pstats_file))
     wall = stats.total_tt
     print(f"## {name}: {facts['mb']} MB, {facts['session_files']} sessions, {facts['files']} files; "
-          f"`bough build -j 1`, cold, under cProfile: {profiled:.1f} s wall ({wall:.1f} s profiled)\n")
+          f"`bough build -j 1`, {what}, under cProfile: {profiled:.1f} s wall ({wall:.1f} s profiled)\n")
     print(f"### top {args.top} by cumulative time\n\n```\n{top(pstats_file, 'cumulative', args.top)}\n```\n")
     print(f"### top {args.top} by own time\n\n```\n{top(pstats_file, 'tottime', args.top)}\n```\n")
     split = cprofile_split(stats)
@@ -229,7 +248,7 @@ def main() -> int:
         raw = args.out / f"{name}.pyspy.txt"
         sampled = 0.0
         if not (args.reuse and raw.is_file()):
-            fresh(out, archive)
+            prepare()
             started = time.monotonic()
             subprocess.run([str(args.py_spy), "record", "--idle", "-r", "250", "-f", "raw", "-o", str(raw), "--",
                             sys.executable, *argv], env=env, check=True, stdout=subprocess.DEVNULL,
