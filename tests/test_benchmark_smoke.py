@@ -89,3 +89,18 @@ def test_the_profile_script_splits_a_tiny_build_by_stage(tmp_path: Path) -> None
     split = done.stdout.split("### the split (cProfile", 1)[1]
     for stage in ("highlighting: Pygments (lexing)", "Jinja templates", "reading (readers)", "redaction", "archive"):
         assert f"| {stage} | " in split, stage
+
+
+def test_the_profile_script_profiles_a_no_change_rebuild(tmp_path: Path) -> None:
+    profile = BENCH.parent / "profile.py"
+    done = subprocess.run(
+        [sys.executable, str(profile), "--work", str(tmp_path / "work"), "--history", "many2k", "--tiny",
+         "--rebuild", "--out", str(tmp_path / "profiles"), "--top", "3"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "`bough build -j 1`, the no-change rebuild, under cProfile" in done.stdout
+    assert (tmp_path / "profiles" / "many2k-tiny-rebuild.pstats").stat().st_size > 0
+    # Nothing was rendered again: no time in templates or highlighting to speak of.
+    split = done.stdout.split("### the split (cProfile", 1)[1]
+    assert "| highlighting: Pygments (lexing) |" not in split
