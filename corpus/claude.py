@@ -17,6 +17,16 @@ Layout written under ``root/projects/<mangled cwd>/``:
 Session ``k`` of every project gets the era ``_ERAS[global index % len]``, so the
 default 3x3 history covers every era; the second session of each project is a
 resume of the first written into a new file.
+
+Three options shape the benchmark's histories (benchmarks/bench.py) and leave the
+default history byte for byte as it was when they are not given:
+
+- ``real_files``: Read results are real source files (corpus/realcode.py) in Claude
+  Code's Read format, about 40% of them re-reading a file the session read
+  before, and Edits change lines of a file the session read;
+- ``traps_every``: only every n-th session (by its index in the history) runs the
+  trap events; the others are plain turns (no sub-agents, no truncated last line,
+  no tool-results folder), as most short sessions are. 0: no session does.
 """
 
 from __future__ import annotations
@@ -28,9 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from corpus.realcode import RealFiles
 
 # docs/stats.md, in the order of bough_site.model.STAT_KEYS (kept separate on
 # purpose: the oracle shares no code with the reader it checks).
@@ -64,6 +77,10 @@ class Expected:
     # Resumes written into a new file: resumed session id -> (the session it copied,
     # the uuids of the chain records it copied, whether the copies kept that session's id).
     resumes: dict[str, tuple[str, frozenset[str], bool]] = field(default_factory=dict)
+    # With real files: the Read calls written (a resume's copies of its parent's
+    # not counted again) and how many of them re-read a file their session read before.
+    reads: int = 0
+    rereads: int = 0
 
 
 # --- counting -------------------------------------------------------------------
@@ -309,6 +326,10 @@ _REJECTED = (
     "the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how "
     "to proceed."
 )
+_TOOLS = ("Bash", "Read", "Edit", "Grep", "mcp__github__get_issue")
+# With real files, Reads and Edits are most of what an agent does, as in real sessions.
+_REAL_TOOL_WEIGHTS = (30, 35, 15, 10, 10)
+_REREAD_SHARE = 0.4  # of Reads (after a session's first), a file the session read before
 _PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 _ABSENT = object()  # "leave the field out", distinct from None (JSON null)
 
@@ -316,11 +337,14 @@ _ABSENT = object()  # "leave the field out", distinct from None (JSON null)
 class _Gen:
     """Shared state of one history: the rng, sizes, where files go."""
 
-    def __init__(self, root: Path, seed: int, output_kb: int) -> None:
+    def __init__(self, root: Path, seed: int, output_kb: int, real: RealFiles | None = None) -> None:
         self.root = root
         self.rng = random.Random(seed)
         self.output_bytes = max(64, output_kb * 1024)
         self.pool = _pool()
+        self.real = real
+        self.reads = 0
+        self.rereads = 0
 
     def uid(self) -> str:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
@@ -357,13 +381,15 @@ class _Stream:
 
 
 class _Session:
-    def __init__(self, gen: _Gen, cwd: str, era: _Era, index: int, *, copy_source: bool) -> None:
+    def __init__(self, gen: _Gen, cwd: str, era: _Era, index: int, *, copy_source: bool, traps: bool = True) -> None:
         self.g = gen
         self.rng = gen.rng
         self.cwd = cwd
         self.era = era
         self.index = index
         self.copy_source = copy_source
+        self.traps = traps
+        self.read_log: list[str] = []  # real files this session read (relative names), in order
         self.sid = gen.uid()
         self.dir = f"projects/{mangle(cwd)}"
         self.main = _File(gen.root, f"{self.dir}/{self.sid}.jsonl", keep=copy_source)
@@ -594,6 +620,8 @@ class _Session:
 
     def _tool(self, name: str) -> tuple[dict[str, Any], Any, Any]:
         """(input, tool_result content, toolUseResult) for one ordinary tool run."""
+        if self.g.real is not None and (name == "Read" or (name == "Edit" and self.read_log)):
+            return self._real_read() if name == "Read" else self._real_edit()
         out = self.g.output()
         if name == "Bash":
             return {"command": "pytest -q", "description": "Run tests"}, out, {
@@ -618,6 +646,56 @@ class _Session:
         # An MCP tool: the result content is a list and toolUseResult a list too.
         blocks = [{"type": "text", "text": out}]
         return {"issue": 42}, blocks, blocks
+
+    def _real_read(self) -> tuple[dict[str, Any], Any, Any]:
+        """A Read of a real file: a new one, or (``_REREAD_SHARE``) one this
+        session read before, now and then only a window of its lines."""
+        real = self.g.real
+        assert real is not None
+        again = bool(self.read_log) and self.rng.random() < _REREAD_SHARE
+        name = self.rng.choice(self.read_log) if again else real.pick(self.rng)
+        path = f"{self.cwd}/{name}"
+        tool_input: dict[str, Any] = {"file_path": path}
+        if again and self.rng.random() < 0.25:
+            total = len(real.lines(name))
+            tool_input["offset"] = self.rng.randint(1, max(1, total - 50))
+            tool_input["limit"] = self.rng.randint(50, 400)
+            read = real.read(name, tool_input["offset"], tool_input["limit"])
+        else:
+            read = real.read(name)
+        if name not in self.read_log:
+            self.read_log.append(name)
+        self.g.reads += 1
+        self.g.rereads += again
+        detail = {"type": "text", "file": {"filePath": path, "content": read.content, "numLines": read.num_lines,
+                                           "startLine": read.start_line, "totalLines": read.total_lines}}
+        return tool_input, read.shown, detail
+
+    def _real_edit(self) -> tuple[dict[str, Any], Any, Any]:
+        """An Edit of a file this session read: a comment added after a few of
+        its lines, with the structuredPatch and originalFile Claude Code records."""
+        real = self.g.real
+        assert real is not None
+        name = self.rng.choice(self.read_log)
+        lines = real.lines(name)
+        at = self.rng.randrange(len(lines))
+        while not lines[at].strip():  # old_string is never blank (a file is never all blank)
+            at = (at + 1) % len(lines)
+        count = min(self.rng.randint(1, 4), len(lines) - at)
+        old = lines[at : at + count]
+        indent = old[0][: len(old[0]) - len(old[0].lstrip())]
+        new = [*old, f"{indent}# checked: see the benchmark notes"]
+        first, last = max(0, at - 3), min(len(lines), at + count + 3)
+        hunk = [" " + line for line in lines[first:at]] + ["-" + line for line in old] + [
+            "+" + line for line in new] + [" " + line for line in lines[at + count : last]]
+        path = f"{self.cwd}/{name}"
+        old_text, new_text = "\n".join(old), "\n".join(new)
+        return {"file_path": path, "old_string": old_text, "new_string": new_text}, "The file has been updated.", {
+            "filePath": path, "oldString": old_text, "newString": new_text, "originalFile": "\n".join(lines) + "\n",
+            "replaceAll": False, "structuredPatch": [{"oldStart": first + 1, "oldLines": last - first,
+                                                      "newStart": first + 1, "newLines": last - first + 1,
+                                                      "lines": hunk}],
+            "userModified": False}
 
     def run_tool(self, s: _Stream, name: str, *, lead: list[dict[str, Any]] | None = None) -> None:
         """A reply ending in one tool call, progress, then the tool's result."""
@@ -679,6 +757,7 @@ class _Session:
         project the union counts them once."""
         assert source.main.kept is not None
         self.main.tally.union(source.main.tally, counts=False)
+        self.read_log = list(source.read_log)  # the replayed history read these
         old, new = f'"sessionId":"{source.sid}"'.encode(), f'"sessionId":"{self.sid}"'.encode()
         for data, warned in source.main.kept:
             self.main.good(data if keep_session_id else data.replace(old, new), warned=warned)
@@ -701,12 +780,18 @@ class _Session:
                 lead.append(self.thinking_block())
             if self.rng.random() < 0.6:
                 lead.append(self.text_block())
-            self.run_tool(s, self.rng.choice(("Bash", "Read", "Edit", "Grep", "mcp__github__get_issue")), lead=lead)
+            if self.g.real is None:
+                name = self.rng.choice(_TOOLS)
+            else:
+                name = self.rng.choices(_TOOLS, weights=_REAL_TOOL_WEIGHTS)[0]
+            self.run_tool(s, name, lead=lead)
         self.reply(s, [self.text_block(600)])
         self.end_of_turn(s)
 
     def events(self) -> list[Callable[[], None]]:
         """The traps, in the order they are spread over the turns."""
+        if not self.traps:
+            return []
         evs = [
             self.ev_commands,
             self.ev_parallel_tools,
@@ -747,7 +832,7 @@ class _Session:
             self.meta_line(s, {"type": "last-prompt", "lastPrompt": _PROMPTS[0], "sessionId": self.sid})
         if self.era.since("2.1.97"):
             self.meta_line(s, {"type": "ai-title", "aiTitle": "Speed up the loader", "sessionId": self.sid})
-        if not self.copy_source and self.index % 2 == 0:
+        if self.traps and not self.copy_source and self.index % 2 == 0:
             # Killed mid-write: half of a reply record, no newline.
             rec = self._record(s, "assistant", {"message": {"id": self.g.token("msg_01", 22), "content": [
                 self.text_block(400)]}}, _ABSENT, {})
@@ -1164,7 +1249,7 @@ class _Session:
 
 def _tool_results_dir(session: _Session) -> None:
     """2.1.2+: big outputs stored beside the transcript; not a transcript."""
-    if session.era.since("2.1.2"):
+    if session.traps and session.era.since("2.1.2"):
         path = session.g.root / session.dir / session.sid / "tool-results"
         path.mkdir(parents=True, exist_ok=True)
         (path / "toolu_01big.txt").write_text(session.g.text(4096), encoding="utf-8")
@@ -1178,6 +1263,8 @@ def generate_claude_history(
     sessions_per_project: int = 3,
     turns_per_session: int = 6,
     output_kb: int = 2,
+    real_files: RealFiles | None = None,
+    traps_every: int = 1,
 ) -> Expected:
     """Write a Claude Code history under ``root/projects`` and return its true counts.
 
@@ -1186,10 +1273,13 @@ def generate_claude_history(
     envelopes and assistant text do not grow with it). ``projects=10,
     sessions_per_project=10, turns_per_session=74, output_kb=8`` writes about
     275 MB in a couple of seconds. The defaults (3 x 3 x 6) hold every trap.
+    ``real_files`` and ``traps_every``: see the module docstring.
     """
     if turns_per_session < 1:
         raise ValueError("turns_per_session must be at least 1")
-    gen = _Gen(Path(root), seed, output_kb)
+    if traps_every < 0:
+        raise ValueError("traps_every must be 0 or more")
+    gen = _Gen(Path(root), seed, output_kb, real_files)
     expected = Expected()
     site = _Tally()
     for p in range(projects):
@@ -1202,7 +1292,8 @@ def generate_claude_history(
             resumed = k == 1 and source is not None
             if resumed and _vt(era.version) < _vt(source.era.version):
                 era = source.era  # a resume never goes back to an older build
-            session = _Session(gen, cwd, era, index, copy_source=(k == 0 and sessions_per_project > 1))
+            session = _Session(gen, cwd, era, index, copy_source=(k == 0 and sessions_per_project > 1),
+                               traps=traps_every > 0 and index % traps_every == 0)
             if resumed:
                 session.copy_from(source, keep_session_id=p % 2 == 1)
                 source.main.kept = None  # free it
@@ -1221,4 +1312,5 @@ def generate_claude_history(
         expected.projects[cwd] = project.stats()
         site.union(project)
     expected.site = site.stats()
+    expected.reads, expected.rereads = gen.reads, gen.rereads
     return expected

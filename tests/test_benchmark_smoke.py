@@ -1,4 +1,4 @@
-"""The benchmark script runs and reports (bough only, a tiny history, no timing asserted)."""
+"""The benchmark script runs and reports (bough only, tiny histories, no timing asserted)."""
 
 from __future__ import annotations
 
@@ -10,23 +10,97 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench.py"
 
 
-def test_the_benchmark_runs_on_a_tiny_history(tmp_path: Path) -> None:
+def test_the_benchmark_runs_every_new_history_at_a_tiny_size(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
     done = subprocess.run(
+        [sys.executable, str(BENCH), "--work", str(tmp_path / "work"), "--history", "realcode,wide",
+         "--history", "many2k", "--tiny", "--rounds", "1", "--no-peers", "-j", "2", "--check-bytes",
+         "--variant=--no-such-option 3", "--json", str(results)],
+        capture_output=True, text=True, timeout=900, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(results.read_text())
+    assert list(data["histories"]) == ["realcode", "wide", "many2k"]
+    realcode, wide, many = (data["histories"][name] for name in ("realcode", "wide", "many2k"))
+
+    # The histories: real files read (and read again) where they should be.
+    assert realcode["facts"]["reads"] > 0 and realcode["facts"]["rereads"] > 0
+    assert realcode["facts"]["real_files"] > 100
+    assert wide["facts"]["projects"] == 6 and wide["facts"]["sessions"] == 24
+    assert many["facts"]["reads"] == 0 and many["facts"]["sessions"] == 20
+
+    # Cold builds: the floor and bough ran; the variant with an option bough does
+    # not know failed, reported as such, and did not stop the benchmark.
+    for history in (realcode, wide):
+        runs = {run["tool"]: run for run in history["runs"]}
+        assert set(runs) == {"floor", "bough", "bough --no-such-option 3"}
+        assert runs["bough"]["ok"] and runs["floor"]["ok"]
+        assert runs["bough"]["out_mb"] > 0 and runs["bough"]["files"] > 0
+        # CPU time counts the workers (-j 2): more than one process was seen.
+        assert runs["bough"]["processes"] > 1 and runs["bough"]["cpu"] > 0
+        variant = runs["bough --no-such-option 3"]
+        assert not variant["ok"] and "no-such-option" in variant["note"]
+        assert history["incremental"]["bough --no-such-option 3"]["failed"]
+    assert many["runs"] == []  # a history of many tiny sessions: the rebuild only
+
+    # Incremental: nothing rewritten when nothing changed; an appended turn rewrites
+    # that session's page; incremental and fresh builds give the same bytes.
+    for history in (realcode, wide, many):
+        incremental = history["incremental"]["bough"]
+        assert incremental["no_change"]["ok"] and incremental["no_change"]["rewrote"] == []
+        assert incremental["check"]["same"], incremental["check"]
+    for history in (realcode, wide):
+        incremental = history["incremental"]["bough"]
+        for which in ("median", "largest"):
+            appended = incremental[f"append_{which}"]
+            assert appended["ok"] and any(appended["session"] in name for name in appended["rewrote"])
+    assert "append_median" not in many["incremental"]["bough"]
+
+    # The report: one section per history, ready for docs/performance.md.
+    for name in ("realcode", "wide", "many2k"):
+        assert f"### {name} (tiny: the plumbing only):" in done.stdout
+    assert "| bough |" in done.stdout and "| floor |" in done.stdout
+    assert "| bough --no-such-option 3 | failed: " in done.stdout
+    assert "| no change | " in done.stdout and "no-change rebuild ≤ 0.5 s" in done.stdout
+    # nothing read from the real home: every tool ran with HOME in the work directory
+    assert (tmp_path / "work" / "home").is_dir()
+
+
+def test_the_old_scale_option_still_works(tmp_path: Path) -> None:
+    done = subprocess.run(
         [sys.executable, str(BENCH), "--work", str(tmp_path / "work"), "--scale", "tiny", "--rounds", "1",
-         "--no-peers", "-j", "2", "--json", str(results)],
+         "--no-peers", "--no-incremental", "-j", "1"],
         capture_output=True, text=True, timeout=600, check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "| bough |" in done.stdout and "| floor |" in done.stdout
-    assert "bough / floor" in done.stdout and "no-change rebuild" in done.stdout
-    data = json.loads(results.read_text())
-    assert {run["tool"] for run in data["runs"]} == {"floor", "bough"}
-    assert data["history"]["projects"] == 2
-    incremental = data["incremental"]
-    assert incremental["no_change_rewrote"] == []
-    for which in ("largest", "median"):
-        appended = incremental[f"append_{which}_session"]["id"]
-        assert any(appended in name for name in incremental[f"append_{which}_rewrote"])
-    # nothing read from the real home: every tool ran with HOME in the work directory
-    assert (tmp_path / "work" / "home").is_dir()
+    assert "### tiny: " in done.stdout and "| bough |" in done.stdout
+
+
+def test_the_profile_script_splits_a_tiny_build_by_stage(tmp_path: Path) -> None:
+    profile = BENCH.parent / "profile.py"
+    done = subprocess.run(
+        [sys.executable, str(profile), "--work", str(tmp_path / "work"), "--history", "realcode", "--tiny",
+         "--project", "my-app", "--out", str(tmp_path / "profiles"), "--top", "5"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "profiles" / "realcode-tiny-my-app.pstats").stat().st_size > 0
+    assert "### top 5 by cumulative time" in done.stdout and "### top 5 by own time" in done.stdout
+    split = done.stdout.split("### the split (cProfile", 1)[1]
+    for stage in ("highlighting: Pygments (lexing)", "Jinja templates", "reading (readers)", "redaction", "archive"):
+        assert f"| {stage} | " in split, stage
+
+
+def test_the_profile_script_profiles_a_no_change_rebuild(tmp_path: Path) -> None:
+    profile = BENCH.parent / "profile.py"
+    done = subprocess.run(
+        [sys.executable, str(profile), "--work", str(tmp_path / "work"), "--history", "many2k", "--tiny",
+         "--rebuild", "--out", str(tmp_path / "profiles"), "--top", "3"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "`bough build -j 1`, the no-change rebuild, under cProfile" in done.stdout
+    assert (tmp_path / "profiles" / "many2k-tiny-rebuild.pstats").stat().st_size > 0
+    # Nothing was rendered again: no time in templates or highlighting to speak of.
+    split = done.stdout.split("### the split (cProfile", 1)[1]
+    assert "| highlighting: Pygments (lexing) |" not in split
