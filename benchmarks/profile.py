@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import pstats
 import shutil
 import subprocess
