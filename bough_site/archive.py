@@ -93,6 +93,15 @@ class Damaged(Exception):
 
 
 @dataclass(frozen=True)
+class Copied:
+    """A copy made and not yet in place: its record to be, and its temporary file
+    (None when the archive already held these very bytes)."""
+
+    entry: Entry
+    temp: str | None
+
+
+@dataclass(frozen=True)
 class Entry:
     """The record of one archived file."""
 
@@ -333,21 +342,22 @@ class Archive:
 
     def store(self, source: Path, old: Entry | None, entry: Entry) -> Entry | None:
         """Copy ``source`` into the archive as ``entry`` and write its record; see :meth:`copy`."""
-        new = self.copy(source, old, entry)
-        if new is not None:
-            self.write_record(new)
-        return new
+        copied = self.copy(source, old, entry)
+        if copied is None:
+            return None
+        self.commit([copied])
+        self.write_record(copied.entry)
+        return copied.entry
 
-    def copy(self, source: Path, old: Entry | None, entry: Entry) -> Entry | None:
-        """Copy ``source``'s bytes into the archive as ``entry`` (size, mtime and
-        sha256 filled in here) and return the new entry, its record not written
-        (it may run in a worker process); None when the source is shorter than
-        ``old``, whose copy is then left as it is."""
+    def copy(self, source: Path, old: Entry | None, entry: Entry) -> Copied | None:
+        """Copy ``source``'s bytes into a temporary file beside its copy, as ``entry``
+        (size, mtime and sha256 filled in here); :meth:`commit` puts it in place.
+        None when the source is shorter than ``old``, whose copy is then left as it
+        is. It may run in a worker process: it writes no record."""
         handle = open_regular(source, str(source), lambda warning: None)
         if handle is None:
             raise OSError(f"cannot open {source} as a regular file")
         folder = self._folder(entry.kind, entry.label)
-        name = entry.label.rsplit("/", 1)[-1]
         with handle:
             info = os.fstat(handle.fileno())
             if old is not None and info.st_size < old.size:
@@ -369,14 +379,30 @@ class Archive:
                     os.unlink(tmp)  # the same bytes, or the file was cut while we read it
                     if not same:
                         return None
-                else:
-                    os.replace(tmp, folder / (name + DATA_SUFFIX))
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
-        return replace(entry, size=size, mtime_ns=info.st_mtime_ns, sha256=sha,
-                       updated=old.updated if same and old is not None else entry.updated)
+        new = replace(entry, size=size, mtime_ns=info.st_mtime_ns, sha256=sha,
+                      updated=old.updated if same and old is not None else entry.updated)
+        return Copied(new, None if same else str(tmp))
+
+    def commit(self, copies: list[Copied]) -> None:
+        """Put copies in place: their bytes made durable first, all at once (one
+        sync of the archive's file system, not an fsync per file), then each
+        temporary file renamed over the copy it replaces."""
+        pending = [copy for copy in copies if copy.temp is not None]
+        if not pending:
+            return
+        _sync_file_system(self.root)
+        for copy in pending:
+            os.replace(copy.temp, self.data_path(copy.entry))  # type: ignore[arg-type]
+
+    def discard(self, copies: list[Copied]) -> None:
+        for copy in copies:
+            if copy.temp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(copy.temp)
 
     def write_record(self, entry: Entry) -> None:
         # Not fsynced: a record lost in a crash is made again from the live file (the
@@ -663,6 +689,24 @@ def is_regular(path: Path) -> bool:
         return False
 
 
+def _sync_file_system(root: Path) -> None:
+    """Everything written to the file system that holds ``root`` reaches the disk
+    (Linux: syncfs, that file system alone; elsewhere: sync, all of them)."""
+    fd = os.open(root, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.syncfs(fd) == 0:
+                return
+        except (OSError, AttributeError):
+            pass
+        os.sync()
+    finally:
+        os.close(fd)
+
+
 def _same_start(source: Any, base: Entry | None) -> Any:
     """When the first ``base.size`` bytes of ``source`` are the ones ``base`` copied
     (their sha256 is the same), the sha256 object fed with them, ``source`` left
@@ -698,8 +742,7 @@ def _pack(source: Any, limit: int, out: Any, digest: Any) -> int:
             left -= len(chunk)
             digest.update(chunk)
             packed.write(chunk)
-    out.flush()
-    os.fsync(out.fileno())
+    out.flush()  # made durable by Archive.commit, with every other copy of the build
     return limit - left
 
 

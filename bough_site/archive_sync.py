@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from .archive import DATA_SUFFIX, MAX_RECORD, Archive, Damaged, Entry, RestoreDir, check_place, is_regular, utc_now
+from .archive import DATA_SUFFIX, MAX_RECORD, Archive, Copied, Damaged, Entry, RestoreDir, check_place, is_regular, utc_now
 from .config import BuildConfig, agent_homes, claude_settings_files
 from .discover import ORPHAN_AGENT, Discovered
 from .model import Session, Warning
@@ -169,14 +169,21 @@ class _Sync:
 
         done = parallel_map(_copy_one, [(self.archive, copy) for copy in self.copies], workers,
                             sizes=[_size(copy.path) for copy in self.copies])
-        for copy, (new, error) in zip(self.copies, done):
+        made = [copied for copied, _error in done if copied is not None]
+        try:
+            self.archive.commit(made)
+        except OSError as err:
+            self.archive.discard(made)
+            warn(Warning(str(self.archive.root), 0, f"copies not put in place in the archive: {err.strerror or err}"))
+            made, done = [], [(None, str(err.strerror or err)) for _ in done]
+        for copy, (copied, error) in zip(self.copies, done):
             if error:
                 warn(Warning(copy.entry.label, 0, f"not copied into the archive {self.archive.root}: {error}"))
-            elif new is None:  # it got shorter while it was being copied
+            elif copied is None:  # it got shorter while it was being copied
                 self.shorter.add(copy.entry.key)
             else:
-                self.entries[new.key] = new
-                self.records.append(new)
+                self.entries[copied.entry.key] = copied.entry
+                self.records.append(copied.entry)
         for record in self.records:
             try:
                 self.archive.write_record(record)
@@ -185,8 +192,8 @@ class _Sync:
                                               f"{err.strerror or err}"))
 
 
-def _copy_one(task: tuple[Archive, _Copy]) -> tuple[Entry | None, str]:
-    """One copy, in a worker process: the new record (None: the file got shorter), or why it failed."""
+def _copy_one(task: tuple[Archive, _Copy]) -> tuple[Copied | None, str]:
+    """One copy, in a worker process: the copy made (None: the file got shorter), or why it failed."""
     archive, copy = task
     try:
         return archive.copy(copy.path, copy.old, copy.entry), ""

@@ -527,3 +527,49 @@ def test_a_crashed_builds_copies_are_removed_by_the_next(home: Path, tmp_path: P
     finally:
         busy.close()
     assert not busy.path.exists()
+
+
+# --- the index and growing copies ------------------------------------------------------------
+
+
+def records_of(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.gz.json"))
+
+
+def test_a_build_reads_the_index_not_a_record_per_copy(home: Path, tmp_path: Path) -> None:
+    first = run(tmp_path / "one")
+    root = the_archive()
+    assert (root / ".bough-index").is_file()
+    records = records_of(root)
+    assert len(records) == len(read_files(home))
+    for record in records:  # were a build to read them, it would say so
+        record.write_bytes(b"not a record")
+    warnings: list[str] = []
+    again = build(BuildConfig(out=tmp_path / "two", report=warnings.append), redaction_key=b"test")
+    assert [w for w in warnings if "archive" in w] == []
+    assert again.site.stats == first.site.stats
+    # No index (a build that died while changing the archive): the records are read again.
+    (root / ".bough-index").unlink()
+    warnings.clear()
+    build(BuildConfig(out=tmp_path / "three", report=warnings.append), redaction_key=b"test")
+    assert len([w for w in warnings if "unreadable record" in w]) == len(records)
+
+
+def test_a_grown_file_adds_to_its_copy_and_a_rewritten_one_is_copied_whole(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    transcript = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
+    copy = the_archive() / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz"
+    before = copy.read_bytes()
+    with transcript.open("ab") as handle:
+        handle.write(orjson.dumps(prompt("9d0c1f6e-0000-4000-8000-000000000001", "one more turn")) + b"\n")
+    run(tmp_path / "site")
+    grown = copy.read_bytes()
+    assert grown.startswith(before) and len(grown) > len(before)  # one more gzip member
+    assert gzip.decompress(grown) == transcript.read_bytes()
+    # The same size, other first bytes: not a file that grew; its copy is made again whole.
+    data = transcript.read_bytes()
+    transcript.write_bytes(b"{" + data[1:].replace(b'"type"', b'"Type"', 1))
+    run(tmp_path / "site")
+    rewritten = copy.read_bytes()
+    assert not rewritten.startswith(grown)  # not one more member added to the old copy
+    assert gzip.decompress(rewritten) == transcript.read_bytes()
