@@ -80,10 +80,13 @@ import bisect
 import collections
 import hashlib
 import hmac
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from .redact_rules import SHAPES, Shape
 
 __all__ = ["RULES", "Redactor", "Rule", "is_sensitive_path"]
 
@@ -94,6 +97,7 @@ TIER_BLOCK = 0  # private key blocks: everything inside goes with them
 TIER_PROVIDER = 1  # a provider's own prefix or shape
 TIER_GENERIC = 2  # URLs, headers, cookies, values of sensitive files: a secret's place, not its issuer
 TIER_ASSIGN = 3  # NAME=value and name: "value": the loosest shape (a header in a dict is auth-header)
+TIER_FALLBACK = 4  # unknown keys told by their randomness alone: anything more specific wins
 
 
 @dataclass(frozen=True)
@@ -710,6 +714,177 @@ def _live_rules(s: str) -> int:
 
 
 # --------------------------------------------------------------------------
+# Token shapes (redact_rules.SHAPES) and the fallback for unknown keys.
+#
+# A token is a run of token characters. The string is mapped to one byte per
+# character (ASCII, anything else "?"), each byte to "a" (token character) or
+# " " (any other), and runs of _RUN_MIN or more are found with bytes.find: all
+# in C, a few milliseconds per megabyte. Only those runs (a few percent of a
+# transcript's text) are searched by the prefix trie, the signatures and the
+# fallback, which is what keeps 180 shapes cheap.
+# --------------------------------------------------------------------------
+
+_RUN_MIN = 20  # the shortest shape (SCW + 17) and the fallbacks' shortest token fit
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=:~$!@%")
+_RUN_MAP = bytes(0x61 if chr(b) in _RUN_CHARS else 0x20 for b in range(256))
+_RUN_NEEDLE = b"a" * _RUN_MIN
+
+
+def _runs(s: str) -> list[Span]:
+    """The runs of token characters in s that are _RUN_MIN long or longer."""
+    mapped = s.encode("ascii", "replace").translate(_RUN_MAP)  # one byte per character: offsets match s
+    out: list[Span] = []
+    pos = mapped.find(_RUN_NEEDLE)
+    while pos >= 0:  # pos is a run's first character: the run before it ended at a space
+        end = mapped.find(b" ", pos + _RUN_MIN)
+        if end < 0:
+            out.append((pos, len(mapped)))
+            break
+        out.append((pos, end))
+        pos = mapped.find(_RUN_NEEDLE, end)
+    return out
+
+
+def _trie(words: list[str]) -> str:
+    """One regex matching any of ``words``, factored by common prefixes (the engine then
+    tests one character per branch instead of every word at every position)."""
+    tree: dict[str, Any] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = "(?:" + "|".join(alts) + ")"
+        return body + "?" if "" in node else body
+
+    return build(tree)
+
+
+_SHAPE_BASE = 10_000  # a shape's rule order: after every rule, so rules win ties
+_PREFIXED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.prefix]
+_ANCHORED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.anchor]
+_PREFIX_RE = re.compile(r"(?<![A-Za-z0-9])" + _trie([sh.prefix for _, sh in _PREFIXED_SHAPES]))
+_BY_HEAD: dict[str, list[tuple[int, Shape]]] = collections.defaultdict(list)
+for _i, _sh in _PREFIXED_SHAPES:
+    _BY_HEAD[_sh.prefix[:2]].append((_SHAPE_BASE + _i, _sh))
+_BY_ANCHOR: dict[str, list[tuple[int, Shape]]] = collections.defaultdict(list)
+for _i, _sh in _ANCHORED_SHAPES:
+    _BY_ANCHOR[_sh.anchor or ""].append((_SHAPE_BASE + _i, _sh))
+_ANCHOR_RE = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=lambda a: (-len(a), a))))
+
+# The fallback for keys no shape names, used only where a token looks like a key:
+# - "prefixed-key": a vendor-like prefix (a word, "_" or "-", maybe a second word) and then a
+#   random run of 32 or more letters and digits;
+# - "keyword-secret": a random token of 24 or more characters in the same sentence as a word
+#   such as key, token, secret or password (before it, or just after it).
+# Random means: upper-case, lower-case and digits all present, the character class changing
+# often (CamelCase names change rarely) and a high Shannon entropy. Lower-case hex (git SHAs,
+# digests, UUIDs) never qualifies, and known id prefixes (msg_, toolu_, call_ ...) are skipped.
+_PREFIXED_KEY_RE = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?P<p>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,11}[_-])?)"
+    r"(?P<r>[A-Za-z0-9]{32,256})(?:[_-][A-Za-z0-9]{1,64})?(?![A-Za-z0-9_+/=-])"
+)
+_LOOSE_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{24,256}(?![A-Za-z0-9_+/=-])")
+_SECRET_WORD_RE = re.compile(
+    r"(?<![a-z])(?:api[ _-]?keys?|keys?|tokens?|secrets?|passwords?|passwd|passphrase|credentials?|bearer)(?![a-z])"
+)
+_SENTENCE_END_RE = re.compile(r"[.!?](?:\s|$)|\n")
+_KEYWORD_BEFORE = 80  # how far before a token its keyword may stand (same sentence)
+_KEYWORD_AFTER = 40  # ... or after it ("Ab3… is my key")
+# Ids that look random but are not secrets: Anthropic and OpenAI object ids, Stripe object ids,
+# Subresource Integrity hashes.
+_ID_PREFIXES = frozenset(  # one string, split: easier to read and extend than a list literal
+    """
+    msg toolu srvtoolu req call resp rs fc ws ig ctc mcp chatcmpl cmpl file batch msgbatch run thread
+    asst step vs org proj user evt ch cus pi pm seti sub in ii price prod txn acct cs po tr src tok
+    sha1 sha224 sha256 sha384 sha512 md5
+    """.split()  # noqa: SIM905
+)
+_CLASS_MAP = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+    "A" * 26 + "a" * 26 + "0" * 10,
+)
+
+
+def looks_random(token: str, *, least: int) -> bool:
+    """Does the letters-and-digits part of ``token`` (``least`` or more of them) look randomly drawn?"""
+    alnum = "".join(ch for ch in token if ch.isascii() and ch.isalnum())
+    n = len(alnum)
+    if n < least:
+        return False
+    classes = alnum.translate(_CLASS_MAP)
+    if "A" not in classes or "a" not in classes or "0" not in classes:
+        return False
+    changes = sum(1 for x, y in zip(classes, classes[1:]) if x != y)
+    if changes < 0.35 * (n - 1):  # random base62 changes class at about 60% of positions
+        return False
+    counts = collections.Counter(alnum)
+    entropy = -sum(k / n * math.log2(k / n) for k in counts.values())
+    return entropy >= min(4.0, 0.85 * math.log2(n))
+
+
+def _is_id(token: str) -> bool:
+    head = re.split(r"[_-]", token, maxsplit=1)[0].lower()
+    return head in _ID_PREFIXES
+
+
+def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
+    """Every span of a known token shape, and of the fallback, in the token runs of s."""
+    out: list[_Candidate] = []
+    runs = _runs(s)
+    if not runs:
+        return out
+    for lo, hi in runs:
+        for m in _PREFIX_RE.finditer(s, lo, hi):
+            p = m.start()
+            for order, shape in _BY_HEAD.get(s[p : p + 2], ()):
+                if s.startswith(shape.prefix, p):
+                    hit = shape.regex.match(s, p, hi)
+                    if hit:
+                        out.append((TIER_PROVIDER, p, hit.end(), shape.kind, order))
+        for anchor in {a.group() for a in _ANCHOR_RE.finditer(s, lo, hi)}:
+            for order, shape in _BY_ANCHOR[anchor]:
+                out.extend((TIER_PROVIDER, *h.span(), shape.kind, order) for h in shape.regex.finditer(s, lo, hi))
+        for m in _PREFIXED_KEY_RE.finditer(s, lo, hi):
+            if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
+                out.append((TIER_FALLBACK, *m.span(), "prefixed-key", _SHAPE_BASE + len(SHAPES)))
+    out.extend(_keyword_secrets(s, scan, runs))
+    return out
+
+
+def _keyword_secrets(s: str, scan: _Scan, runs: list[Span]) -> list[_Candidate]:
+    """Random tokens in the same sentence as a secret word (key, token, password ...)."""
+    low = scan.low
+    out: list[_Candidate] = []
+    n = len(s)
+    for lo, hi in runs:
+        if _SECRET_WORD_RE.search(low, max(0, lo - _KEYWORD_BEFORE), min(n, hi + _KEYWORD_AFTER)) is None:
+            continue
+        for m in _LOOSE_TOKEN_RE.finditer(s, lo, hi):
+            a, b = m.span()
+            if _is_id(m.group()) or not looks_random(m.group(), least=24):
+                continue
+            if _same_sentence_keyword(low, a, b):
+                out.append((TIER_FALLBACK, a, b, "keyword-secret", _SHAPE_BASE + len(SHAPES) + 1))
+    return out
+
+
+def _same_sentence_keyword(low: str, a: int, b: int) -> bool:
+    """A secret word before [a, b) (within _KEYWORD_BEFORE) or after it (within _KEYWORD_AFTER), no sentence end between."""
+    start = max(0, a - _KEYWORD_BEFORE)
+    for m in _SECRET_WORD_RE.finditer(low, start, a):
+        if _SENTENCE_END_RE.search(low, m.end(), a) is None:
+            return True
+    after = _SECRET_WORD_RE.search(low, b, min(len(low), b + _KEYWORD_AFTER))
+    return after is not None and _SENTENCE_END_RE.search(low, b, after.start()) is None
+
+
+# --------------------------------------------------------------------------
 # Files that are sensitive as a whole.
 # --------------------------------------------------------------------------
 
@@ -918,12 +1093,19 @@ class Redactor:
     # ---- internals ----
 
     def _find(self, s: str) -> list[_Candidate]:
-        """Every candidate secret span, from the rules whose keywords occur in s.
+        """Every candidate secret span: the rules' (``RULES``) and the token shapes' (``SHAPES``)."""
+        scan = _Scan(s)
+        found = self._rule_candidates(s, scan)
+        if len(s) >= _RUN_MIN:
+            found.extend(_shape_candidates(s, scan))
+        return found
+
+    def _rule_candidates(self, s: str, scan: _Scan) -> list[_Candidate]:
+        """Every candidate secret span from the rules whose keywords occur in s.
 
         Only rules that can match s at all (_live_rules) count: the others would
         find nothing, so leaving them out changes no output and saves their keywords' scans.
         """
-        scan = _Scan(s)
         if len(s) <= _SHORT and _ANY_KEYWORD.search(scan.low) is None:  # rejects more short strings than the gates
             return []
         live = _live_rules(s)
