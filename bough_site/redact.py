@@ -203,7 +203,7 @@ _NOT_SECRET_WORDS = frozenset(  # one string, split: easier to read and extend t
     age limit limits count counter size type kind enabled enable disabled disable required
     header name field label method mode provider algorithm alg retries retry input output budget
     version format scope scopes issuer audience strategy cost usage tokens prefix location
-    region arn user username login email policy rotation backend class manager stdin env var ref
+    region arn user username login email policy rotation backend class manager stdin env var ref pair
     helper cache valid validity regex pattern template hint level allowed public publishable
     primary sort partition foreign next page pagination continuation cursor
     """.split()  # noqa: SIM905
@@ -575,6 +575,15 @@ RULES: tuple[Rule, ...] = (
         near=_QUERY_NEAR,
         needs="=",
     ),
+    # ADO.NET / ODBC / JDBC connection strings: Server=db;User Id=sa;Password=…; (Pwd= too).
+    _rule(
+        "connection-string",
+        "password pwd",
+        r"(?i);[ \t]*(?:password|pwd)[ \t]*=[ \t]*(?P<s>[^;'\"\r\n{}]{1,300})",
+        tier=TIER_GENERIC,
+        check=_value_ok,
+        needs=";",
+    ),
     _rule(
         "auth-header",
         "authorization -key -token -secret",
@@ -783,7 +792,7 @@ _ANCHOR_RE = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=la
 # - "keyword-secret": a random token of 24 or more characters in the same sentence as a word
 #   such as key, token, secret or password (before it, or just after it).
 # Random means: upper-case, lower-case and digits all present, the character class changing
-# often (CamelCase names change rarely) and a high Shannon entropy. Lower-case hex (git SHAs,
+# often, short runs of lower-case letters (CamelCase names have words) and a high Shannon entropy. Lower-case hex (git SHAs,
 # digests, UUIDs) never qualifies, and known id prefixes (msg_, toolu_, call_ ...) are skipped.
 _PREFIXED_KEY_RE = re.compile(
     r"(?<![A-Za-z0-9_.-])(?P<p>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,11}[_-])?)"
@@ -805,6 +814,7 @@ _ID_PREFIXES = frozenset(  # one string, split: easier to read and extend than a
     sha1 sha224 sha256 sha384 sha512 md5
     """.split()  # noqa: SIM905
 )
+_LOWER_RUN_RE = re.compile("a+")
 _CLASS_MAP = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
     "A" * 26 + "a" * 26 + "0" * 10,
@@ -822,6 +832,9 @@ def looks_random(token: str, *, least: int) -> bool:
         return False
     changes = sum(1 for x, y in zip(classes, classes[1:]) if x != y)
     if changes < 0.35 * (n - 1):  # random base62 changes class at about 60% of positions
+        return False
+    lower_runs = _LOWER_RUN_RE.findall(classes)
+    if sum(map(len, lower_runs)) >= 3 * len(lower_runs):  # CamelCase words; random averages 1.7
         return False
     counts = collections.Counter(alnum)
     entropy = -sum(k / n * math.log2(k / n) for k in counts.values())

@@ -84,7 +84,8 @@ class Shape:
 
     ``anchor``: for a shape with no literal prefix, a literal every match holds
     (Azure's ``AzFu``, Terraform's ``.atlasv1.``); only runs holding it are
-    searched with this shape's pattern. ``lookalike``: text that must survive
+    searched with this shape's pattern. ``keeps_prefix``: the redaction starts after the
+    literal first part (a webhook URL keeps its host). ``lookalike``: text that must survive
     (default: the prefix and the first 6 characters of a sample's body, as
     documentation and truncated logs show a key).
     """
@@ -96,6 +97,7 @@ class Shape:
     source: str
     anchor: str | None = None
     legacy: bool = False
+    keeps_prefix: bool = False
     lookalike: str | None = None
     regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
@@ -110,7 +112,9 @@ class Shape:
     def pattern(self) -> str:
         body = "".join(re.escape(p) if isinstance(p, str) else _quant(p) for p in self.parts)
         last = self.parts[-1]
-        tail = "A-Za-z0-9" + ("" if isinstance(last, str) else _extra_chars(last[0]))
+        # Not followed by more of its last part ("." excepted: it ends sentences), so a
+        # fixed-length body is not the head of a longer word.
+        tail = "A-Za-z0-9" + ("" if isinstance(last, str) else _extra_chars(last[0]).replace(".", ""))
         return f"(?<![A-Za-z0-9])(?:{body})(?![{tail}])"
 
 
@@ -204,7 +208,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("slack-token", "messaging", "Slack refresh token", ["xoxr-", c(ALNUM, 40)], "gitleaks:slack-legacy-workspace-token", legacy=True),
     _s("slack-token", "messaging", "Slack configuration token", ["xoxe-1-", c(UPNUM, 146)], "gitleaks:slack-config-refresh-token", legacy=True),
     _s("slack-token", "messaging", "Slack app-level token", ["xapp-1-", c(UPNUM, 11), "-", c(DIG, 13), "-", c(HEX, 64)], "gitleaks:slack-app-token", legacy=True),
-    _s("slack-webhook", "messaging", "Slack incoming webhook", ["https://hooks.slack.com/services/T", c(UPNUM, 10), "/B", c(UPNUM, 10), "/", c(ALNUM, 24)], "gitleaks:slack-webhook-url", legacy=True, lookalike="https://hooks.slack.com/services/"),
+    _s("slack-webhook", "messaging", "Slack incoming webhook", ["https://hooks.slack.com/services/", "T", c(UPNUM, 10), "/B", c(UPNUM, 10), "/", c(ALNUM, 24)], "gitleaks:slack-webhook-url", legacy=True, keeps_prefix=True, lookalike="https://hooks.slack.com/services/"),
     _s("stripe-key", "payments", "Stripe live secret key", ["sk_live_", c(ALNUM, 24, 99)], "gitleaks:stripe-access-token", legacy=True),
     _s("stripe-key", "payments", "Stripe test secret key", ["sk_test_", c(ALNUM, 24, 99)], "gitleaks:stripe-access-token", legacy=True),
     _s("stripe-key", "payments", "Stripe live restricted key", ["rk_live_", c(ALNUM, 24, 99)], "gitleaks:stripe-access-token", legacy=True),
@@ -277,7 +281,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("google-oauth-secret", "cloud", "Google OAuth refresh token", ["1//0", c(B64URL, 60, 200)], "docs:Google OAuth 2.0 refresh tokens (1//)"),
     _s("firebase-key", "cloud", "Firebase Cloud Messaging server key", ["AAAA", c(B64URL, 7), ":APA91b", c(B64URL, 134)], "docs:Firebase Cloud Messaging legacy server keys"),
     _s("yandex-key", "cloud", "Yandex Cloud API key", ["AQVN", c(B64URL, 35, 38)], "gitleaks:yandex-api-key"),
-    _s("azure-ad-secret", "cloud", "Microsoft Entra ID (Azure AD) client secret", [c("A-Za-z0-9_~.", 3), c(DIG, 1), "Q~", c("A-Za-z0-9_~.", 34)], "gitleaks:azure-ad-client-secret", anchor="Q~", lookalike="abc8Q~short"),
+    _s("azure-ad-secret", "cloud", "Microsoft Entra ID (Azure AD) client secret", [c("A-Za-z0-9_~.", 3), c(DIG, 1), "Q~", c("A-Za-z0-9_~.", 31, 34)], "gitleaks:azure-ad-client-secret", anchor="Q~", lookalike="abc8Q~short"),
     _azure64("+ASt", "Azure Storage account key (identifiable)"),
     _azure64("ACDb", "Azure Cosmos DB key (identifiable)"),
     _azure64("APIM", "Azure API Management key (identifiable)"),
