@@ -379,3 +379,21 @@ def test_runs_are_found_in_any_text() -> None:
     assert redact._runs(s) == [(25, 45), (46, 71)]
     assert redact._runs("x" * 19) == []
     assert redact._runs("") == []
+
+
+# ---- the docs say what the table holds -----------------------------------------------------------
+
+
+def test_docs_list_every_shape_and_count_them_by_family() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "redaction.md").read_text("utf-8")
+    assert f"**{len(SHAPES)} token shapes" in docs
+    for family, name in FAMILIES.items():
+        shapes = [s for s in SHAPES if s.family == family]
+        row = next(line for line in docs.splitlines() if line.startswith(f"| {name}"))
+        assert row.endswith(f"| {len(shapes)} | {len({s.kind for s in shapes})} |"), row
+    missing = [s.provider for s in SHAPES if f"| {s.provider} | `{s.kind}` |" not in docs]
+    assert missing == []
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    assert f"{len(SHAPES)} token shapes" in readme
