@@ -12,8 +12,21 @@ How it works (the shape gitleaks uses, our own rules):
   regex and which group of it is the secret. A rule's regex only runs when one
   of its keywords occurs in the string (checked with ``in``/``find``, on the
   lower-cased string for generic rules and on the string itself for provider
-  prefixes); a string with no keyword at all comes back at once. There are no
-  entropy-only rules: they flag every git SHA, UUID and base64 image.
+  prefixes); a string with no keyword at all comes back at once.
+- The token shapes of ``redact_rules.SHAPES`` (a provider's prefix or signature,
+  then the alphabet and length of each part: ``shpat_…``, ``dckr_pat_…``, Azure's
+  ``…AzFu…``) are found the other way round: the string is cut into runs of 20 or
+  more token characters (``_runs``, in C), and only those runs meet one trie of
+  every prefix and one alternation of every signature; a hit is confirmed by its
+  shape's own pattern. So a key pasted as prose is found by its look alone.
+- The fallback, over the same runs, for keys no shape names: ``prefixed-key`` (a
+  vendor-like prefix and then 32 or more random letters and digits) and
+  ``keyword-secret`` (a random token of 24 or more characters in the same sentence
+  as key, token, secret, password …). Random is ``looks_random``: upper, lower and
+  digits, frequent class changes, short lower-case runs, high entropy; so no git
+  SHA, UUID, hash or CamelCase name qualifies, and agents' ids (``msg_``,
+  ``toolu_``, ``call_`` …) are skipped. There is no entropy-only rule over the
+  whole text: it would flag every base64 image.
 - Before any keyword is looked up, each rule's ``needs`` (characters of which
   every match holds one: the ``=`` of ``NAME=value``, the ``-`` of ``sk-``)
   are checked with one single-character ``in`` each, far cheaper than a
@@ -28,7 +41,8 @@ How it works (the shape gitleaks uses, our own rules):
 - Overlaps: a private key block beats everything inside it; provider rules (a
   known prefix or shape: ``ghp_…``, ``AKIA…``, JWTs …) beat generic ones; among
   generic ones URLs, headers and cookies beat ``NAME=value`` / ``name: "value"``
-  (so ``{"Authorization": "Bearer x"}`` keeps its ``Bearer``).
+  (so ``{"Authorization": "Bearer x"}`` keeps its ``Bearer``); the fallback loses
+  to everything. On a tie the older rules win over the shapes.
 - A secret becomes ``[redacted: KIND FINGERPRINT]``: FINGERPRINT is the first 8
   hex digits of HMAC-SHA256(key, secret). The same secret gets the same label
   wherever it appears; the label cannot be reversed (a keyed hash, so short
@@ -47,7 +61,10 @@ Decisions worth knowing:
 - ``user:pass@host`` and ``user:password@host`` (the documentation examples)
   survive; any other password in a URL is redacted, as are secret-named query
   parameters (``?access_token=``, ``&password=``, ``X-Amz-Signature=``) and the
-  first field of ``curl -d``, also under the kind ``url-password``.
+  first field of ``curl -d``, also under the kind ``url-password`` (which covers
+  the signatures of Azure SAS, AWS, Google Cloud Storage and CloudFront signed
+  URLs). ``;Password=…`` / ``;Pwd=…`` in ADO.NET, ODBC and JDBC connection strings
+  is ``connection-string``.
 - ``curl -u user:password`` becomes ``auth-header`` (it is a Basic header);
   all-digit pairs such as ``-u 1000:1000`` (uid:gid) survive.
 - A ``NAME=value`` assignment needs an upper-case NAME (shell, ``.env``,
