@@ -133,10 +133,11 @@ def _unknown_keys(rng: random.Random) -> list[tuple[str, str, str]]:
     return out
 
 
-def _lookalikes(rng: random.Random) -> list[str]:
-    """Ids, hashes and digests that look random and are not secrets (and each shape's own look-alike)."""
+def id_lookalikes(rng: random.Random) -> list[str]:
+    """Ids, hashes and digests that look random and are not secrets: git SHAs, a UUID, sha256
+    digests, a Subresource Integrity hash, Anthropic and OpenAI ids, Codex call ids."""
     blob = rng.randbytes(64)
-    out = [
+    return [
         hashlib.sha1(blob).hexdigest(),
         hashlib.sha1(blob[1:]).hexdigest()[:7],
         str(uuid.UUID(int=rng.getrandbits(128))),
@@ -151,7 +152,11 @@ def _lookalikes(rng: random.Random) -> list[str]:
         "resp_" + _chars(rng, "0123456789abcdef", 48),
         "chatcmpl-" + _chars(rng, ALNUM, 29),
     ]
-    out += [lookalike(shape, sample(shape, rng)) for shape in SHAPES]
+
+
+def _lookalikes(rng: random.Random) -> list[str]:
+    """The ids and hashes, and each shape's own look-alike."""
+    out = id_lookalikes(rng) + [lookalike(shape, sample(shape, rng)) for shape in SHAPES]
     return sorted(set(out))
 
 

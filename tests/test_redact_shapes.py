@@ -8,14 +8,12 @@ shape's format, drawn from a seeded generator here; none is a real key.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import random
 import re
 import string
 import time
-import uuid
 
 import pytest
 
@@ -129,59 +127,9 @@ def test_a_token_glued_to_letters_is_not_a_shape() -> None:
     assert r.counts == {}
 
 
-# ---- look-alikes that every rule must leave alone ------------------------------------------------
-
-_rng = random.Random(7)
-_BLOB = _rng.randbytes(64)
-LOOKALIKES = [
-    hashlib.sha1(_BLOB).hexdigest(),
-    hashlib.sha1(_BLOB).hexdigest()[:7],
-    str(uuid.UUID(int=_rng.getrandbits(128))),
-    str(uuid.UUID(int=_rng.getrandbits(128))).upper(),
-    "019c8a70-dda7-7f33-98ea-f30553347322",  # a UUIDv7 (Codex session ids)
-    hashlib.sha256(_BLOB).hexdigest(),
-    "sha256:" + hashlib.sha256(_BLOB[1:]).hexdigest(),
-    "sha512-" + base64.b64encode(hashlib.sha512(_BLOB).digest()).decode(),
-    "sha1-" + base64.b64encode(hashlib.sha1(_BLOB).digest()).decode(),
-    "msg_01" + chars(_rng, ALNUM, 22),
-    "toolu_01" + chars(_rng, ALNUM, 22),
-    "toolu_vrtx_01" + chars(_rng, ALNUM, 22),
-    "srvtoolu_01" + chars(_rng, ALNUM, 22),
-    "req_011C" + chars(_rng, ALNUM, 20),
-    "call_" + chars(_rng, ALNUM, 24),
-    "resp_" + chars(_rng, HEX, 48),
-    "rs_" + chars(_rng, HEX, 48),
-    "fc_" + chars(_rng, HEX, 48),
-    "chatcmpl-" + chars(_rng, ALNUM, 29),
-    "01ARZ3NDEKTSV4RRFFQ69G5FAV",  # a ULID
-    "507f1f77bcf86cd799439011",  # a MongoDB ObjectId
-    "v0.0.0-20260101120000-abcdef123456",  # a Go pseudo-version
-    "/nix/store/" + chars(_rng, "0123456789abcdfghijklmnpqrsvwxyz", 32) + "-python3-3.11.9",
-    "api-7f9c6d5b8-x2k4p",  # a Kubernetes pod name
-    "main.3f2a9c1b.chunk.js",
-    "getUserAccountSettingsForOrganization2024",
-    "TestParseHighTideWithTimezoneOffsets42",
-    "arn:aws:iam::123456789012:role/DeployRole",
-    "eyJhbGciOiJIUzI1NiJ9",
-    base64.b64encode(_rng.randbytes(600)).decode(),
-]
-LOOKALIKE_PLACEMENTS = [
-    "the cache key is {} and the token count went up",
-    "BUILD_REF={}",
-    '{{"ref": "{}", "note": "not a secret, not a token"}}',
-]
-
-
-@pytest.mark.parametrize("text", LOOKALIKES, ids=[f"look-{i}" for i in range(len(LOOKALIKES))])
-def test_lookalikes_survive_even_next_to_secret_words(text: str) -> None:
-    for template in LOOKALIKE_PLACEMENTS:
-        r = Redactor(KEY)
-        assert r.text(template.format(text)) == template.format(text)
-        assert r.counts == {}
-
-
 # ---- connection strings and signed URLs ---------------------------------------------------------
 
+_rng = random.Random(7)
 PW = "Hx7" + chars(_rng, ALNUM, 13)
 SIG = chars(_rng, ALNUM, 43) + "%3D"
 AMZ = chars(_rng, HEX, 64)
@@ -269,29 +217,6 @@ def test_a_random_token_in_a_sentence_about_a_key_is_a_secret(template: str, tok
     r = Redactor(KEY)
     assert r.text(template.format(token)) == template.format(label("keyword-secret", token))
     assert r.counts == {"keyword-secret": 1}
-
-
-FALLBACK_NEGATIVES = [
-    # A random token with no secret word in its sentence.
-    "the build id is " + chars(_frng, ALNUM, 30) + " today",
-    # The secret word ends the sentence before the token.
-    "Rotate the key. " + chars(_frng, ALNUM, 30) + " is the build id",
-    # Names, hashes and ids next to secret words.
-    "the token refresh lives in getUserAccountSettingsForOrganization2024 now",
-    "cache key " + hashlib.sha256(b"k").hexdigest(),
-    "secret rotation job 0f8fad5b-d9cb-469f-a165-70867728950e finished",
-    "token count for msg_01" + chars(_frng, ALNUM, 22) + " was 1200",
-    "my_project_settings_module_with_a_very_long_name_2 holds the key",
-    "vendor prefix but a low entropy run: acme_live_" + "ab" * 20,
-    "vendor prefix but hex: build_" + hashlib.sha1(b"x").hexdigest(),
-]
-
-
-@pytest.mark.parametrize("text", FALLBACK_NEGATIVES, ids=[f"fneg-{i}" for i in range(len(FALLBACK_NEGATIVES))])
-def test_the_fallback_takes_only_random_tokens_near_secret_words(text: str) -> None:
-    r = Redactor(KEY)
-    assert r.text(text) == text
-    assert r.counts == {}
 
 
 def test_a_password_in_prose_with_no_shape_is_not_found() -> None:
