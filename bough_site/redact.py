@@ -801,7 +801,12 @@ for _i, _sh in _PREFIXED_SHAPES:
 _BY_ANCHOR: dict[str, list[tuple[int, Shape]]] = collections.defaultdict(list)
 for _i, _sh in _ANCHORED_SHAPES:
     _BY_ANCHOR[_sh.anchor or ""].append((_SHAPE_BASE + _i, _sh))
-_ANCHOR_RE = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=lambda a: (-len(a), a))))
+_SHORT_ANCHORS = tuple(sorted(a for a in _BY_ANCHOR if len(a) < 3))
+_LONG_ANCHOR_RE = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=lambda a: (-len(a), a)) if len(a) >= 3))
+# How far from its signature a shape's match may reach: the longest such shape.
+_ANCHOR_REACH = max(sh.longest for _, sh in _ANCHORED_SHAPES)
+# A run longer than this is encoded data (base64, hex), not a pasted key: the fallback skips it.
+_FALLBACK_MAX_RUN = 65536
 
 # The fallback for keys no shape names, used only where a token looks like a key:
 # - "prefixed-key": a vendor-like prefix (a word, "_" or "-", maybe a second word) and then a
@@ -877,13 +882,39 @@ def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
                     hit = shape.regex.match(s, p, hi)
                     if hit:
                         out.append((TIER_PROVIDER, p, hit.end(), shape.kind, order))
-        for anchor in {a.group() for a in _ANCHOR_RE.finditer(s, lo, hi)}:
-            for order, shape in _BY_ANCHOR[anchor]:
-                out.extend((TIER_PROVIDER, *h.span(), shape.kind, order) for h in shape.regex.finditer(s, lo, hi))
+        out.extend(_anchored(s, lo, hi))
+        if hi - lo > _FALLBACK_MAX_RUN:
+            continue
         for m in _PREFIXED_KEY_RE.finditer(s, lo, hi):
             if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
                 out.append((TIER_FALLBACK, *m.span(), "prefixed-key", _SHAPE_BASE + len(SHAPES)))
-    out.extend(_keyword_secrets(s, scan, runs))
+    out.extend(_keyword_secrets(s, scan, [(lo, hi) for lo, hi in runs if hi - lo <= _FALLBACK_MAX_RUN]))
+    return out
+
+
+def _anchored(s: str, lo: int, hi: int) -> list[_Candidate]:
+    """The shapes told by a signature inside them, in the run [lo, hi).
+
+    A signature of three characters or more is rare: its shapes are searched only around
+    each occurrence (a 5 MB base64 blob holds a few by chance). Shorter ones ("." "-" "Q~")
+    are everywhere: their shapes search the whole run when it holds the signature at all.
+    """
+    windows: dict[str, list[Span]] = collections.defaultdict(list)
+    for a in _LONG_ANCHOR_RE.finditer(s, lo, hi):
+        start, end = max(lo, a.start() - _ANCHOR_REACH), min(hi, a.end() + _ANCHOR_REACH)
+        spans = windows[a.group()]
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    for anchor in _SHORT_ANCHORS:
+        if s.find(anchor, lo, hi) >= 0:
+            windows[anchor].append((lo, hi))
+    out: list[_Candidate] = []
+    for anchor, spans in windows.items():
+        for order, shape in _BY_ANCHOR[anchor]:
+            for a, b in spans:
+                out.extend((TIER_PROVIDER, *h.span(), shape.kind, order) for h in shape.regex.finditer(s, a, b))
     return out
 
 

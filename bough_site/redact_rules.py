@@ -109,13 +109,26 @@ class Shape:
         first = self.parts[0]
         return first if isinstance(first, str) and self.anchor is None else ""
 
+    @property
+    def longest(self) -> int:
+        """The length of the longest text this shape matches."""
+        return sum(len(p) if isinstance(p, str) else p[2] for p in self.parts)
+
     def pattern(self) -> str:
-        body = "".join(re.escape(p) if isinstance(p, str) else _quant(p) for p in self.parts)
+        """Not preceded by a letter or digit; the left check comes after the first character,
+        so the engine can skip ahead to that character instead of trying every position."""
+        first, rest = self.parts[0], self.parts[1:]
+        if isinstance(first, str):
+            head = re.escape(first[0]) + "(?<![A-Za-z0-9].)" + re.escape(first[1:])
+        else:
+            cls, least, most = first
+            head = f"[{cls}](?<![A-Za-z0-9].)" + (_quant((cls, least - 1, most - 1)) if most > 1 else "")
+        body = head + "".join(re.escape(p) if isinstance(p, str) else _quant(p) for p in rest)
         last = self.parts[-1]
         # Not followed by more of its last part ("." excepted: it ends sentences), so a
         # fixed-length body is not the head of a longer word.
         tail = "A-Za-z0-9" + ("" if isinstance(last, str) else _extra_chars(last[0]).replace(".", ""))
-        return f"(?<![A-Za-z0-9])(?:{body})(?![{tail}])"
+        return f"(?:{body})(?![{tail}])"
 
 
 def _quant(part: tuple[str, int, int]) -> str:
