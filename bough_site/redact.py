@@ -747,7 +747,7 @@ def _live_rules(s: str) -> int:
 # " " (any other), and runs of _RUN_MIN or more are found with bytes.find: all
 # in C, a few milliseconds per megabyte. Only those runs (a few percent of a
 # transcript's text) are searched by the prefix trie, the signatures and the
-# fallback, which is what keeps 180 shapes cheap.
+# fallback, which is what keeps the shapes cheap.
 # --------------------------------------------------------------------------
 
 _RUN_MIN = 20  # the shortest shape (SCW + 17) and the fallbacks' shortest token fit
@@ -814,8 +814,9 @@ _FALLBACK_MAX_RUN = 65536
 # - "keyword-secret": a random token of 24 or more characters in the same sentence as a word
 #   such as key, token, secret or password (before it, or just after it).
 # Random means: upper-case, lower-case and digits all present, the character class changing
-# often, short runs of lower-case letters (CamelCase names have words) and a high Shannon entropy. Lower-case hex (git SHAs,
-# digests, UUIDs) never qualifies, and known id prefixes (msg_, toolu_, call_ ...) are skipped.
+# often, short runs of lower-case letters (CamelCase names have words) and a high Shannon
+# entropy. Lower-case hex (git SHAs, digests, UUIDs) never qualifies, and known id prefixes
+# (msg_, toolu_, call_ ...) are skipped.
 _PREFIXED_KEY_RE = re.compile(
     r"(?<![A-Za-z0-9_.-])(?P<p>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,11}[_-])?)"
     r"(?P<r>[A-Za-z0-9]{32,256})(?:[_-][A-Za-z0-9]{1,64})?(?![A-Za-z0-9_+/=-])"
