@@ -12,8 +12,21 @@ How it works (the shape gitleaks uses, our own rules):
   regex and which group of it is the secret. A rule's regex only runs when one
   of its keywords occurs in the string (checked with ``in``/``find``, on the
   lower-cased string for generic rules and on the string itself for provider
-  prefixes); a string with no keyword at all comes back at once. There are no
-  entropy-only rules: they flag every git SHA, UUID and base64 image.
+  prefixes); a string with no keyword at all comes back at once.
+- The token shapes of ``redact_rules.SHAPES`` (a provider's prefix or signature,
+  then the alphabet and length of each part: ``shpat_…``, ``dckr_pat_…``, Azure's
+  ``…AzFu…``) are found the other way round: the string is cut into runs of 20 or
+  more token characters (``_runs``, in C), and only those runs meet one trie of
+  every prefix and one alternation of every signature; a hit is confirmed by its
+  shape's own pattern. So a key pasted as prose is found by its look alone.
+- The fallback, over the same runs, for keys no shape names: ``prefixed-key`` (a
+  vendor-like prefix and then 32 or more random letters and digits) and
+  ``keyword-secret`` (a random token of 24 or more characters in the same sentence
+  as key, token, secret, password …). Random is ``looks_random``: upper, lower and
+  digits, frequent class changes, short lower-case runs, high entropy; so no git
+  SHA, UUID, hash or CamelCase name qualifies, and agents' ids (``msg_``,
+  ``toolu_``, ``call_`` …) are skipped. There is no entropy-only rule over the
+  whole text: it would flag every base64 image.
 - Before any keyword is looked up, each rule's ``needs`` (characters of which
   every match holds one: the ``=`` of ``NAME=value``, the ``-`` of ``sk-``)
   are checked with one single-character ``in`` each, far cheaper than a
@@ -28,7 +41,8 @@ How it works (the shape gitleaks uses, our own rules):
 - Overlaps: a private key block beats everything inside it; provider rules (a
   known prefix or shape: ``ghp_…``, ``AKIA…``, JWTs …) beat generic ones; among
   generic ones URLs, headers and cookies beat ``NAME=value`` / ``name: "value"``
-  (so ``{"Authorization": "Bearer x"}`` keeps its ``Bearer``).
+  (so ``{"Authorization": "Bearer x"}`` keeps its ``Bearer``); the fallback loses
+  to everything. On a tie the older rules win over the shapes.
 - A secret becomes ``[redacted: KIND FINGERPRINT]``: FINGERPRINT is the first 8
   hex digits of HMAC-SHA256(key, secret). The same secret gets the same label
   wherever it appears; the label cannot be reversed (a keyed hash, so short
@@ -47,7 +61,10 @@ Decisions worth knowing:
 - ``user:pass@host`` and ``user:password@host`` (the documentation examples)
   survive; any other password in a URL is redacted, as are secret-named query
   parameters (``?access_token=``, ``&password=``, ``X-Amz-Signature=``) and the
-  first field of ``curl -d``, also under the kind ``url-password``.
+  first field of ``curl -d``, also under the kind ``url-password`` (which covers
+  the signatures of Azure SAS, AWS, Google Cloud Storage and CloudFront signed
+  URLs). ``;Password=…`` / ``;Pwd=…`` in ADO.NET, ODBC and JDBC connection strings
+  is ``connection-string``.
 - ``curl -u user:password`` becomes ``auth-header`` (it is a Basic header);
   all-digit pairs such as ``-u 1000:1000`` (uid:gid) survive.
 - A ``NAME=value`` assignment needs an upper-case NAME (shell, ``.env``,
@@ -80,10 +97,13 @@ import bisect
 import collections
 import hashlib
 import hmac
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from .redact_rules import SHAPES, Shape
 
 __all__ = ["RULES", "Redactor", "Rule", "is_sensitive_path"]
 
@@ -94,6 +114,7 @@ TIER_BLOCK = 0  # private key blocks: everything inside goes with them
 TIER_PROVIDER = 1  # a provider's own prefix or shape
 TIER_GENERIC = 2  # URLs, headers, cookies, values of sensitive files: a secret's place, not its issuer
 TIER_ASSIGN = 3  # NAME=value and name: "value": the loosest shape (a header in a dict is auth-header)
+TIER_FALLBACK = 4  # unknown keys told by their randomness alone: anything more specific wins
 
 
 @dataclass(frozen=True)
@@ -199,7 +220,7 @@ _NOT_SECRET_WORDS = frozenset(  # one string, split: easier to read and extend t
     age limit limits count counter size type kind enabled enable disabled disable required
     header name field label method mode provider algorithm alg retries retry input output budget
     version format scope scopes issuer audience strategy cost usage tokens prefix location
-    region arn user username login email policy rotation backend class manager stdin env var ref
+    region arn user username login email policy rotation backend class manager stdin env var ref pair
     helper cache valid validity regex pattern template hint level allowed public publishable
     primary sort partition foreign next page pagination continuation cursor
     """.split()  # noqa: SIM905
@@ -571,6 +592,15 @@ RULES: tuple[Rule, ...] = (
         near=_QUERY_NEAR,
         needs="=",
     ),
+    # ADO.NET / ODBC / JDBC connection strings: Server=db;User Id=sa;Password=…; (Pwd= too).
+    _rule(
+        "connection-string",
+        "password pwd",
+        r"(?i);[ \t]*(?:password|pwd)[ \t]*=[ \t]*(?P<s>[^;'\"\r\n{}]{1,300})",
+        tier=TIER_GENERIC,
+        check=_value_ok,
+        needs=";",
+    ),
     _rule(
         "auth-header",
         "authorization -key -token -secret",
@@ -707,6 +737,213 @@ def _live_rules(s: str) -> int:
         if char in s:  # a single character: memchr, several times faster than a keyword's find
             live |= rules
     return live
+
+
+# --------------------------------------------------------------------------
+# Token shapes (redact_rules.SHAPES) and the fallback for unknown keys.
+#
+# A token is a run of token characters. The string is mapped to one byte per
+# character (ASCII, anything else "?"), each byte to "a" (token character) or
+# " " (any other), and runs of _RUN_MIN or more are found with bytes.find: all
+# in C, a few milliseconds per megabyte. Only those runs (a few percent of a
+# transcript's text) are searched by the prefix trie, the signatures and the
+# fallback, which is what keeps the shapes cheap.
+# --------------------------------------------------------------------------
+
+_RUN_MIN = 20  # the shortest shape (SCW + 17) and the fallbacks' shortest token fit
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=:~$!@%")
+_RUN_MAP = bytes(0x61 if chr(b) in _RUN_CHARS else 0x20 for b in range(256))
+_RUN_NEEDLE = b"a" * _RUN_MIN
+
+
+def _runs(s: str) -> list[Span]:
+    """The runs of token characters in s that are _RUN_MIN long or longer."""
+    mapped = s.encode("ascii", "replace").translate(_RUN_MAP)  # one byte per character: offsets match s
+    out: list[Span] = []
+    pos = mapped.find(_RUN_NEEDLE)
+    while pos >= 0:  # pos is a run's first character: the run before it ended at a space
+        end = mapped.find(b" ", pos + _RUN_MIN)
+        if end < 0:
+            out.append((pos, len(mapped)))
+            break
+        out.append((pos, end))
+        pos = mapped.find(_RUN_NEEDLE, end)
+    return out
+
+
+def _trie(words: list[str]) -> str:
+    """One regex matching any of ``words``, factored by common prefixes (the engine then
+    tests one character per branch instead of every word at every position)."""
+    tree: dict[str, Any] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = "(?:" + "|".join(alts) + ")"
+        return body + "?" if "" in node else body
+
+    return build(tree)
+
+
+_SHAPE_BASE = 10_000  # a shape's rule order: after every rule, so rules win ties
+_PREFIXED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.prefix]
+_ANCHORED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.anchor]
+_PREFIX_RE = re.compile(r"(?<![A-Za-z0-9])" + _trie([sh.prefix for _, sh in _PREFIXED_SHAPES]))
+_BY_HEAD: dict[str, list[tuple[int, Shape]]] = collections.defaultdict(list)
+for _i, _sh in _PREFIXED_SHAPES:
+    _BY_HEAD[_sh.prefix[:2]].append((_SHAPE_BASE + _i, _sh))
+_BY_ANCHOR: dict[str, list[tuple[int, Shape]]] = collections.defaultdict(list)
+for _i, _sh in _ANCHORED_SHAPES:
+    _BY_ANCHOR[_sh.anchor or ""].append((_SHAPE_BASE + _i, _sh))
+_SHORT_ANCHORS = tuple(sorted(a for a in _BY_ANCHOR if len(a) < 3))
+_LONG_ANCHOR_RE = re.compile("|".join(re.escape(a) for a in sorted(_BY_ANCHOR, key=lambda a: (-len(a), a)) if len(a) >= 3))
+# How far from its signature a shape's match may reach: the longest such shape.
+_ANCHOR_REACH = max(sh.longest for _, sh in _ANCHORED_SHAPES)
+# A run longer than this is encoded data (base64, hex), not a pasted key: the fallback skips it.
+_FALLBACK_MAX_RUN = 65536
+
+# The fallback for keys no shape names, used only where a token looks like a key:
+# - "prefixed-key": a vendor-like prefix (a word, "_" or "-", maybe a second word) and then a
+#   random run of 32 or more letters and digits;
+# - "keyword-secret": a random token of 24 or more characters in the same sentence as a word
+#   such as key, token, secret or password (before it, or just after it).
+# Random means: upper-case, lower-case and digits all present, the character class changing
+# often, short runs of lower-case letters (CamelCase names have words) and a high Shannon
+# entropy. Lower-case hex (git SHAs, digests, UUIDs) never qualifies, and known id prefixes
+# (msg_, toolu_, call_ ...) are skipped.
+_PREFIXED_KEY_RE = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?P<p>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,11}[_-])?)"
+    r"(?P<r>[A-Za-z0-9]{32,256})(?:[_-][A-Za-z0-9]{1,64})?(?![A-Za-z0-9_+/=-])"
+)
+_LOOSE_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{24,256}(?![A-Za-z0-9_+/=-])")
+_SECRET_WORD_RE = re.compile(
+    r"(?<![a-z])(?:api[ _-]?keys?|keys?|tokens?|secrets?|passwords?|passwd|passphrase|credentials?|bearer)(?![a-z])"
+)
+_SENTENCE_END_RE = re.compile(r"[.!?](?:\s|$)|\n")
+_KEYWORD_BEFORE = 80  # how far before a token its keyword may stand (same sentence)
+_KEYWORD_AFTER = 40  # ... or after it ("Ab3… is my key")
+# Ids that look random but are not secrets: Anthropic and OpenAI object ids, Stripe object ids,
+# Subresource Integrity hashes.
+_ID_PREFIXES = frozenset(  # one string, split: easier to read and extend than a list literal
+    """
+    msg toolu srvtoolu req call resp rs fc ws ig ctc mcp chatcmpl cmpl file batch msgbatch run thread
+    asst step vs org proj user evt ch cus pi pm seti sub in ii price prod txn acct cs po tr src tok
+    sha1 sha224 sha256 sha384 sha512 md5
+    """.split()  # noqa: SIM905
+)
+_LOWER_RUN_RE = re.compile("a+")
+_CLASS_MAP = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+    "A" * 26 + "a" * 26 + "0" * 10,
+)
+
+
+def looks_random(token: str, *, least: int) -> bool:
+    """Does the letters-and-digits part of ``token`` (``least`` or more of them) look randomly drawn?"""
+    alnum = "".join(ch for ch in token if ch.isascii() and ch.isalnum())
+    n = len(alnum)
+    if n < least:
+        return False
+    classes = alnum.translate(_CLASS_MAP)
+    if "A" not in classes or "a" not in classes or "0" not in classes:
+        return False
+    changes = sum(1 for x, y in zip(classes, classes[1:]) if x != y)
+    if changes < 0.35 * (n - 1):  # random base62 changes class at about 60% of positions
+        return False
+    lower_runs = _LOWER_RUN_RE.findall(classes)
+    if sum(map(len, lower_runs)) >= 3 * len(lower_runs):  # CamelCase words; random averages 1.7
+        return False
+    counts = collections.Counter(alnum)
+    entropy = -sum(k / n * math.log2(k / n) for k in counts.values())
+    return entropy >= min(4.0, 0.85 * math.log2(n))
+
+
+def _is_id(token: str) -> bool:
+    head = re.split(r"[_-]", token, maxsplit=1)[0].lower()
+    return head in _ID_PREFIXES
+
+
+def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
+    """Every span of a known token shape, and of the fallback, in the token runs of s."""
+    out: list[_Candidate] = []
+    runs = _runs(s)
+    if not runs:
+        return out
+    for lo, hi in runs:
+        for m in _PREFIX_RE.finditer(s, lo, hi):
+            p = m.start()
+            for order, shape in _BY_HEAD.get(s[p : p + 2], ()):
+                if s.startswith(shape.prefix, p):
+                    hit = shape.regex.match(s, p, hi)
+                    if hit:
+                        out.append((TIER_PROVIDER, p, hit.end(), shape.kind, order))
+        out.extend(_anchored(s, lo, hi))
+        if hi - lo > _FALLBACK_MAX_RUN:
+            continue
+        for m in _PREFIXED_KEY_RE.finditer(s, lo, hi):
+            if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
+                out.append((TIER_FALLBACK, *m.span(), "prefixed-key", _SHAPE_BASE + len(SHAPES)))
+    out.extend(_keyword_secrets(s, scan, [(lo, hi) for lo, hi in runs if hi - lo <= _FALLBACK_MAX_RUN]))
+    return out
+
+
+def _anchored(s: str, lo: int, hi: int) -> list[_Candidate]:
+    """The shapes told by a signature inside them, in the run [lo, hi).
+
+    A signature of three characters or more is rare: its shapes are searched only around
+    each occurrence (a 5 MB base64 blob holds a few by chance). Shorter ones ("." "-" "Q~")
+    are everywhere: their shapes search the whole run when it holds the signature at all.
+    """
+    windows: dict[str, list[Span]] = collections.defaultdict(list)
+    for a in _LONG_ANCHOR_RE.finditer(s, lo, hi):
+        start, end = max(lo, a.start() - _ANCHOR_REACH), min(hi, a.end() + _ANCHOR_REACH)
+        spans = windows[a.group()]
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    for anchor in _SHORT_ANCHORS:
+        if s.find(anchor, lo, hi) >= 0:
+            windows[anchor].append((lo, hi))
+    out: list[_Candidate] = []
+    for anchor, spans in windows.items():
+        for order, shape in _BY_ANCHOR[anchor]:
+            for a, b in spans:
+                out.extend((TIER_PROVIDER, *h.span(), shape.kind, order) for h in shape.regex.finditer(s, a, b))
+    return out
+
+
+def _keyword_secrets(s: str, scan: _Scan, runs: list[Span]) -> list[_Candidate]:
+    """Random tokens in the same sentence as a secret word (key, token, password ...)."""
+    low = scan.low
+    out: list[_Candidate] = []
+    n = len(s)
+    for lo, hi in runs:
+        if _SECRET_WORD_RE.search(low, max(0, lo - _KEYWORD_BEFORE), min(n, hi + _KEYWORD_AFTER)) is None:
+            continue
+        for m in _LOOSE_TOKEN_RE.finditer(s, lo, hi):
+            a, b = m.span()
+            if _is_id(m.group()) or not looks_random(m.group(), least=24):
+                continue
+            if _same_sentence_keyword(low, a, b):
+                out.append((TIER_FALLBACK, a, b, "keyword-secret", _SHAPE_BASE + len(SHAPES) + 1))
+    return out
+
+
+def _same_sentence_keyword(low: str, a: int, b: int) -> bool:
+    """A secret word before [a, b) (within _KEYWORD_BEFORE) or after it (within _KEYWORD_AFTER), no sentence end between."""
+    start = max(0, a - _KEYWORD_BEFORE)
+    for m in _SECRET_WORD_RE.finditer(low, start, a):
+        if _SENTENCE_END_RE.search(low, m.end(), a) is None:
+            return True
+    after = _SECRET_WORD_RE.search(low, b, min(len(low), b + _KEYWORD_AFTER))
+    return after is not None and _SENTENCE_END_RE.search(low, b, after.start()) is None
 
 
 # --------------------------------------------------------------------------
@@ -918,12 +1155,19 @@ class Redactor:
     # ---- internals ----
 
     def _find(self, s: str) -> list[_Candidate]:
-        """Every candidate secret span, from the rules whose keywords occur in s.
+        """Every candidate secret span: the rules' (``RULES``) and the token shapes' (``SHAPES``)."""
+        scan = _Scan(s)
+        found = self._rule_candidates(s, scan)
+        if len(s) >= _RUN_MIN:
+            found.extend(_shape_candidates(s, scan))
+        return found
+
+    def _rule_candidates(self, s: str, scan: _Scan) -> list[_Candidate]:
+        """Every candidate secret span from the rules whose keywords occur in s.
 
         Only rules that can match s at all (_live_rules) count: the others would
         find nothing, so leaving them out changes no output and saves their keywords' scans.
         """
-        scan = _Scan(s)
         if len(s) <= _SHORT and _ANY_KEYWORD.search(scan.low) is None:  # rejects more short strings than the gates
             return []
         live = _live_rules(s)

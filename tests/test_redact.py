@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from bough_site import redact
 from bough_site.redact import RULES, Redactor, Rule, is_sensitive_path
+from corpus.secrets import id_lookalikes
 
 KEY = b"test-fingerprint-key"
 
@@ -149,6 +150,7 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("url-password", "https://api.example.com/v1/items?access_token={}&page=2", TOKEN),
     ("url-password", "GET /callback?state=abc&client_secret={}", TOKEN),
     ("url-password", 'curl -d "password={}&user=bob" https://x', TOKEN),
+    ("connection-string", "Server=db;Database=app;User Id=sa;Password={};", PASSWORD),
     ("auth-header", "Authorization: Bearer {}", TOKEN),
     ("auth-header", "authorization: basic {}", base64.b64encode(b"bob:" + TOKEN.encode()).decode()),
     ("auth-header", "Proxy-Authorization: Basic {}", fake(B64, 24)),
@@ -365,6 +367,57 @@ NEGATIVES: list[str] = [
     "AccountKey=",
     "sk-proj- is the prefix of project keys",
 ]
+
+
+# Look-alikes of keys for the token shapes and the fallback (redact_rules, tests/test_redact_shapes.py):
+# ids, hashes and names that look random, in each placement, even next to secret words.
+_rng7 = random.Random(7)
+
+
+def _chars7(alphabet: str, n: int) -> str:
+    return "".join(_rng7.choice(alphabet) for _ in range(n))
+
+
+LOOKALIKES = id_lookalikes(_rng7) + [
+    str(uuid.UUID(int=_rng7.getrandbits(128))).upper(),
+    "019c8a70-dda7-7f33-98ea-f30553347322",  # a UUIDv7 (Codex session ids)
+    "sha1-" + base64.b64encode(hashlib.sha1(_rng7.randbytes(20)).digest()).decode(),
+    "toolu_vrtx_01" + _chars7(ALNUM, 22),
+    "rs_" + _chars7(HEX, 48),
+    "fc_" + _chars7(HEX, 48),
+    "01ARZ3NDEKTSV4RRFFQ69G5FAV",  # a ULID
+    "507f1f77bcf86cd799439011",  # a MongoDB ObjectId
+    "v0.0.0-20260101120000-abcdef123456",  # a Go pseudo-version
+    "/nix/store/" + _chars7("0123456789abcdfghijklmnpqrsvwxyz", 32) + "-python3-3.11.9",
+    "api-7f9c6d5b8-x2k4p",  # a Kubernetes pod name
+    "main.3f2a9c1b.chunk.js",
+    "getUserAccountSettingsForOrganization2024",
+    "TestParseHighTideWithTimezoneOffsets42",
+    "arn:aws:iam::123456789012:role/DeployRole",
+    "eyJhbGciOiJIUzI1NiJ9",
+    base64.b64encode(_rng7.randbytes(600)).decode(),
+]
+LOOKALIKE_PLACEMENTS = [
+    "the cache key is {} and the token count went up",
+    "BUILD_REF={}",
+    '{{"ref": "{}", "note": "not a secret, not a token"}}',
+]
+FALLBACK_NEGATIVES = [
+    # A random token with no secret word in its sentence.
+    "the build id is " + _chars7(ALNUM, 30) + " today",
+    # The secret word ends the sentence before the token.
+    "Rotate the key. " + _chars7(ALNUM, 30) + " is the build id",
+    # Names, hashes and ids next to secret words.
+    "the token refresh lives in getUserAccountSettingsForOrganization2024 now",
+    "cache key " + hashlib.sha256(b"k").hexdigest(),
+    "secret rotation job 0f8fad5b-d9cb-469f-a165-70867728950e finished",
+    "token count for msg_01" + _chars7(ALNUM, 22) + " was 1200",
+    "my_project_settings_module_with_a_very_long_name_2 holds the key",
+    "vendor prefix but a low entropy run: acme_live_" + "ab" * 20,
+    "vendor prefix but hex: build_" + hashlib.sha1(b"x").hexdigest(),
+]
+# Every look-alike in each placement (even next to secret words), and the fallback's near-misses.
+NEGATIVES += [template.format(text) for text in LOOKALIKES for template in LOOKALIKE_PLACEMENTS] + FALLBACK_NEGATIVES
 
 
 @pytest.mark.parametrize("text", NEGATIVES, ids=[f"neg-{i}" for i in range(len(NEGATIVES))])
@@ -690,6 +743,7 @@ KEYWORD_CASES: list[tuple[str, str, str]] = [
     ("url-password", 'curl -d "x_auth={}&a=b" https://x', _SECRET),
     ("url-password", 'curl -d "credential={}&a=b" https://x', _SECRET),
     ("auth-header", "X-Client-Secret: {}", _SECRET),
+    ("connection-string", "Driver={{ODBC Driver 18}};Server=db;Uid=sa;Pwd={};", _SECRET),
     ("password-assignment", 'db_pwd = "{}"', _SECRET),
     ("password-assignment", 'x_auth = "{}"', _SECRET),
     ("password-assignment", 'credential = "{}"', _SECRET),
