@@ -33,8 +33,9 @@ linear in its input.
 from __future__ import annotations
 
 import random
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = ["FAMILIES", "SHAPES", "Shape", "sample"]
 
@@ -99,10 +100,12 @@ class Shape:
     legacy: bool = False
     keeps_prefix: bool = False
     lookalike: str | None = None
-    regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "regex", re.compile(self.pattern()))
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled when first used: a build that redacts nothing (nothing changed)
+        need not compile two hundred patterns."""
+        return re.compile(self.pattern())
 
     @property
     def prefix(self) -> str:
