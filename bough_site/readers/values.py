@@ -3,6 +3,7 @@ unexpected shape is treated as absent, never as an error."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -26,11 +27,20 @@ def as_int(value: Any) -> int:
     return 0
 
 
+_NORMAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+
+
 def normalize_timestamp(value: Any) -> str | None:
     """ISO-8601 in UTC with milliseconds and ``Z``, or None when absent or
     unparsable. A time without a zone is taken as UTC (both agents write UTC)."""
     if not isinstance(value, str) or not value:
         return None
+    if _NORMAL.fullmatch(value):  # already the form we write (Claude Code's): only check it is a date
+        try:
+            datetime.fromisoformat(value[:-1])
+        except ValueError:
+            return None
+        return value
     try:
         moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
         if moment.tzinfo is None:
