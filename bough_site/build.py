@@ -135,6 +135,12 @@ def _read_sessions(found: Discovered, warn: Callable[[Warning], None]) -> list[S
         from .readers.codex import read_codex_sessions
 
         sessions += read_codex_sessions(found.codex, warn, label=found.label)
+    if found.gemini:
+        from .plan.units import gemini_units
+        from .readers.gemini import read_gemini_sessions
+
+        for unit in gemini_units(found.gemini, found.label, {}):  # one reader call per folder, as a build makes
+            sessions += read_gemini_sessions([Path(p) for p in unit.paths], warn, label=found.label)
     return sessions
 
 
@@ -219,7 +225,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     with kept:
         notes = [note for note in [cleanup_notice(found, config)] if note]
         options = build_options(config, found.used_examples, redaction_key)
-        units = units_of(found.claude, found.codex, found.label, kept.since)
+        units = units_of(found.claude, found.codex, found.label, kept.since, found.gemini)
         if found.empty():
             if not Manifest.load(config.out).sessions:
                 raise NothingToRead("no transcript could be read from the sources given")
