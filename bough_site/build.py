@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 
 from . import urls
-from .archive_sync import Kept, cleanup_notice, sync_archive
+from .archive_sync import Kept, cleanup_notice, gemini_cleanup_notice, sync_archive
 from .config import BuildConfig
 from .discover import Discovered, add_examples, discover
 from .errors import BoughError, OutputError
@@ -61,7 +61,7 @@ class BuildResult:
     unchanged: int = 0
     warnings: list[Warning] = field(default_factory=list)
     archived_only: int = 0  # sessions whose original is deleted, read from bough's archive
-    notes: list[str] = field(default_factory=list)  # said once in the summary (Claude's cleanup)
+    notes: list[str] = field(default_factory=list)  # said once in the summary (the agents' cleanup)
     rebuilt: int = 0  # sessions read and rendered by this build
     reused: int = 0  # sessions whose source had not changed: their pages were kept as they were
     gone: int = 0  # sessions whose source is gone, kept from an earlier build (until --prune)
@@ -223,7 +223,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     warnings, warn = _collector(config)
     found, kept = _sources(config, warn)
     with kept:
-        notes = [note for note in [cleanup_notice(found, config)] if note]
+        notes = [note for note in [cleanup_notice(found, config), gemini_cleanup_notice(found, config)] if note]
         options = build_options(config, found.used_examples, redaction_key)
         units = units_of(found.claude, found.codex, found.label, kept.since, found.gemini)
         if found.empty():
