@@ -63,6 +63,7 @@ def add_examples(found: Discovered, config: BuildConfig, warn: WarnFn) -> None:
     found.used_examples = True
     _discover_source(found, EXAMPLES / "claude" / "projects", config, warn)
     _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn)
+    _discover_source(found, EXAMPLES / "gemini", config, warn)
 
 
 def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn: WarnFn) -> None:
