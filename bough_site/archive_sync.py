@@ -340,6 +340,8 @@ class _Merge:
             for source in found.claude:
                 if found.label(source.main) == label and (copy := self._restored(kind, label)) is not None:
                     source.main = copy
+        if kind == "gemini":
+            self._gemini_roots([label])
 
     def _claude(self, wanted: list[Entry]) -> None:
         found = self.found
@@ -402,7 +404,7 @@ class _Merge:
         with the roots written down beside them, then the read-once rules over them
         and the live files of the same names (an archived slug folder's copy
         outranks a live hash folder's, a .jsonl the .json it continues)."""
-        from .readers.gemini_files import copy_key, project_folder, read_once
+        from .readers.gemini_files import copy_key, read_once
 
         found = self.found
         live = {found.label(path) for path in found.gemini} | found.gemini_passed
@@ -414,13 +416,21 @@ class _Merge:
             self.kept.since[entry.label] = entry.archived
         if not restored:
             return
-        roots = {"projects.json"} | {f"{project_folder(Path(found.label(p))).as_posix()}/.project_root" for p in restored}
-        for label in sorted(roots):
-            self._restored("gemini", label)
+        self._gemini_roots([found.label(path) for path in restored])
         names = {copy_key(path) for path in restored}
         rivals = [path for path in found.gemini if copy_key(path) in names]
         kept, _ = read_once(rivals + restored)
         found.gemini = [path for path in found.gemini if path not in rivals] + kept
+
+
+    def _gemini_roots(self, labels: list[str]) -> None:
+        """Beside restored Gemini files, the roots written down for them (when archived):
+        the reader finds them there as it would in the Gemini directory."""
+        from .readers.gemini_files import project_folder
+
+        roots = {"projects.json"} | {f"{project_folder(Path(label)).as_posix()}/.project_root" for label in labels}
+        for label in sorted(roots):
+            self._restored("gemini", label)
 
 
 def _codex_rank(entry: Entry) -> tuple[int, bool, str, str]:

@@ -197,6 +197,16 @@ def test_a_shorter_log_loses_to_its_copy_but_a_rewritten_legacy_file_replaces_it
     assert not rewritten_whole("claude", "x.json")
 
 
+def test_the_copy_read_for_a_shorter_log_keeps_its_root(isolated_home: Path, tmp_path: Path) -> None:
+    folder = isolated_home / ".gemini" / "tmp" / "kiln"
+    log = write_log(folder / "chats" / LOG_NAME, log_lines())
+    (folder / ".project_root").write_text(ROOT)
+    run(tmp_path / "one")
+    log.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in log_lines()[:2]))
+    second = run(tmp_path / "two")
+    assert [p.cwd for p in second.site.projects] == [ROOT] and stats(second)[SID]["records"] == 2
+
+
 def test_an_archived_slug_copy_outranks_a_live_hash_copy(isolated_home: Path, tmp_path: Path) -> None:
     """Migration left the hash folder's copy; once Gemini CLI deletes the slug folder's
     file, the archived slug copy (the longer, read before) is still the one read."""
