@@ -374,7 +374,7 @@ def site_digest(folder: Path) -> str:
 def environment(work: Path) -> dict[str, str]:
     home = work / "home"
     home.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "BOUGH"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "GEMINI", "BOUGH"))}
     # As installed: modules compiled once, not at every start (a no-change build is ~0.2 s).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(HOME=str(home), XDG_DATA_HOME=str(home / ".local" / "share"),

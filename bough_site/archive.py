@@ -1,8 +1,9 @@
 """bough's archive, the store: a private copy of every transcript a build reads.
 
 Claude Code deletes transcripts older than ``cleanupPeriodDays`` (30 by default)
-each time it starts, so every build copies what it reads into the archive and
-reads the archive back for what the agents have deleted (archive_sync.py does
+each time it starts, and Gemini CLI sessions older than 30 days by default
+(docs/formats-gemini.md §1), so every build copies what it reads into the archive
+and reads the archive back for what the agents have deleted (archive_sync.py does
 that for a build). This module is the store alone: its layout, its records,
 copying a file in, reading a copy back, and ``bough archive``'s report and check.
 
@@ -14,10 +15,13 @@ Layout, under the archive directory (mode 0700, files 0600)::
     claude/<label>.gz                 the bytes of one source file, gzip-compressed
     claude/<label>.gz.json            its record (an Entry): size, mtime, sha256, dates
     codex/<label>.gz, .gz.json        the same for Codex rollouts
+    gemini/<label>.gz, .gz.json       Gemini CLI session files, and the roots written
+                                      down beside them (projects.json, .project_root)
     .bough-restore-<random>/          a build's private, decompressed copies (removed after)
 
 ``<label>`` is the file's path relative to its source root, exactly as discovery
-labels it (``-home-ada-app/<sessionId>.jsonl``, ``sessions/2026/03/09/rollout-….jsonl``).
+labels it (``-home-ada-app/<sessionId>.jsonl``, ``sessions/2026/03/09/rollout-….jsonl``,
+``tmp/<id>/chats/session-….jsonl`` under the Gemini directory).
 The identity of an archived file is its kind and label; for Claude the label ends
 in the session id. A source that grew replaces its copy (a temporary file,
 fsync, rename): when the bytes copied before are still its first bytes, the
@@ -25,7 +29,9 @@ new copy is the old compressed bytes and one more gzip member for what was
 added (gzip reads a file of several members as their concatenation), so a
 session that grew by one turn compresses one turn. A source shorter than its
 copy never replaces it: transcripts only grow, so the longer copy is read and
-the build warns.
+the build warns. Files Gemini CLI rewrites whole (a legacy ``.json`` session, which
+a ``/rewind`` or ``/compress`` of its era shortens; ``projects.json``) are the
+exception: a changed one replaces its copy whatever its size (:func:`rewritten_whole`).
 
 Each copy's record is the durable truth; ``.bough-index`` holds them all, so a
 build reads one file, not one record per archived file. A build that changes
@@ -67,7 +73,7 @@ from .write import create_temp, json_bytes, replace_file
 
 MARKER = ".bough-archive"
 LOCK = ".bough-lock"
-KINDS = ("claude", "codex")
+KINDS = ("claude", "codex", "gemini")
 ENTRY_SCHEMA = "bough.archive-entry/1"
 DATA_SUFFIX = ".gz"
 RECORD_SUFFIX = ".gz.json"
@@ -105,9 +111,9 @@ class Copied:
 class Entry:
     """The record of one archived file."""
 
-    kind: str  # "claude" | "codex"
+    kind: str  # "claude" | "codex" | "gemini"
     label: str
-    role: str  # "session" | "subagent" | "meta" (Claude); "rollout" (Codex)
+    role: str  # "session" | "subagent" | "meta" (Claude, Gemini); "rollout" (Codex)
     size: int  # bytes of the source copied
     mtime_ns: int  # the source's mtime when copied
     sha256: str  # of those bytes
@@ -179,6 +185,15 @@ class Entry:
         )
 
 
+def rewritten_whole(kind: str, label: str) -> bool:
+    """Whether the agent rewrites this file whole rather than appending to it: Gemini
+    CLI's legacy ``.json`` sessions and the files naming its roots. Such a file may
+    legitimately shrink (a ``/rewind`` of the JSON era takes records out, and the
+    CLI no longer shows them either), so a changed one replaces its copy; every
+    other transcript only grows, and a shorter one loses to its copy."""
+    return kind == "gemini" and not label.endswith(".jsonl")
+
+
 def label_problem(label: str) -> str | None:
     """Why ``label`` cannot name a file in the archive, or None when it can."""
     if not label or "\x00" in label or label.startswith("/"):
@@ -229,7 +244,7 @@ class Archive:
             with archive.locked(exclusive=True):
                 if not os.path.lexists(real / MARKER):
                     archive._check_empty(given)
-                    marker = b"bough archive: copies of Claude Code and Codex transcripts\n"
+                    marker = b"bough archive: copies of Claude Code, Codex and Gemini CLI transcripts\n"
                     replace_file(real, MARKER, marker, durable=True, mode=0o600)
         if create and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
             os.chmod(real, 0o700)  # it holds raw transcripts: nobody else reads them
@@ -360,7 +375,7 @@ class Archive:
         folder = self._folder(entry.kind, entry.label)
         with handle:
             info = os.fstat(handle.fileno())
-            if old is not None and info.st_size < old.size:
+            if old is not None and info.st_size < old.size and not rewritten_whole(entry.kind, entry.label):
                 return None
             base = old if old is not None and old.size and is_regular(self.data_path(old)) else None
             digest = _same_start(handle, base)
@@ -375,7 +390,8 @@ class Archive:
                     added = _pack(handle, info.st_size - (base.size if base else 0), out, digest)
                 size, sha = (base.size if base else 0) + added, digest.hexdigest()
                 same = old is not None and (old.size, old.sha256) == (size, sha) and is_regular(self.data_path(old))
-                if same or (old is not None and size < old.size):
+                cut = old is not None and size < old.size and not rewritten_whole(entry.kind, entry.label)
+                if same or cut:
                     os.unlink(tmp)  # the same bytes, or the file was cut while we read it
                     if not same:
                         return None
@@ -513,8 +529,8 @@ class Archive:
 
     def verify(self) -> tuple[int, list[str]]:
         """Check that every archived file decompresses to the bytes its record names
-        and parses (a JSONL transcript gives at least one JSON object, a meta file
-        is JSON). Returns how many files were checked and the problems found."""
+        and parses (a JSONL transcript gives at least one JSON object, a meta file,
+        a legacy Gemini session and ``projects.json`` are JSON). Returns how many files were checked and the problems found."""
         with self.locked(exclusive=False):
             entries, problems = self.records()  # the records, not the index: each is checked
             for entry in sorted(entries.values(), key=lambda e: e.key):
@@ -553,7 +569,11 @@ class Summary:
 
 
 def _parse_problem(entry: Entry, chunks: Iterable[bytes]) -> str:
-    if entry.label.endswith(".meta.json"):
+    if entry.kind == "gemini" and not entry.label.endswith((".json", ".jsonl")):
+        for _ in chunks:  # a .project_root: a path, as text (read to the end: the sha256 covers it)
+            pass
+        return ""
+    if entry.label.endswith(".meta.json") or (entry.kind == "gemini" and entry.label.endswith(".json")):
         data = b"".join(chunks)
         try:
             orjson.loads(data)

@@ -1,11 +1,13 @@
 """A build's use of bough's archive: copy what it reads, add what only the archive has.
 
 Claude Code deletes transcripts older than ``cleanupPeriodDays`` (30 by default)
-each time it starts. Every build copies the files discovery listed into the
-archive (archive.py, the store), then adds to the discovered files what only the
-archive still has, decompressed into a private directory and read like any other
-file under its old label: the session keeps its page, sidecar and STATS. A live
-file shorter than its copy loses to it (transcripts only grow).
+each time it starts, Gemini CLI sessions older than 30 days by default. Every
+build copies the files discovery listed into the archive (archive.py, the store),
+then adds to the discovered files what only the archive still has, decompressed
+into a private directory and read like any other file under its old label: the
+session keeps its page, sidecar and STATS. A live file shorter than its copy
+loses to it (transcripts only grow; not the files Gemini CLI rewrites whole:
+archive.rewritten_whole).
 
 This is the stage between discovery (which only lists files) and planning.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -23,8 +26,20 @@ from typing import Any
 
 import orjson
 
-from .archive import DATA_SUFFIX, MAX_RECORD, Archive, Copied, Damaged, Entry, RestoreDir, check_place, is_regular, utc_now
-from .config import BuildConfig, agent_homes, claude_settings_files
+from .archive import (
+    DATA_SUFFIX,
+    MAX_RECORD,
+    Archive,
+    Copied,
+    Damaged,
+    Entry,
+    RestoreDir,
+    check_place,
+    is_regular,
+    rewritten_whole,
+    utc_now,
+)
+from .config import BuildConfig, agent_homes, claude_settings_files, gemini_settings_file
 from .discover import ORPHAN_AGENT, Discovered
 from .model import Session, Warning
 from .readers.claude import ClaudeSource
@@ -134,6 +149,17 @@ class _Sync:
         for path in found.codex:
             if not path.name.endswith(".zst"):  # not read either: the reader skips compressed rollouts
                 self._file("codex", path, found.label(path), role="rollout")
+        self._gemini(found)
+
+    def _gemini(self, found: Discovered) -> None:
+        """Gemini CLI's session files (a sub-agent's sits in ``chats/<sessionId>/``) and
+        the files its roots are written in: without them a session restored from
+        the archive could lose its working directory (docs/formats-gemini.md §6)."""
+        for path in found.gemini:
+            role = "subagent" if path.parent.parent.name == "chats" else "session"
+            self._file("gemini", path, found.label(path), role=role)
+        for path in found.gemini_roots:
+            self._file("gemini", path, found.label(path), role="meta")
 
     def _file(self, kind: str, path: Path, label: str, **facts: Any) -> None:
         key = (kind, label)
@@ -144,7 +170,7 @@ class _Sync:
             return  # gone since discovery listed it: the reader will say so
         if not stat.S_ISREG(info.st_mode):
             return
-        if old is not None and info.st_size < old.size:
+        if old is not None and info.st_size < old.size and not rewritten_whole(kind, label):
             self.shorter.add(key)
             return
         new = _with_facts(old or _blank(kind, label, self.now), os.path.abspath(path), facts)
@@ -276,6 +302,9 @@ class _Merge:
         )
         self._claude([e for e in wanted if e.kind == "claude"])
         self._codex([e for e in wanted if e.kind == "codex"])
+        if config.wants("gemini"):
+            self._gemini(sorted((e for e in self.entries.values() if e.kind == "gemini" and e.role != "meta"
+                                 and _in_scope(e, scope)), key=lambda e: e.label))
 
     def _restored(self, kind: str, label: str) -> Path | None:
         """The archived copy of ``label`` decompressed for this build; None (with a
@@ -311,7 +340,7 @@ class _Merge:
     def _replace_shorter(self, kind: str, label: str) -> None:
         """A live file shorter than its copy: the build reads the copy instead."""
         found = self.found
-        lists = [found.codex] if kind == "codex" else [s.subagents for s in found.claude]
+        lists = {"codex": [found.codex], "gemini": [found.gemini]}.get(kind) or [s.subagents for s in found.claude]
         for paths in lists:
             for i, path in enumerate(paths):
                 if found.label(path) == label and (copy := self._restored(kind, label)) is not None:
@@ -320,6 +349,8 @@ class _Merge:
             for source in found.claude:
                 if found.label(source.main) == label and (copy := self._restored(kind, label)) is not None:
                     source.main = copy
+        if kind == "gemini":
+            self._gemini_roots([label])
 
     def _claude(self, wanted: list[Entry]) -> None:
         found = self.found
@@ -377,6 +408,40 @@ class _Merge:
                 self.kept.since[entry.label] = entry.archived
 
 
+    def _gemini(self, wanted: list[Entry]) -> None:
+        """Gemini files only the archive still has (sessions and sub-agents): restored
+        with the roots written down beside them, then the read-once rules over them
+        and the live files of the same names (an archived slug folder's copy
+        outranks a live hash folder's, a .jsonl the .json it continues)."""
+        from .readers.gemini_files import copy_key, read_once
+
+        found = self.found
+        live = {found.label(path) for path in found.gemini} | found.gemini_passed
+        restored: list[Path] = []
+        for entry in wanted:
+            if entry.label in live or (path := self._restored("gemini", entry.label)) is None:
+                continue
+            restored.append(path)
+            self.kept.since[entry.label] = entry.archived
+        if not restored:
+            return
+        self._gemini_roots([found.label(path) for path in restored])
+        names = {copy_key(path) for path in restored}
+        rivals = [path for path in found.gemini if copy_key(path) in names]
+        kept, _ = read_once(rivals + restored)
+        found.gemini = [path for path in found.gemini if path not in rivals] + kept
+
+
+    def _gemini_roots(self, labels: list[str]) -> None:
+        """Beside restored Gemini files, the roots written down for them (when archived):
+        the reader finds them there as it would in the Gemini directory."""
+        from .readers.gemini_files import project_folder
+
+        roots = {"projects.json"} | {f"{project_folder(Path(label)).as_posix()}/.project_root" for label in labels}
+        for label in sorted(roots):
+            self._restored("gemini", label)
+
+
 def _codex_rank(entry: Entry) -> tuple[int, bool, str, str]:
     return (entry.size, entry.label.startswith("archived_sessions/"), entry.archived, entry.label)
 
@@ -423,22 +488,113 @@ def _cleanup_setting(path: Path) -> tuple[float, str]:
     """``cleanupPeriodDays`` from one settings file, read defensively: where the
     file, the key or a usable number is missing, Claude Code's default applies."""
     default = float(_DEFAULT_CLEANUP_DAYS)
-    if not os.path.lexists(path):
-        return default, f"its default: there is no {path}"
-    handle = open_regular(path, str(path), lambda warning: None)
-    if handle is None:
-        return default, f"its default: {path} cannot be read"
-    with handle:
-        data = handle.read(MAX_RECORD + 1)
-    try:
-        settings = orjson.loads(data) if len(data) <= MAX_RECORD else None
-    except orjson.JSONDecodeError:
-        settings = None
-    if not isinstance(settings, dict):
-        return default, f"its default: {path} is not a JSON object"
+    settings, why = read_settings(path)
+    if settings is None:
+        return default, f"its default: {why}"
     value = settings.get("cleanupPeriodDays")
     if value is None:
         return default, f"its default: {path} sets no cleanupPeriodDays"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         return default, f"its default: cleanupPeriodDays in {path} is not a number of days"
     return float(value), f"cleanupPeriodDays in {path}"
+
+
+# --------------------------------------------------------------------------- Gemini CLI's retention setting
+
+_PERIOD_DAYS = {"h": 1 / 24, "d": 1.0, "w": 7.0, "m": 30.0}  # Gemini CLI's units ("m" is 30 days)
+
+
+def gemini_cleanup_notice(found: Discovered, config: BuildConfig) -> str | None:
+    """As :func:`cleanup_notice`, for Gemini CLI: it deletes sessions older than
+    ``general.sessionRetention.maxAge`` (30 days by default), or beyond its
+    ``maxCount``, unless its ``enabled`` is false (docs/formats-gemini.md §1)."""
+    if not found.gemini or found.used_examples:
+        return None
+    rule = gemini_retention()
+    if rule is None:
+        return None
+    deletes = f"Gemini CLI deletes sessions {rule}"
+    if config.archive is None:
+        return f"{deletes}, and the archive is off (--no-archive): sessions it deletes will drop off this site."
+    return f"{deletes}; bough's archive in {config.archive} keeps a copy of every session it reads, so they stay."
+
+
+def gemini_retention() -> str | None:
+    """When Gemini CLI deletes sessions, by its user settings, and why; None when it
+    deletes none (retention off), or only those older than 30 days and with no count."""
+    path = gemini_settings_file()
+    settings, why = read_settings(path, comments=True)
+    general = settings.get("general", {}) if settings is not None else {}
+    if not isinstance(general, dict):
+        general, why = {}, f"general in {path} is not an object"
+    retention = general.get("sessionRetention")
+    if not isinstance(retention, dict):
+        return f"after {_DEFAULT_CLEANUP_DAYS} days (its default: {why or f'{path} sets no general.sessionRetention'})"
+    if retention.get("enabled") is False:
+        return None
+    days = _period_days(retention.get("maxAge"))
+    rules = []
+    count = retention.get("maxCount")
+    if isinstance(count, int) and not isinstance(count, bool) and count >= 1:
+        rules.append(f"beyond the {count:,} most recent of a project")
+    if days is None or days <= _DEFAULT_CLEANUP_DAYS:
+        rules.append(f"after {_DEFAULT_CLEANUP_DAYS if days is None else days:g} days")
+    if not rules:
+        return None
+    whence = "" if days is not None else ", maxAge its default"
+    return f"{' and '.join(rules)} (general.sessionRetention in {path}{whence})"
+
+
+def _period_days(value: Any) -> float | None:
+    """``30d``, ``24h``, ``4w``, ``2m`` in days; None for anything else."""
+    match = re.fullmatch(r"(\d+)([hdwm])", value) if isinstance(value, str) else None
+    if match is None or int(match.group(1)) == 0:
+        return None
+    return int(match.group(1)) * _PERIOD_DAYS[match.group(2)]
+
+
+def read_settings(path: Path, *, comments: bool = False) -> tuple[dict[str, Any] | None, str]:
+    """An agent's settings file as a JSON object, read defensively, or None and why not.
+    ``comments``: ``//`` and ``/* */`` are allowed (Gemini CLI's are)."""
+    if not os.path.lexists(path):
+        return None, f"there is no {path}"
+    handle = open_regular(path, str(path), lambda warning: None)
+    if handle is None:
+        return None, f"{path} cannot be read"
+    with handle:
+        data = handle.read(MAX_RECORD + 1)
+    try:
+        settings = orjson.loads(_without_comments(data) if comments else data) if len(data) <= MAX_RECORD else None
+    except orjson.JSONDecodeError:
+        settings = None
+    if not isinstance(settings, dict):
+        return None, f"{path} is not a JSON object"
+    return settings, ""
+
+
+def _without_comments(data: bytes) -> bytes:
+    """JSON with ``//`` and ``/* */`` comments taken out (never inside a string)."""
+    out = bytearray()
+    i, size, in_string = 0, len(data), False
+    while i < size:
+        char = data[i]
+        if in_string:
+            out.append(char)
+            if char == 0x5C and i + 1 < size:  # a backslash keeps the next byte
+                out.append(data[i + 1])
+                i += 1
+            elif char == 0x22:
+                in_string = False
+        elif data.startswith(b"//", i):
+            end = data.find(b"\n", i)
+            i = size if end < 0 else end
+            continue
+        elif data.startswith(b"/*", i):
+            end = data.find(b"*/", i + 2)
+            i = size if end < 0 else end + 2
+            continue
+        else:
+            out.append(char)
+            in_string = char == 0x22
+        i += 1
+    return bytes(out)

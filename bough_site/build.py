@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 
 from . import urls
-from .archive_sync import Kept, cleanup_notice, sync_archive
+from .archive_sync import Kept, cleanup_notice, gemini_cleanup_notice, sync_archive
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
@@ -61,7 +61,7 @@ class BuildResult:
     unchanged: int = 0
     warnings: list[Warning] = field(default_factory=list)
     archived_only: int = 0  # sessions whose original is deleted, read from bough's archive
-    notes: list[str] = field(default_factory=list)  # said once in the summary (Claude's cleanup)
+    notes: list[str] = field(default_factory=list)  # said once in the summary (the agents' cleanup)
     rebuilt: int = 0  # sessions read and rendered by this build
     reused: int = 0  # sessions whose source had not changed: their pages were kept as they were
     gone: int = 0  # sessions whose source is gone, kept from an earlier build (until --prune)
@@ -136,6 +136,12 @@ def _read_sessions(found: Discovered, warn: Callable[[Warning], None]) -> list[S
         from .readers.codex import read_codex_sessions
 
         sessions += read_codex_sessions(found.codex, warn, label=found.label)
+    if found.gemini:
+        from .plan.units import gemini_units
+        from .readers.gemini import read_gemini_sessions
+
+        for unit in gemini_units(found.gemini, found.label, {}):  # one reader call per folder, as a build makes
+            sessions += read_gemini_sessions([Path(p) for p in unit.paths], warn, label=found.label)
     return sessions
 
 
@@ -222,9 +228,9 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     early = Manifest.load(config.out)
     found, kept = _sources(config, warn, early.known_files())
     with kept:
-        notes = [note for note in [cleanup_notice(found, config)] if note]
+        notes = [note for note in [cleanup_notice(found, config), gemini_cleanup_notice(found, config)] if note]
         options = build_options(config, found.used_examples, redaction_key)
-        units = units_of(found.claude, found.codex, found.label, kept.since)
+        units = units_of(found.claude, found.codex, found.label, kept.since, found.gemini)
         if found.empty():
             if not early.sessions:
                 raise NothingToRead("no transcript could be read from the sources given")

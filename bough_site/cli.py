@@ -24,7 +24,7 @@ def _stderr(line: str) -> None:
 @click.group()
 @click.version_option(__version__, prog_name="bough")
 def main() -> None:
-    """bough: a static site of your Claude Code and Codex sessions."""
+    """bough: a static site of your Claude Code, Codex and Gemini CLI sessions."""
 
 
 def site_options(command):
@@ -71,8 +71,8 @@ def site_config(*, sources: tuple[Path, ...], out: Path, theme: Path | None, sou
 @site_options
 @click.option("--prune", is_flag=True, help="Delete pages that no source backs any more.")
 def build_command(**options) -> None:
-    """Read transcripts from SOURCES (default: ~/.claude/projects and ~/.codex/sessions)
-    and bough's archive, and write a static site to OUT."""
+    """Read transcripts from SOURCES (default: ~/.claude/projects, ~/.codex/sessions and
+    ~/.gemini) and bough's archive, and write a static site to OUT."""
     config = site_config(**options)
     quiet = options["quiet"]
     bar = None if quiet else ProgressBar(sys.stderr)
@@ -152,7 +152,7 @@ def summary(result: BuildResult, config: BuildConfig) -> str:
     sessions = sum(len(p.sessions) for p in result.site.projects)
     parts = []
     if result.used_examples:
-        parts.append("No Claude Code or Codex history found here, so bough built its bundled examples.")
+        parts.append("No Claude Code, Codex or Gemini CLI history found here, so bough built its bundled examples.")
     parts.append(
         f"Built {len(result.site.projects)} projects and {sessions} sessions: "
         f"{stats['prompts']:,} prompts, {stats['replies']:,} replies, {stats['tool_calls']:,} tool calls; "
@@ -211,7 +211,7 @@ def archive_command(archive: Path | None, verify: bool) -> None:
 
 def archive_report(report) -> str:
     """The lines ``bough archive`` prints for an archive.Summary."""
-    kinds = {"claude": "Claude Code", "codex": "Codex"}
+    kinds = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
     by_kind = ", ".join(f"{report.by_kind[k]:,} {kinds[k]}" for k in sorted(report.by_kind))
     lines = [
         f"Archive: {report.root}",

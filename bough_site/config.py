@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SOURCE_CHOICES = ("all", "claude", "codex")
+SOURCE_CHOICES = ("all", "claude", "codex", "gemini")
 
 
 @dataclass
@@ -20,7 +20,7 @@ class BuildConfig:
     sources: list[Path] = field(default_factory=list)  # empty: the agents' default homes
     out: Path = Path("site")
     theme: Path | None = None
-    source_filter: str = "all"  # "all" | "claude" | "codex"
+    source_filter: str = "all"  # "all" | "claude" | "codex" | "gemini"
     redact: bool = True
     redact_paths: bool = False
     force: bool = False
@@ -53,12 +53,14 @@ def agent_roots(source_filter: str = "all", env: Mapping[str, str] | None = None
         roots += claude_project_roots(env)
     if source_filter in ("all", "codex"):
         roots += codex_session_roots(env)
+    if source_filter in ("all", "gemini"):
+        roots.append(gemini_dir(env))
     return roots
 
 
 def agent_homes(env: Mapping[str, str] | None = None) -> list[Path]:
-    """The agents' own directories (``~/.claude``, ``~/.codex``): bough never writes inside them."""
-    return [root.parent for root in claude_project_roots(env)] + [codex_home(env)]
+    """The agents' own directories (``~/.claude``, ``~/.codex``, ``~/.gemini``): bough never writes inside them."""
+    return [root.parent for root in claude_project_roots(env)] + [codex_home(env), gemini_dir(env)]
 
 
 def claude_project_roots(env: Mapping[str, str] | None = None) -> list[Path]:
@@ -84,6 +86,18 @@ def codex_home(env: Mapping[str, str] | None = None) -> Path:
 def codex_session_roots(env: Mapping[str, str] | None = None) -> list[Path]:
     root = codex_home(env)
     return [root / "sessions", root / "archived_sessions"]
+
+
+def gemini_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Gemini CLI's directory: ``$GEMINI_CLI_HOME/.gemini``, else ``~/.gemini``
+    (docs/formats-gemini.md §1). It holds the sessions (``tmp/``) and the settings."""
+    env = os.environ if env is None else env
+    configured = env.get("GEMINI_CLI_HOME", "").strip()
+    return (Path(configured).expanduser() if configured else home(env)) / ".gemini"
+
+
+def gemini_settings_file(env: Mapping[str, str] | None = None) -> Path:
+    return gemini_dir(env) / "settings.json"
 
 
 def home(env: Mapping[str, str] | None = None) -> Path:

@@ -1,7 +1,8 @@
-"""Where the transcripts are: Claude projects trees, Codex session trees, single files.
+"""Where the transcripts are: Claude projects trees, Codex session trees, Gemini
+CLI directories, single files.
 
 Discovery only lists files; it never parses a transcript beyond peeking at the
-first lines of a file to tell the two formats apart (the format is detected
+first lines of a file to tell the formats apart (the format is detected
 from the content, not the path) and to find which session an old-layout
 sub-agent file belongs to. It writes nothing: copying into the archive, and
 adding what only the archive still has, is the next stage (archive_sync.py).
@@ -36,12 +37,18 @@ class Discovered:
     inputs: list[Path] = field(default_factory=list)  # the directories and files read
     labels: dict[Path, str] = field(default_factory=dict)  # file -> how warnings and sidecars name it
     used_examples: bool = False
+    # Gemini CLI: the session files to read (each once: readers/gemini_files.py), the
+    # files its roots are written in (archived with them), and the labels of the
+    # files the read-once rules passed over (not taken back from the archive either).
+    gemini: list[Path] = field(default_factory=list)
+    gemini_roots: list[Path] = field(default_factory=list)
+    gemini_passed: set[str] = field(default_factory=set)
 
     def label(self, path: Path) -> str:
         return self.labels.get(path, path.name)
 
     def empty(self) -> bool:
-        return not self.claude and not self.codex
+        return not self.claude and not self.codex and not self.gemini
 
 
 # What an earlier build learned of a file: (digest of its label, size, mtime) -> its kind.
@@ -63,6 +70,7 @@ def add_examples(found: Discovered, config: BuildConfig, warn: WarnFn) -> None:
     found.used_examples = True
     _discover_source(found, EXAMPLES / "claude" / "projects", config, warn, {})
     _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn, {})
+    _discover_source(found, EXAMPLES / "gemini", config, warn, {})
 
 
 def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn: WarnFn, known: Known) -> None:
@@ -70,7 +78,9 @@ def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn:
         warn(Warning(str(source), 0, "source does not exist"))
         return
     found.inputs.append(source)
-    if source.is_dir():
+    if _is_gemini(source):
+        _add_gemini(found, source, config)
+    elif source.is_dir():
         _discover_dir(found, source, config, warn, known)
     else:
         _add_file(found, source, source.parent, config, warn)
@@ -197,6 +207,31 @@ def _attach_old_agent(
         return
     warn(Warning(label, 0, ORPHAN_AGENT))
     found.claude.append(ClaudeSource(agent, []))
+
+
+def _is_gemini(source: Path) -> bool:
+    from .readers.gemini_files import is_gemini_dir, is_gemini_file
+
+    try:
+        return is_gemini_dir(source) if source.is_dir() else is_gemini_file(source)
+    except OSError:
+        return False
+
+
+def _add_gemini(found: Discovered, source: Path, config: BuildConfig) -> None:
+    """A Gemini directory, any level of its tree, or one session file: the files
+    to read, labelled by their path under the Gemini directory."""
+    if not config.wants("gemini"):
+        return
+    from .readers.gemini_files import find_gemini_files, gemini_label
+
+    listed = find_gemini_files(source)
+    for path in listed.files + listed.root_files:
+        found.labels.setdefault(path, printable_name(gemini_label(path, source)))
+    known = set(found.gemini)
+    found.gemini += [path for path in listed.files if path not in known]
+    found.gemini_roots += [path for path in listed.root_files if path not in set(found.gemini_roots)]
+    found.gemini_passed.update(printable_name(gemini_label(path, source)) for path, _why in listed.left_out)
 
 
 def _is_codex(path: Path) -> bool:

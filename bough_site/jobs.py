@@ -1,8 +1,8 @@
 """The jobs of a build, run in worker processes: read, redact, render one unit.
 
 A *unit* is what one reader call reads: a Claude session (its file and its
-sub-agent files) or every Codex rollout together (forks and sub-agents are
-matched across files). A worker runs one :class:`Job` for one unit and hands
+sub-agent files), every Codex rollout together (forks and sub-agents are
+matched across files), or a Gemini CLI project folder. A worker runs one :class:`Job` for one unit and hands
 back, for each session the unit made, a small summary, its counting
 identities and the bytes of its page(s), images and sidecar. Only the summaries
 travel further: the index and project pages are made from them, so no process
@@ -41,7 +41,7 @@ from .inherit import FileSummary, Inheritance
 from .manifest import FileState, sha256_prefix
 from .model import Project, Session, Warning, linked_sessions
 from .options import Options
-from .plan.units import CLAUDE, Unit, file_size, optimistic_slug, project_identity
+from .plan.units import CLAUDE, GEMINI, Unit, file_size, optimistic_slug, project_identity
 from .scrub import scrub_session
 from .state import read_state
 from .summaries import summarize, tally_to_json
@@ -204,6 +204,10 @@ def _read(unit: Unit, warn: Callable[[Warning], None], inherit: Inheritance | No
 
         source = ClaudeSource(Path(unit.paths[0]), [Path(p) for p in unit.paths[1:]])
         return [read_claude_session(source, warn, label, inherit)]
+    if unit.kind == GEMINI:
+        from .readers.gemini import read_gemini_sessions
+
+        return read_gemini_sessions([Path(p) for p in unit.paths], warn, label=label)
     from .readers.codex import read_codex_sessions
 
     return read_codex_sessions([Path(p) for p in unit.paths], warn, label=label)

@@ -39,6 +39,8 @@ REASONING_KEY = "reasoning_output_tokens"
 SOURCE_CLAUDE = "claude-code"
 SOURCE_CODEX = "codex"
 SOURCE_GEMINI = "gemini-cli"
+# How pages, search filters and the archive report name each source.
+SOURCE_LABELS = {SOURCE_CLAUDE: "Claude Code", SOURCE_CODEX: "Codex", SOURCE_GEMINI: "Gemini CLI"}
 
 # ``removed`` on a timeline item: the agent later took it out of its own history
 # (Gemini CLI's /rewind, or a compression that replaced the history). The item

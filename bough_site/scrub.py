@@ -28,8 +28,9 @@ from .model import (
 )
 from .redact import Redactor
 
-# Tools whose input names a file whose text the result holds.
-_FILE_TOOLS = ("Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead")
+# Tools whose input names a file whose text the input or result holds (Claude Code's, then Gemini CLI's).
+_FILE_TOOLS = ("Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead", "read_file", "write_file",
+               "replace")
 
 
 def scrub_session(session: Session, redactor: Redactor) -> None:
@@ -124,7 +125,7 @@ def _file_detail(detail: Any, path: str, redactor: Redactor) -> Any:
         return redactor.value(detail)
     out = {}
     for key, item in detail.items():
-        if isinstance(item, str) and key in ("content", "oldString", "newString", "originalFile"):
+        if isinstance(item, str) and key in ("content", "oldString", "newString", "originalFile", "fileDiff"):
             out[key] = redactor.file_text(path, item)
         elif key == "file" and isinstance(item, dict):
             out[key] = _file_detail(item, path, redactor)
@@ -135,7 +136,7 @@ def _file_detail(detail: Any, path: str, redactor: Redactor) -> Any:
 
 def _file_path(value: Any) -> str:
     if isinstance(value, dict):
-        for key in ("file_path", "path", "notebook_path"):
+        for key in ("file_path", "path", "notebook_path", "absolute_path"):
             if isinstance(value.get(key), str):
                 return value[key]
     return ""

@@ -51,7 +51,7 @@ import orjson
 
 from . import urls
 from .errors import BoughError
-from .model import SOURCE_CLAUDE, SOURCE_CODEX, Prompt, Reply, Session, Site, Text
+from .model import SOURCE_LABELS, Prompt, Reply, Session, Site, Text
 from .write import SiteWriter, is_regular_file, json_bytes
 
 FALLBACK_PATH = "search-index.js"
@@ -66,7 +66,6 @@ SESSION_PAGE = re.compile(r"^projects/([^/]+)/sessions/[^/]+\.html$")
 # stay in the fallback index): indexing one 60 MB page takes Pagefind a gigabyte.
 MAX_INDEXED_PAGE = 8 << 20
 PAGEFIND_TIMEOUT = 600
-SOURCE_LABELS = {SOURCE_CLAUDE: "Claude Code", SOURCE_CODEX: "Codex"}
 
 
 class SearchError(BoughError):

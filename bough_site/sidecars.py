@@ -17,8 +17,8 @@ from .work import project_commits, project_files
 from .write import json_bytes
 
 SITE_SCHEMA = "bough.site/2"
-PROJECT_SCHEMA = "bough.project/2"
-SESSION_SCHEMA = "bough.session/2"
+PROJECT_SCHEMA = "bough.project/3"
+SESSION_SCHEMA = "bough.session/3"
 
 
 def generator() -> str:

@@ -32,7 +32,7 @@ COMMAND = "python3 scripts/build_examples.py"
 # The writer's marker, lock, temporary files and build state (.bough-state/) all start with this.
 _WRITER_PREFIX = ".bough-"
 # Variables that tell bough where history is; all point into an empty directory.
-_HOME_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME")
+_HOME_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME")
 _UNSET_VARS = ("BOUGH_ARCHIVE",)
 
 if str(REPO) not in sys.path:  # run as a script from a checkout that is not installed
@@ -47,6 +47,7 @@ def _empty_home() -> Iterator[Path]:
         os.environ["HOME"] = home
         os.environ["CLAUDE_CONFIG_DIR"] = str(Path(home) / ".claude")
         os.environ["CODEX_HOME"] = str(Path(home) / ".codex")
+        os.environ["GEMINI_CLI_HOME"] = home  # Gemini CLI's directory: $GEMINI_CLI_HOME/.gemini
         os.environ["XDG_DATA_HOME"] = str(Path(home) / ".local" / "share")
         for name in _UNSET_VARS:
             os.environ.pop(name, None)

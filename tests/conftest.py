@@ -1,4 +1,4 @@
-"""Shared test setup: no test ever touches the real ~/.claude, ~/.codex or data dirs."""
+"""Shared test setup: no test ever touches the real ~/.claude, ~/.codex, ~/.gemini or data dirs."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(home))  # Gemini CLI's directory is $GEMINI_CLI_HOME/.gemini
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("BOUGH_REDACTION_KEY", "test-key")
     monkeypatch.delenv("BOUGH_ARCHIVE", raising=False)

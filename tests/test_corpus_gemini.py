@@ -3,6 +3,7 @@ every STATS key of every session, project and site, exactly."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import orjson
@@ -148,3 +149,35 @@ def test_what_is_no_session_is_there_and_not_read(corpus) -> None:
     assert list(root.glob("tmp/*/checkpoints/*.json"))
     read = {label for s in sessions for label in s.files}
     assert not any("logs.json" in label or "checkpoint" in label for label in read)
+
+
+# --- through a real build ------------------------------------------------------------------------------------
+
+
+def test_a_build_from_the_default_home_counts_exactly_the_generated_truth(isolated_home: Path, tmp_path: Path) -> None:
+    """No SOURCE: the Gemini directory of $GEMINI_CLI_HOME, read through discovery, the
+    archive, the planner and the worker processes; then again, reused; then with the
+    Gemini directory gone, from bough's archive alone."""
+    from bough_site.build import build
+    from bough_site.config import BuildConfig
+
+    expected = generate_gemini_history(isolated_home / ".gemini", seed=5, turns=3)
+
+    def check(result) -> None:
+        sessions = {s.id: s for p in result.site.projects for s in p.sessions}
+        assert {sid: s.stats for sid, s in sessions.items()} == expected.sessions
+        assert {sid: s.cwd for sid, s in sessions.items()} == expected.session_projects
+        assert {p.cwd: p.stats for p in result.site.projects} == expected.projects
+        assert result.site.stats == expected.site
+        assert sorted((w.file, w.line) for w in result.warnings) == expected.warnings
+
+    first = build(BuildConfig(out=tmp_path / "site", jobs=2))
+    check(first)
+    assert not first.used_examples and first.rebuilt == len(expected.sessions)
+    again = build(BuildConfig(out=tmp_path / "site", jobs=2))
+    check(again)
+    assert (again.rebuilt, again.reused) == (0, len(expected.sessions))
+    shutil.rmtree(isolated_home / ".gemini")
+    kept = build(BuildConfig(out=tmp_path / "kept", jobs=2))
+    check(kept)
+    assert kept.archived_only == len(expected.sessions)

@@ -2,8 +2,8 @@
 docs/stats.md says.
 
 The expected STATS below were derived by hand from the stories in
-corpus/examples.py (the derivation is in the comments), not by running
-a reader over the files.
+corpus/examples.py and corpus/gemini_examples.py (the derivation is in the
+comments), not by running a reader over the files.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from pathlib import Path
 
 
 from corpus import examples as ex
-from bough_site.model import STAT_KEYS
+from corpus import gemini_examples as gx
+from bough_site.model import REASONING_KEY, STAT_KEYS
 
 BUNDLED = ex.bundled_root() / "projects"
 TIDEPOOL = "-home-ada-src-tidepool"
@@ -229,3 +230,97 @@ def test_planted_bad_lines_are_reported() -> None:
     for rel, line in BAD_LINES:
         name = rel.rsplit("/", 1)[1]
         assert any(w.line == line and w.file.endswith(name) for w in warnings), (rel, line)
+
+
+# --- the Gemini CLI examples (corpus/gemini_examples.py) -------------------------------------
+
+GEMINI = gx.bundled_root()
+
+
+def _gemini_stats(*values: int, reasoning: int) -> dict[str, int]:
+    return {**_stats(*values), REASONING_KEY: reasoning}
+
+
+# Derived by hand from the stories in corpus/gemini_examples.py (docs/formats-gemini.md §7):
+# tokens per reply are (input, cached, output, thoughts); input_tokens adds input - cached,
+# output_tokens adds output + thoughts, reasoning_output_tokens adds thoughts.
+GEMINI_SESSION_STATS = {
+    # G1 (0.44 log and its investigator's log). Records: 28 in the session's file (13 user
+    # records: the session context, 4 prompts and 8 stored tool results; 12 replies; the
+    # warning, error and info notices), 6 in the sub-agent's (its task, 3 replies, 2 results).
+    # The rewound turn (a prompt, 2 replies, a result) still counts. Replies 12 + 3. Prompts:
+    # the --units ask, "Round feet…" (rewound), "Keep two decimals…", "Commit it.". Calls:
+    # 11 in the session (2 reads, replace, write_file, 2 pytest runs, 2 replaces, invoke_agent,
+    # commit, push) + grep_search and read_file in the sub-agent; each has a result (the
+    # cancelled push too); the read of the missing main.py is the one error.
+    # Session replies (input, cached, output, thoughts): (9120, 0, 64, 210),
+    # (11876, 8900, 612, 340), (13410, 11700, 38, 95), (14702, 13300, 240, 180),
+    # (15380, 14600, 31, 42), (15690, 15200, 156, 60), (15960, 15500, 190, 75),
+    # (16330, 15800, 48, 0), (16010, 15500, 120, 130), (17240, 15900, 88, 70),
+    # (17520, 17100, 52, 40), (17790, 17300, 30, 25): input - cached = 20,228, cached 160,800,
+    # output 1,669, thoughts 1,267. Sub-agent: (5230, 0, 45, 120), (6110, 5100, 40, 60),
+    # (7480, 6000, 210, 150): 7,720, 11,100, 295, 330. So input 27,948, cache reads 171,900,
+    # output 1,669 + 1,267 + 295 + 330 = 3,561, reasoning 1,267 + 330 = 1,597.
+    # Lines: the session's 68 = metadata + 28 records each followed by a $set (56) + 9 replies
+    # written again with their calls + $rewindTo + the title's $set; the sub-agent's 15 =
+    # metadata + 6 × 2 + 2 replies written again. Commit 5d2a8c4; files cli.py, units.py,
+    # format.py (twice, once in the rewound turn).
+    gx.G1: _gemini_stats(34, 15, 4, 0, 13, 13, 1, 1, 27948, 3561, 0, 171900, 83, 0, 1, 3, reasoning=1597),
+    # A1 (0.22 legacy .json, one line): the info notice, the prompt, 5 replies; 4 calls
+    # (read_file, pytest twice, replace), none an error. Replies: (6240, 0, 52, 310),
+    # (7105, 5900, 40, 120), (8020, 6800, 185, 260), (8390, 7900, 35, 30), (8610, 8200, 142, 45):
+    # input 6,240 + 1,205 + 1,220 + 490 + 410 = 9,565; cached 28,800; output 454 + thoughts 765.
+    # File almanac/moon.py.
+    gx.A1: _gemini_stats(7, 5, 1, 0, 4, 4, 0, 0, 9565, 1219, 0, 28800, 1, 0, 0, 1, reasoning=765),
+}
+# Each example project holds one Gemini session: its project counts are the session's.
+GEMINI_PROJECT_STATS = {gx.TIDEPOOL: GEMINI_SESSION_STATS[gx.G1], gx.ALMANAC: GEMINI_SESSION_STATS[gx.A1]}
+
+
+def gemini_files() -> dict[str, bytes]:
+    return {p.relative_to(GEMINI).as_posix(): p.read_bytes() for p in sorted(GEMINI.rglob("*")) if p.is_file()}
+
+
+def test_gemini_examples_regenerate_byte_identical(tmp_path: Path) -> None:
+    written = gx.write_gemini_examples(tmp_path / "gemini")
+    assert len(written) == 4
+    regenerated = {p.relative_to(tmp_path / "gemini").as_posix(): p.read_bytes()
+                   for p in sorted((tmp_path / "gemini").rglob("*")) if p.is_file()}
+    assert regenerated == gemini_files(), "run `python -m corpus.gemini_examples` to regenerate"
+    assert sorted(regenerated) == sorted(["projects.json", gx.G1_FILE, gx.G1_AGENT_FILE, gx.A1_FILE])
+
+
+def test_gemini_examples_are_where_gemini_cli_puts_them() -> None:
+    files = gemini_files()
+    assert json.loads(files["projects.json"]) == {"projects": {gx.TIDEPOOL: "tidepool"}}  # almanac: no entry
+    assert gx.A1_FILE.startswith(f"tmp/{gx.ALMANAC_HASH}/chats/")  # a hash folder, before 0.29
+    assert gx.G1_AGENT_FILE == f"tmp/tidepool/chats/{gx.G1}/{gx.G1_AGENT}.jsonl"
+    assert not any(part.startswith(".") for rel in files for part in rel.split("/"))  # all shipped in the wheel
+
+
+def _gemini_site():
+    from bough_site.build import load_site
+    from bough_site.config import BuildConfig
+
+    return load_site(BuildConfig(sources=[GEMINI]))
+
+
+def test_gemini_session_and_project_stats() -> None:
+    site = _gemini_site()
+    assert site.warnings == []
+    assert {s.id: s.stats for p in site.projects for s in p.sessions} == GEMINI_SESSION_STATS
+    assert {p.cwd: p.stats for p in site.projects} == GEMINI_PROJECT_STATS
+    # tidepool's root is written in projects.json; almanac's is found by hashing the paths it reads.
+    assert all(s.cwd == p.cwd for p in site.projects for s in p.sessions)
+
+
+def test_a_bare_build_shows_all_three_agents_in_tidepool() -> None:
+    from bough_site.build import load_site
+    from bough_site.config import BuildConfig
+
+    site = load_site(BuildConfig())  # no history in the isolated HOME: the bundled examples
+    by_cwd = {p.cwd: p for p in site.projects}
+    assert sorted({s.source for s in by_cwd[gx.TIDEPOOL].sessions}) == ["claude-code", "codex", "gemini-cli"]
+    assert [s.source for s in by_cwd[gx.ALMANAC].sessions] == ["gemini-cli"]
+    gemini = {s.id: s.stats for p in site.projects for s in p.sessions if s.source == "gemini-cli"}
+    assert gemini == GEMINI_SESSION_STATS

@@ -145,3 +145,18 @@ def test_projects_and_the_site_are_the_union_of_the_sessions(read) -> None:
     assert len(site.projects) == 4  # three recovered directories and the fixtures' folder
     for key, value in site.stats.items():
         assert value == sum(s.stats[key] for s in sessions), key
+
+
+def test_a_build_of_the_fixture_folder_matches_the_reader_and_warns_of_nothing(read, tmp_path: Path) -> None:
+    """The folder as a SOURCE (loose session files, told from their content), through
+    discovery, the archive, the workers and the pages: the same sessions and counts."""
+    from bough_site.build import build
+    from bough_site.config import BuildConfig
+
+    folder, sessions, _ = read
+    result = build(BuildConfig(sources=[folder], out=tmp_path / "site", jobs=2, search=False), redaction_key=b"k")
+    assert result.warnings == []
+    assert {s.id: s.stats for p in result.site.projects for s in p.sessions} == {s.id: s.stats for s in sessions}
+    assert {s.id: s.cwd for p in result.site.projects for s in p.sessions} == {s.id: s.cwd for s in sessions}
+    pages = list((tmp_path / "site" / "projects").glob("*/sessions/*.html"))
+    assert len(pages) == len(sessions) == 6

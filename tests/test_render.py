@@ -183,6 +183,7 @@ def claude_timeline() -> list[Any]:
         Marker("k5", "2025-03-04T10:03:04Z", "meta", "caveat " + EVIL),
         Marker("k6", "2025-03-04T10:03:05Z", "inherited", "", ref_session="parent-session", count=7),
         Marker("k7", "2025-03-04T10:03:06Z", EVIL, EVIL),
+        Marker("k8", "2025-03-04T10:03:07Z", "warning", "Low disk " + EVIL, removed="rewound"),
         Prompt("u2", "p2", "2025-03-04T10:04:00Z", [Text("thanks")]),
         Reply("m2", "r2", "2025-03-04T10:04:05Z", None, [Text("You're welcome.")], Usage(), is_error=True),
     ]

@@ -72,7 +72,7 @@ def _index(files: dict[str, bytes]) -> dict:
 
 def test_a_pagefind_bundle_per_project(example: dict[str, bytes]) -> None:
     projects = sorted({p.split("/")[1] for p in example if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", p)})
-    assert len(projects) == 3
+    assert len(projects) == 4  # almanac (Gemini CLI only), dotfiles, notes-api, tidepool
     assert _shards(example) == [f"pagefind/{project}/" for project in projects]  # sorted
     for project in projects:
         shard = f"pagefind/{project}/"
@@ -118,9 +118,9 @@ def test_pages_link_the_search_script_and_allow_wasm(example: dict[str, bytes]) 
 def test_fallback_index(example: dict[str, bytes]) -> None:
     index = _index(example)
     assert index["v"] == 1
-    assert sorted(index["projects"]) == ["dotfiles", "notes-api", "tidepool"]
-    assert sorted(index["sources"]) == ["Claude Code", "Codex"]
-    assert len(index["sessions"]) == 9
+    assert sorted(index["projects"]) == ["almanac", "dotfiles", "notes-api", "tidepool"]
+    assert sorted(index["sources"]) == ["Claude Code", "Codex", "Gemini CLI"]
+    assert len(index["sessions"]) == 11  # 7 Claude Code, 2 Codex, 2 Gemini CLI
     by_url = {s["u"]: s for s in index["sessions"]}
     for url in by_url:
         assert url in example, url  # every link is a page of the site

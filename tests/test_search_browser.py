@@ -119,7 +119,7 @@ def test_every_projects_shard_is_searched_and_filtered(
     assert found == {shard.split("/")[1] for shard in shards}, hrefs
     names = page.locator("select[data-filter='project'] option").evaluate_all(
         "options => options.map(o => o.value).filter(Boolean)")
-    assert names == ["dotfiles", "notes-api", "tidepool"]
+    assert names == ["almanac", "dotfiles", "notes-api", "tidepool"]
     # One project: only its sessions, from its shard.
     page.select_option("select[data-filter='project']", "notes-api")
     page.locator(".search-results a.search-title:not([href*='/notes-api-'])").first.wait_for(state="detached")

@@ -11,6 +11,7 @@ import pytest
 from bough_site.build import build
 from bough_site.config import BuildConfig
 from corpus.claude import generate_claude_history
+from corpus.gemini import generate_gemini_history
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schema"
 
@@ -21,12 +22,19 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=["claude", "gemini"])
+def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site built from a generated history: Claude Code's, or Gemini CLI's (whose
+    sidecars hold the gemini-cli source, warning markers and removed items)."""
     root = tmp_path_factory.mktemp("history")
-    generate_claude_history(root, seed=7)
+    if request.param == "claude":
+        generate_claude_history(root, seed=7)
+        source = root / "projects"
+    else:
+        generate_gemini_history(root / ".gemini", seed=7)
+        source = root / ".gemini"
     out = tmp_path_factory.mktemp("out") / "site"
-    build(BuildConfig(sources=[root / "projects"], out=out), redaction_key=b"k")
+    build(BuildConfig(sources=[source], out=out), redaction_key=b"k")
     return out
 
 

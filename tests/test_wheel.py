@@ -76,6 +76,7 @@ def _clean_env(home: Path, venv: Path) -> dict[str, str]:
         HOME=str(home),
         CLAUDE_CONFIG_DIR=str(home / ".claude"),
         CODEX_HOME=str(home / ".codex"),
+        GEMINI_CLI_HOME=str(home),
         XDG_DATA_HOME=str(home / ".local" / "share"),
         PATH=f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
     )

@@ -14,6 +14,7 @@ import pytest
 from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
 from corpus import examples as ex
+from corpus import gemini_examples as gx
 from bough_site.model import (
     Reply,
     Session,
@@ -351,14 +352,15 @@ def test_project_page_shows_what_was_built(example_site: tuple[Path, Any]) -> No
     assert "9c3e1f4" in built and '<code class="branch">main</code>' in built
     # Files: relative to the project, with edits and lines, and the sessions that made them.
     assert '<code class="file-path" title="/home/ada/src/tidepool/tidepool/noaa.py">tidepool/noaa.py</code>' in built
-    assert "3 edits" in built and built.count('<li class="file">') == 6
+    assert "3 edits" in built and built.count('<li class="file">') == 7  # EXAMPLE_FILES["tidepool"]
     assert '<span class="badge">created</span>' in built  # tidepool/cache.py
     # Sub-agent runs, by their own type and description.
     assert '<span class="agent-type">general-purpose</span>' in built and "Check NOAA API limits" in built
     # The timeline: a row per day, a bar per session (a link), prompts as ticks, commits as dots.
     timeline = re.search(r'<svg class="timeline-chart".*?</svg>', built, re.DOTALL).group(0)
-    assert timeline.count('<g class="tl-day-row">') == 3  # 2025-09-16, 2025-12-10, 2026-03-09
-    assert timeline.count('class="tl-session') == 4 and timeline.count('class="tl-commit"') == 2
+    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini)
+    assert timeline.count('<g class="tl-day-row">') == 4
+    assert timeline.count('class="tl-session') == 5 and timeline.count('class="tl-commit"') == 3
     assert timeline.count('class="tl-prompt"') == tidepool.stats["prompts"]
     assert re.search(r'<svg class="tokens-chart".*?</svg>', built, re.DOTALL)
     # No inline style, no script: the CSP holds.
@@ -373,23 +375,28 @@ def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]
     assert "What was built: 1 commit, 3 files changed" in page
     assert '<a class="commit-link" href="#r12"><code class="hash">4c1e2a9</code></a>' in page
     sidecar = json.loads((out / "projects" / tidepool.id / "sessions" / f"{t2.slug}.json").read_text())
-    assert sidecar["schema"] == "bough.session/2"
+    assert sidecar["schema"] == "bough.session/3"
     assert [c["hash"] for c in sidecar["commits"]] == ["4c1e2a9"]
     assert [f["path"].rsplit("/", 1)[1] for f in sidecar["files_changed"]] == ["cache.py", "cli.py", "noaa.py"]
     project = json.loads((out / "projects" / tidepool.id / "project.json").read_text())
-    assert project["schema"] == "bough.project/2"
+    assert project["schema"] == "bough.project/3"
     assert [(c["hash"], c["html"]) for c in project["commits"]] == [
         ("4c1e2a9", f"projects/{tidepool.id}/sessions/{t2.slug}.html#r12"),
         ("9c3e1f4", project["commits"][1]["html"]),
+        # Gemini's commit: made by its 11th reply (the rewound turn's two replies count in the anchors too).
+        ("5d2a8c4", f"projects/{tidepool.id}/sessions/{gx.G1}.html#r11"),
     ]
-    assert project["files_changed"][0]["path"].endswith("tidepool/noaa.py")
-    assert project["files_changed"][0]["edits"] == 3 and len(project["files_changed"][0]["sessions"]) == 2
+    # Most edited first, then by path: format.py (T1, and Gemini twice) before noaa.py (T1, T2 twice).
+    first, second = project["files_changed"][:2]
+    assert first["path"].endswith("tidepool/format.py") and second["path"].endswith("tidepool/noaa.py")
+    assert first["edits"] == second["edits"] == 3
+    assert len(first["sessions"]) == len(second["sessions"]) == 2
 
 
 # --- the bundled example history, pinned --------------------------------------------------------
 
-# Derived from the stories in corpus/examples.py and corpus/codex.py
-# (write_codex_examples), not from running the code: per project, the commits
+# Derived from the stories in corpus/examples.py, corpus/codex.py (write_codex_examples)
+# and corpus/gemini_examples.py, not from running the code: per project, the commits
 # (hash, branch, subject) and every changed file with its number of edits.
 EXAMPLE_COMMITS = {
     "tidepool": [
@@ -397,18 +404,22 @@ EXAMPLE_COMMITS = {
         ("4c1e2a9", None, "Add --days and an on-disk response cache"),
         # The Codex session: `git commit -am ...`, git's summary line.
         ("9c3e1f4", "main", "Skip readings without a predecessor in next_high_tide"),
+        # The Gemini session (G1): `git add ... && git commit -m ...`, git's summary line.
+        ("5d2a8c4", "main", "Add --units to tidepool today"),
     ],
     "notes-api": [],
     "dotfiles": [],
+    "almanac": [],
 }
 EXAMPLE_FILES = {
     "tidepool": {
         "tidepool/noaa.py": 3,  # T1 once, T2 twice (its missed Edit changed nothing)
-        "tidepool/format.py": 1,
+        "tidepool/format.py": 3,  # T1 once; Gemini's replace, and the one of its rewound turn (still made)
         "tests/test_noaa.py": 1,
         "tidepool/cache.py": 1,  # T2's Write (create)
-        "tidepool/cli.py": 1,
+        "tidepool/cli.py": 2,  # T2; Gemini's replace
         "tidepool/tides.py": 1,  # the Codex apply_patch (the fork changed nothing of its own)
+        "tidepool/units.py": 1,  # Gemini's write_file (create; the failed read_file of main.py is no change)
     },
     "notes-api": {
         "app/settings.py": 1,  # N1 (N2's copy of the same call is the same edit); the .env edit was rejected
@@ -423,6 +434,7 @@ EXAMPLE_FILES = {
         "tests/conftest.py": 1,
     },
     "dotfiles": {"zsh/exports.zsh": 1, "zsh/prompt.zsh": 1},
+    "almanac": {"almanac/moon.py": 1},  # A1's replace
 }
 
 
@@ -439,5 +451,5 @@ def test_example_history_commits_and_files() -> None:
         assert files == EXAMPLE_FILES[name], name
         assert project.stats["commits"] == len(EXAMPLE_COMMITS[name])
         assert project.stats["files_changed"] == len(EXAMPLE_FILES[name])
-    assert site.stats["commits"] == 2
-    assert site.stats["files_changed"] == sum(len(files) for files in EXAMPLE_FILES.values()) == 18
+    assert site.stats["commits"] == 3
+    assert site.stats["files_changed"] == sum(len(files) for files in EXAMPLE_FILES.values()) == 20

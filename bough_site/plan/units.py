@@ -1,7 +1,9 @@
 """Units: what one reader call reads, and the names the build gives what it reads.
 
-A *unit* is a Claude session (its file and its sub-agent files) or every Codex
-rollout together (forks and sub-agents are matched across files). Its key is
+A *unit* is a Claude session (its file and its sub-agent files), every Codex
+rollout together (forks and sub-agents are matched across files), or one Gemini
+CLI project folder (``tmp/<id>``: a session's segments and sub-agents sit in its
+``chats/``, whether live or restored from the archive). Its key is
 stable across builds (made from labels, never stored as they are), so the
 manifest can say what each unit made last time.
 """
@@ -20,13 +22,13 @@ from ..manifest import FileState, file_state
 from ..summaries import hide
 from ..write import slug
 
-CLAUDE, CODEX = "claude", "codex"
+CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
 
 
 @dataclass(frozen=True)
 class Unit:
-    key: str  # "claude-<digest of the main file's label>" or "codex"
-    kind: str  # CLAUDE | CODEX
+    key: str  # "claude-<digest of the main file's label>", "codex" or "gemini-<digest of the folder's label>"
+    kind: str  # CLAUDE | CODEX | GEMINI
     paths: tuple[str, ...]  # every file read; for Claude the main file first, then its sub-agents
     labels: tuple[str, ...]  # how warnings and sidecars name each of paths
     # The archive's dates: main-file label -> since when bough keeps it (Session.kept_since).
@@ -48,8 +50,8 @@ class Unit:
 
 
 def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], str],
-             since: dict[str, str] | None = None) -> list[Unit]:
-    """The units of a build, in discovery order (Codex last), with unique keys."""
+             since: dict[str, str] | None = None, gemini: Iterable[Path] = ()) -> list[Unit]:
+    """The units of a build, in discovery order (Codex, then Gemini, last), with unique keys."""
     since = since or {}
     units: list[Unit] = []
     seen: dict[str, int] = {}
@@ -67,6 +69,25 @@ def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], s
         labels = tuple(label(p) for p in ordered)
         dates = tuple(sorted((name, since[name]) for name in labels if name in since))
         units.append(Unit(CODEX, CODEX, tuple(str(p) for p in ordered), labels, dates))
+    units += gemini_units(gemini, label, since)
+    return units
+
+
+def gemini_units(paths: Iterable[Path], label: Callable[[Path], str], since: dict[str, str]) -> list[Unit]:
+    """One unit per Gemini project folder, told by the files' labels (a copy restored
+    from the archive has its live twin's label), each folder's files in label order."""
+    from ..readers.gemini_files import project_folder
+
+    folders: dict[str, list[tuple[str, Path]]] = {}
+    for path in paths:
+        name = label(path)
+        folders.setdefault(project_folder(Path(name)).as_posix(), []).append((name, path))
+    units = []
+    for folder in sorted(folders):
+        files = sorted(folders[folder], key=lambda pair: (pair[0], str(pair[1])))
+        labels = tuple(name for name, _ in files)
+        dates = tuple(sorted((name, since[name]) for name in labels if name in since))
+        units.append(Unit(f"{GEMINI}-{hide(folder)}", GEMINI, tuple(str(p) for _, p in files), labels, dates))
     return units
 
 

@@ -13,9 +13,12 @@ one session file, and lists the files to read (docs/formats-gemini.md §1, §2):
   ``tmp/<id>/`` are never sessions.
 
 It also gathers the project roots Gemini CLI wrote down (``projects.json`` and each
-folder's ``.project_root``), keyed by ``projectHash``: the sha256 of the root.
+folder's ``.project_root``), keyed by ``projectHash``: the sha256 of the root, and
+the files they came from (the archive keeps them with the sessions).
 
-``is_gemini_file`` tells the format from the first bytes of a file.
+``is_gemini_file`` tells the format from the first bytes of a file, ``is_gemini_dir``
+a Gemini directory (or a level of its tree) from its layout, and ``gemini_label``
+names a file by its path under the Gemini directory.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 
 import orjson
 
+from ..write import is_regular_file
 from .lines import open_regular, parse_line
 from .values import as_dict
 
@@ -157,6 +161,7 @@ class GeminiFiles:
     files: list[Path] = field(default_factory=list)
     left_out: list[tuple[Path, str]] = field(default_factory=list)
     roots: dict[str, str] = field(default_factory=dict)  # projectHash -> root
+    root_files: list[Path] = field(default_factory=list)  # the projects.json and .project_root read for roots
 
 
 def find_gemini_files(source: Path) -> GeminiFiles:
@@ -176,6 +181,7 @@ def find_gemini_files(source: Path) -> GeminiFiles:
         candidates = [p for p in _files_in(source) if is_gemini_file(p)]
     found.files, found.left_out = read_once(candidates)
     found.roots = _roots_for(found.files)
+    found.root_files = root_files(found.files)
     return found
 
 
@@ -185,6 +191,52 @@ def _single_file(found: GeminiFiles, path: Path) -> None:
     if path.parent.name == "chats" and sid:
         found.files += _files_in(path.parent / sid)
     found.roots = folder_roots(project_folder(path))
+    found.root_files = root_files([path])
+
+
+def root_files(files: list[Path]) -> list[Path]:
+    """The files the roots around ``files`` are written in (§6), those that are
+    regular files: each project folder's ``.project_root`` and, for folders in a
+    Gemini directory's ``tmp/``, its ``projects.json``."""
+    out: set[Path] = set()
+    for folder in {project_folder(path) for path in files}:
+        candidates = [folder / ".project_root"]
+        if folder.parent.name == "tmp":
+            candidates.append(folder.parent.parent / "projects.json")
+        out.update(path for path in candidates if is_regular_file(path))
+    return sorted(out, key=str)
+
+
+def is_gemini_dir(folder: Path) -> bool:
+    """Whether a directory is Gemini CLI's, or a level of its tree (§1): told from
+    the layout (``.gemini``, ``projects.json``, ``tmp/<id>/chats/``, ``<id>/chats/``,
+    ``chats/``), else from the content of the first session-like file it holds."""
+    if folder.name in (".gemini", "chats") or is_regular_file(folder / "projects.json") or (folder / "chats").is_dir():
+        return True
+    tmp = folder / "tmp"
+    if tmp.is_dir() or folder.name == "tmp":
+        return any((sub / "chats").is_dir() for sub in _subfolders(tmp if tmp.is_dir() else folder))
+    first = next(iter(_files_in(folder)), None)
+    return first is not None and is_gemini_file(first)
+
+
+def gemini_label(path: Path, source: Path) -> str:
+    """How a build names a Gemini file (in warnings, sidecars and the archive): its
+    path under the Gemini directory (``tmp/<id>/chats/…``, ``tmp/<id>/.project_root``,
+    ``projects.json``) when it sits in that layout, so a copy restored from the
+    archive is laid out the same and keeps its roots; else its path under the
+    source's parent."""
+    folder = project_folder(path)
+    if path.name == "projects.json":
+        base = path.parent
+    elif folder.parent.name == "tmp":
+        base = folder.parent.parent
+    else:
+        base = source.parent
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return path.name
 
 
 def _chats_folders(source: Path) -> list[Path]:
@@ -251,9 +303,7 @@ def read_once(paths: list[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
     id, the ``.jsonl``. Returns the files to read and those left out, with why."""
     groups: dict[tuple[str, str, str], list[Path]] = {}
     for path in paths:
-        stem = path.name.rsplit(".", 1)[0]
-        inner = path.parent.name if path.parent.parent.name == "chats" else ""
-        groups.setdefault((inner, stem, peek_session_id(path) or path.name), []).append(path)
+        groups.setdefault((*copy_key(path), peek_session_id(path) or path.name), []).append(path)
     keep: list[Path] = []
     left: list[tuple[Path, str]] = []
     for copies in groups.values():
@@ -266,6 +316,13 @@ def read_once(paths: list[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
                 reason = f"the same session file as {best}"
             left.append((other, reason))
     return sorted(keep, key=str), sorted(left, key=lambda pair: str(pair[0]))
+
+
+def copy_key(path: Path) -> tuple[str, str]:
+    """What copies of one session file share, whatever their folder and format: the
+    sub-agent folder it sits in (``chats/<sessionId>/``, else "") and its name's stem."""
+    inner = path.parent.name if path.parent.parent.name == "chats" else ""
+    return inner, path.name.rsplit(".", 1)[0]
 
 
 def _in_hash_folder(path: Path) -> bool:

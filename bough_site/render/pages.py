@@ -30,8 +30,7 @@ from .. import __version__, urls
 from ..readers.claude import strip_line_numbers
 from ..model import (
     REASONING_KEY,
-    SOURCE_CLAUDE,
-    SOURCE_CODEX,
+    SOURCE_LABELS,
     Image,
     Marker,
     Project,
@@ -70,12 +69,12 @@ CSP = Markup("default-src 'self'; script-src 'self'; style-src 'self'; img-src '
 # Pagefind runs WebAssembly; only pages built with search need to allow it.
 CSP_SEARCH = Markup("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:")
 
-SOURCE_LABELS = {SOURCE_CLAUDE: "Claude Code", SOURCE_CODEX: "Codex"}
-MARKER_TYPES = ("compaction", "interruption", "error", "notice", "meta", "inherited")
+MARKER_TYPES = ("compaction", "interruption", "error", "warning", "notice", "meta", "inherited")
 MARKER_LABELS = {
     "compaction": "Context compacted",
     "interruption": "Interrupted",
     "error": "Error",
+    "warning": "Warning",
     "notice": "Notice",
     "meta": "Note",
     "inherited": "Inherited history",
@@ -443,6 +442,71 @@ def _view_codex(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
     return True
 
 
+def _view_gemini(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
+    """Gemini CLI's tools (docs/formats-gemini.md §3, §8); False when the name is not one of them."""
+    name = call.name
+    path = one_line(_str(args.get("file_path")) or _str(args.get("absolute_path")))
+    where = _str(args.get("dir_path")) or _str(args.get("path")) or _str(args.get("directory"))
+    if name == "run_shell_command":
+        _view_bash(view, args, _str(args.get("command")))
+        if not view.note and where:
+            view.note = f"in {where}"
+    elif name == "read_file":
+        view.summary, view.file = path, path
+        start, end = args.get("start_line", args.get("offset")), args.get("end_line")
+        if isinstance(start, int) and isinstance(end, int):
+            view.note = f"lines {start}–{end}"
+    elif name in ("write_file", "replace"):
+        view.summary, view.file = path, path
+        view.note = one_line(_str(args.get("instruction")))
+        view.body = _gemini_diff(call, args, path)
+    elif name in ("glob", "grep_search", "search_file_content"):
+        view.summary = one_line(_str(args.get("pattern")) + (f" in {where}" if where else ""))
+        view.note = one_line(_str(args.get("include")))
+    elif name in ("list_directory", "read_many_files"):
+        paths = args.get("paths") if isinstance(args.get("paths"), list) else []
+        view.summary = one_line(where or ", ".join(p for p in paths if isinstance(p, str)))
+    elif name in ("google_web_search", "web_fetch", "save_memory"):
+        view.summary = one_line(_str(args.get("query")) or _str(args.get("prompt")) or _str(args.get("fact")))
+    elif name == "write_todos":
+        view.todos = _todos(args.get("todos"), "description")
+        view.summary = _todo_summary(view.todos)
+    elif name in ("invoke_agent", "delegate_to_agent", "codebase_investigator"):
+        task = next((_str(args.get(k)) for k in ("prompt", "objective", "task", "query") if _str(args.get(k))), "")
+        view.summary = one_line(_str(args.get("description")) or task)
+        view.note = _str(args.get("agent_name"))
+        view.body = markdown_block(task, f"task-{call.id}") if is_long(task) else None
+    else:
+        return False
+    return True
+
+
+def _gemini_diff(call: ToolCall, args: dict[str, Any], path: str) -> Block:
+    """write_file/replace: the diff Gemini CLI recorded (``resultDisplay.fileDiff``),
+    else the edit's own strings (a cancelled or failed call recorded none)."""
+    detail = call.result.detail if call.result is not None else None
+    recorded = detail.get("fileDiff") if isinstance(detail, dict) else None
+    if isinstance(recorded, str) and recorded.strip():
+        return diff_block(highlight_patch(recorded), line_count(recorded))
+    if call.name == "write_file":
+        return code_block(_str(args.get("content")), filename=path)
+    old, new = _str(args.get("old_string")), _str(args.get("new_string"))
+    return diff_block(highlight_diff(old, new, filename=path), line_count(old) + line_count(new))
+
+
+def _gemini_result(call: ToolCall, view: ToolView, result: ResultView) -> None:
+    """A Gemini call's result head: the shell's exit code, and a call the user
+    cancelled (neither an error nor a success: docs/formats-gemini.md §3)."""
+    detail = call.result.detail if call.result is not None else None
+    if not isinstance(detail, dict):
+        return
+    code = detail.get("exit_code")
+    if isinstance(code, int) and not isinstance(code, bool):
+        result.exit_code = code
+    if detail.get("status") == "cancelled":
+        result.note = "cancelled"
+
+
 _SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "description", "prompt")
 
 
@@ -450,7 +514,7 @@ def tool_view(call: ToolCall) -> ToolView:
     """The summary line and input display for any tool call."""
     view = ToolView(name=call.name if isinstance(call.name, str) else "tool")
     args = _args(call)
-    if _view_claude(view, call, args) or _view_codex(view, call, args):
+    if _view_claude(view, call, args) or _view_codex(view, call, args) or _view_gemini(view, call, args):
         if not view.summary and not view.body and isinstance(call.input, str) and call.input:
             # Arguments that were not JSON (or were redacted whole): show them as written.
             view.summary = one_line(call.input)
@@ -549,6 +613,8 @@ def result_text_block(call: ToolCall, view: ToolView, text: str, result: ResultV
     """One text part of a result, rendered for the tool that produced it."""
     if call.name == "Read" and view.file:
         return code_block(strip_line_numbers(text), filename=view.file)
+    if call.name == "read_file" and view.file and not result.is_error:  # Gemini CLI: the file's text as is
+        return code_block(text, filename=view.file)
     if call.name in ("Task", "Agent"):
         return markdown_block(text, f"result-{call.id}")
     unwrapped = _codex_exec_output(text)
@@ -613,6 +679,7 @@ class SessionState:
                     out.note = note
                 else:
                     out.parts.append(result_text_block(call, view, part.text, out))
+        _gemini_result(call, view, out)
         return out
 
     def subagent_prefix(self, run: SubagentRun, parent: str) -> str:
