@@ -61,7 +61,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("archive", ("bough_site/archive",)),  # archive.py, archive_sync.py
     ("search (Pagefind: stripping pages, the wait for it)", ("bough_site/search.py",)),
     ("manifest, state, summaries", ("bough_site/manifest.py", "bough_site/state.py", "bough_site/summaries.py")),
-    ("discovery, planning, resumes, jobs", ("bough_site/discover.py", "bough_site/resumes.py", "bough_site/plan/",
+    ("discovery, planning, resumes, jobs", ("bough_site/discover.py", "bough_site/plan/",
                                             "bough_site/inherit.py", "bough_site/build.py", "bough_site/jobs.py",
                                             "bough_site/publish.py", "bough_site/options.py", "bough_site/config.py",
                                             "bough_site/urls.py")),
