@@ -24,7 +24,7 @@ from markupsafe import Markup, escape
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from .highlight import highlight, is_known_language
+from .highlight import WRITTEN, highlight, is_known_language
 from .links import safe_href
 
 LINK_REL = "noopener noreferrer nofollow"
@@ -99,11 +99,12 @@ def _fence(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Optio
     info = unescapeAll(token.info).strip() if token.info else ""
     word = info.split(maxsplit=1)[0] if info else ""
     language = word if word and is_known_language(word) else None
-    return str(highlight(token.content, language=language)) + "\n"
+    # Markdown is what a person or an agent wrote (prompts, replies, reports).
+    return str(highlight(token.content, kind=WRITTEN, language=language)) + "\n"
 
 
 def _code_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-    return str(highlight(tokens[idx].content)) + "\n"
+    return str(highlight(tokens[idx].content, kind=WRITTEN)) + "\n"
 
 
 def _build() -> MarkdownIt:
