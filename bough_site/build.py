@@ -59,11 +59,11 @@ from .manifest import (
     save_state,
     session_from_summary,
     sha256_prefix,
-    state_name,
     tally_from_json,
     tally_name,
 )
 from .model import Project, Session, Site, Warning
+from .render.blockstore import collect as collect_blocks
 from .resumes import Lineage, decisions, plan_lineage
 from .scrub import scrub_session, scrub_warnings
 from .stats import Tally
@@ -198,7 +198,7 @@ def _options(config: BuildConfig, found: Discovered, redaction_key: bytes | None
         home = str(Path(os.environ.get("HOME") or Path.home()))
         user = os.path.basename(home.rstrip("/")) or None
     return Options(theme=str(config.theme) if config.theme else None, search=config.search, redact=config.redact,
-                   key=key, home=home, user=user, out=str(config.out))
+                   key=key, home=home, user=user, out=str(config.out), highlight_limit=config.highlight_limit)
 
 
 def _site_warnings(warnings: list[Warning], options: Options) -> list[Warning]:
@@ -235,8 +235,6 @@ class _Entry:
     outputs: list[str] = field(default_factory=list)
     tally_json: bytes | None = None  # rebuilt: its identities, to store
     tally_file: str = ""
-    highlight: bytes | None = None  # rendered: its highlighted blocks, to store
-    highlight_file: str = ""
     session: Session | None = None  # the summary as a Session, once assembled
     links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
     scan: str = ""  # gone: its stored summary for resumes.py, and its directory
@@ -321,8 +319,7 @@ class _Build:
                 stored = self.previous.sessions[key]
                 self.entries[key] = _Entry(key, unit.key, stored.summary, stored.project, "reused",
                                            written_slug=stored.slug, outputs=list(stored.outputs),
-                                           tally_file=stored.tally, highlight_file=stored.highlight,
-                                           links=dict(stored.links))
+                                           tally_file=stored.tally, links=dict(stored.links))
                 self.reused += 1
                 self.total += 1
                 self._progress(stored.project.get("name", ""))
@@ -380,15 +377,8 @@ class _Build:
             if stored.unit not in current:  # gone: it keeps its slug
                 counts[stored.slug.casefold()] += 1
         self.options = replace(self.options, slug_counts=tuple(sorted(counts.items())))
-        jobs = [Job(unit, own_slugs=own[unit.key], highlight=self._highlight_files(unit),
-                    inherit=self.lineage.decision(unit.key)) for unit in units]
+        jobs = [Job(unit, own_slugs=own[unit.key], inherit=self.lineage.decision(unit.key)) for unit in units]
         run_jobs(jobs, self.options, self.workers, lambda i, result: self._take(result, first=True))
-
-    def _highlight_files(self, unit: Unit) -> dict[str, str]:
-        """The highlighted blocks the unit's sessions stored last time, by session key."""
-        prefix = unit.key + "#"
-        return {key: stored.highlight for key, stored in self.previous.sessions.items()
-                if key.startswith(prefix) and stored.highlight}
 
     def _take(self, result: UnitResult, *, first: bool) -> None:
         """A unit's sessions, as a worker gave them: write their files now."""
@@ -415,8 +405,6 @@ class _Build:
             if not first:
                 self._note_parts(entry, one.summary)
             entry.links = one.links
-            entry.highlight = one.highlight
-            entry.highlight_file = state_name(one.highlight, ".hl") if one.highlight else ""
             if first:
                 self._progress(one.project["name"])
         if first:
@@ -459,8 +447,8 @@ class _Build:
                 continue  # pruned, or back under another name (that copy wins)
             self.entries[key] = _Entry(key, stored.unit, stored.summary, stored.project, "gone",
                                        written_slug=stored.slug, outputs=list(stored.outputs),
-                                       tally_file=stored.tally, highlight_file=stored.highlight,
-                                       links=dict(stored.links), scan=stored.scan, group=stored.group)
+                                       tally_file=stored.tally, links=dict(stored.links), scan=stored.scan,
+                                       group=stored.group)
             count += 1
         return count
 
@@ -528,8 +516,7 @@ class _Build:
             return
         slugs = {e.key: e.slug for e in self.entries.values()}
         jobs = [Job(units[key], final=True, slugs={k: s for k, s in slugs.items() if k.startswith(key + "#")},
-                    links=self.links, only=frozenset(keys), highlight=self._highlight_files(units[key]),
-                    inherit=self.lineage.decision(key))
+                    links=self.links, only=frozenset(keys), inherit=self.lineage.decision(key))
                 for key, keys in by_unit.items()]
         run_jobs(jobs, self.options, self.workers, lambda i, result: self._take(result, first=False))
 
@@ -656,13 +643,11 @@ class _Build:
             entry = self.entries[key]
             if entry.tally_json is not None:
                 save_state(out, entry.tally_file, entry.tally_json)
-            if entry.highlight is not None:
-                save_state(out, entry.highlight_file, entry.highlight)
             scan = self.lineage.scans.get(entry.unit, entry.scan)
             if scan in self.lineage.new:
                 save_state(out, scan, self.lineage.new[scan])
             manifest.sessions[key] = SessionState(key, entry.unit, entry.slug, entry.project, entry.summary,
-                                                  entry.outputs, entry.tally_file, entry.highlight_file, scan,
+                                                  entry.outputs, entry.tally_file, scan,
                                                   self.lineage.groups.get(entry.unit, entry.group), entry.links)
         manifest.site_outputs = self.site_outputs
         manifest.site_signature = self.signature
@@ -670,8 +655,9 @@ class _Build:
         manifest.project_signatures = self.project_signatures
         manifest.site_stats = self.site_stats
         remove_states(out, {s.tally for s in manifest.sessions.values()}
-                      | {s.highlight for s in manifest.sessions.values() if s.highlight}
                       | {s.scan for s in manifest.sessions.values() if s.scan})
+        # Highlighted blocks no session of this manifest uses go (render/blockstore.py).
+        collect_blocks(out, manifest.sessions)
         manifest.save(out)
 
     def _progress(self, project: str) -> None:

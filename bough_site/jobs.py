@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from . import sidecars, urls
+from .config import DEFAULT_HIGHLIGHT_LIMIT
 from .inherit import FileSummary, Inheritance
 from .manifest import (
     FileState,
     file_state,
     hide,
-    read_state,
     sha256_prefix,
     summarize,
     tally_to_json,
@@ -54,7 +54,7 @@ from .work import summarize_work
 from .write import slug
 
 if TYPE_CHECKING:
-    from .render.highlight import BlockCache
+    from .render.blockstore import BlockStore
 
 CLAUDE, CODEX = "claude", "codex"
 
@@ -131,13 +131,14 @@ class Options:
     key: bytes
     home: str | None = None  # set with --redact-paths
     user: str | None = None
-    out: str = ""  # OUT, where last build's highlighted blocks are read from
+    out: str = ""  # OUT, whose state holds the store of highlighted blocks (render/blockstore.py)
+    highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT  # --highlight-limit: the tool-output budget in KB (0: no limit)
     # slug (case-folded) -> how many sessions known before reading may take it
     slug_counts: tuple[tuple[str, int], ...] = ()
 
     def digest_parts(self, key_digest: str) -> dict[str, Any]:
         return {"search": self.search, "redact": self.redact, "key": key_digest,
-                "home": self.home, "user": self.user}
+                "home": self.home, "user": self.user, "highlight_limit": self.highlight_limit}
 
     def redactor(self) -> Redactor:
         return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)
@@ -153,8 +154,6 @@ class Job:
     slugs: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
     only: frozenset[str] | None = None
-    # session key -> the state file of the blocks its pages highlighted last time
-    highlight: dict[str, str] = field(default_factory=dict)
     # Claude: the history an earlier session file holds too (resumes.py, inherit.py)
     inherit: Inheritance | None = None
 
@@ -167,7 +166,6 @@ class SessionResult:
     slug: str
     tally: bytes  # JSON (manifest.tally_to_json)
     files: list[tuple[str, bytes]] | None  # None: left to the final pass
-    highlight: bytes | None = None  # the blocks its pages highlighted (BlockCache.dump)
     # the links to other sessions' pages its pages hold: session id -> page (None: unknown)
     links: dict[str, str | None] = field(default_factory=dict)
 
@@ -197,7 +195,7 @@ class _Links(dict):
 
 
 _OPTIONS: Options | None = None
-_RENDERERS: dict[tuple[str | None, bool], Any] = {}
+_RENDERERS: dict[tuple[str | None, bool, int, str], Any] = {}
 
 
 def _init_worker(options: Options, parent: int) -> None:
@@ -222,13 +220,24 @@ def _die_with(parent: int) -> None:
 
 
 def _renderer(options: Options):
-    key = (options.theme, options.search)
+    key = (options.theme, options.search, options.highlight_limit, options.out)
     renderer = _RENDERERS.get(key)
     if renderer is None:
         from .render.pages import Renderer
 
-        renderer = _RENDERERS[key] = Renderer(Path(options.theme) if options.theme else None, search=options.search)
+        renderer = _RENDERERS[key] = Renderer(Path(options.theme) if options.theme else None, search=options.search,
+                                              highlight_limit=options.highlight_limit, store=_store(options))
     return renderer
+
+
+def _store(options: Options) -> BlockStore | None:
+    """The store of highlighted blocks in OUT's state, shared by every worker
+    (each opens its own connection on first use)."""
+    if not options.out:
+        return None
+    from .render.blockstore import BlockStore, store_path
+
+    return BlockStore(store_path(options.out))
 
 
 def run_job(job: Job, options: Options | None = None) -> UnitResult:
@@ -267,23 +276,21 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         project = project_identity(session.cwd or "")
         tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
         out: list[tuple[str, bytes]] | None = None
-        blocks = _block_cache(options, job.highlight.get(key))
         links = _Links(job.links if job.final else _foreseen(job, project, options))
         if job.final:
             chosen = job.slugs.get(key, optimistic_slug(session.id))
             if key in (job.only or ()):
-                out = _render(session, project, chosen, links, options, blocks)
+                out = _render(session, project, chosen, links, options, key)
         else:
             chosen = optimistic_slug(session.id)
             folded = chosen.casefold()
             clash = counts.get(folded, 0) - own.get(folded, 0) + in_unit.get(folded, 0) > 1
             if not clash:
-                out = _render(session, project, chosen, links, options, blocks)
+                out = _render(session, project, chosen, links, options, key)
                 if None in links.asked.values():
                     out = None  # it links to a page not known yet
-        highlight = blocks.dump() if out is not None else None
         asked = dict(links.asked) if out is not None else {}
-        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, highlight, asked))
+        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, asked))
         del session
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
 
@@ -313,22 +320,11 @@ def _read(unit: Unit, warn: Callable[[Warning], None], inherit: Inheritance | No
     return read_codex_sessions([Path(p) for p in unit.paths], warn, label=label)
 
 
-def _block_cache(options: Options, name: str | None) -> BlockCache:
-    """The session's highlighted blocks of last time; a missing or damaged file
-    only costs the highlighting it would have saved."""
-    from .render.highlight import BlockCache  # Pygments: only where pages are rendered
-
-    return BlockCache(read_state(Path(options.out), name) if options.out and name else None)
-
-
 def _render(session: Session, identity: dict[str, str], chosen: str, links: dict[str, str],
-            options: Options, blocks: BlockCache) -> list[tuple[str, bytes]]:
+            options: Options, key: str) -> list[tuple[str, bytes]]:
     session.slug = chosen
     project = Project(id=identity["id"], name=identity["name"], cwd=identity["cwd"], sessions=[session], stats={})
-    from .render.highlight import using_cache
-
-    with using_cache(blocks):
-        files = _renderer(options).session_pages(project, session, links)
+    files = _renderer(options).session_pages(project, session, links, store_key=key)
     files.append((urls.session_json(project.id, chosen), sidecars.session_bytes(project, session)))
     return files
 

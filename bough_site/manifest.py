@@ -22,14 +22,16 @@ succeeded) holds:
 
 Each session's counting identities (its :class:`~bough_site.stats.Tally`) are
 kept in ``OUT/.bough-state/<digest>.json``, read only when project or site
-numbers must be recomputed; the code blocks its pages highlighted, in
-``OUT/.bough-state/<digest>.hl`` (:class:`~bough_site.render.highlight.BlockCache`),
-read back when the session is rendered again, so a session that grew by one
-turn highlights only the new turn; and, for a Claude session file of a project
+numbers must be recomputed; and, for a Claude session file of a project
 directory holding others, the summary resumes.py compares to find resumes, in
 ``OUT/.bough-state/<digest>.records``. Each is kept as long as its session is
-(also when its source is gone). The folder's name starts with ``.bough-``: the
-:class:`~bough_site.write.SiteWriter` never writes, lists or prunes it.
+(also when its source is gone). The code blocks pages highlighted are kept in
+one store for every session, ``OUT/.bough-state/blocks/blocks.sqlite``
+(:mod:`bough_site.render.blockstore`): a session that grew by one turn, or every
+session after a version change, lexes only text never lexed before; after a
+build, blocks no session of the manifest uses are dropped. The folder's name
+starts with ``.bough-``: the :class:`~bough_site.write.SiteWriter` never writes,
+lists or prunes it.
 """
 
 from __future__ import annotations
@@ -272,7 +274,6 @@ class SessionState:
     summary: dict[str, Any]
     outputs: list[str]  # files in OUT this session owns (pages, sidecar, images)
     tally: str  # name of its state file
-    highlight: str = ""  # name of the state file of its highlighted blocks ("" if none)
     scan: str = ""  # Claude: name of the state file of its file's summary (resumes.py; "" if none)
     group: str = ""  # Claude: digest of its project directory, whose files are compared
     links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
@@ -317,7 +318,7 @@ class Manifest:
                 manifest.sessions[key] = SessionState(
                     key=key, unit=str(s["unit"]), slug=str(s["slug"]), project=dict(s["project"]),
                     summary=dict(s["summary"]), outputs=[str(p) for p in s["outputs"]], tally=str(s["tally"]),
-                    highlight=str(s.get("highlight") or ""), scan=str(s.get("scan") or ""),
+                    scan=str(s.get("scan") or ""),
                     group=str(s.get("group") or ""),
                     links={str(k): None if v is None else str(v) for k, v in (s.get("links") or {}).items()},
                 )
@@ -355,7 +356,7 @@ class Manifest:
             },
             "sessions": {
                 key: {"unit": s.unit, "slug": s.slug, "project": s.project, "summary": s.summary,
-                      "outputs": s.outputs, "tally": s.tally, "highlight": s.highlight, "scan": s.scan,
+                      "outputs": s.outputs, "tally": s.tally, "scan": s.scan,
                       "group": s.group, "links": s.links}
                 for key, s in self.sessions.items()
             },
