@@ -741,7 +741,7 @@ def test_crlf_and_final_newline_as_before() -> None:
 
 
 def _blocks(n: int, tag: str = "") -> list[str]:
-    # Each over STORE_MIN, so it goes through Pygments and the store.
+    # Different texts: each goes through Pygments once, then the store.
     return [f"def f{tag}{i}(x):\n" + f"    return x + {i}  # {'pad ' * 40}\n" * 8 for i in range(n)]
 
 
@@ -793,12 +793,15 @@ def test_a_block_is_lexed_once_in_a_process(lexing: list[str], tmp_path: Path) -
     assert len(lexing) == 1 and store.reads == 1  # the second and third from memory
 
 
-def test_small_blocks_and_plain_text_are_not_stored(tmp_path: Path) -> None:
+def test_plain_text_is_not_stored_and_a_one_line_block_is(tmp_path: Path) -> None:
     store = _store(tmp_path)
     with highlighting(store=store) as used:
-        highlight("x = 1\n", language="python")  # under STORE_MIN
         highlight("plain text " * 100)  # no lexer
+        highlight("", language="python")
     assert used == set()
+    with highlighting(store=store) as used:
+        highlight("x = 1\n", language="python")
+    assert len(used) == 1
 
 
 def test_the_store_is_only_used_inside_highlighting(lexing: list[str], tmp_path: Path) -> None:

@@ -156,8 +156,7 @@ def lexed_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     lex = highlight._highlighted
 
     def counting(code: str, lexer) -> str:
-        if len(code) >= highlight.STORE_MIN:
-            sizes.append(len(code))
+        sizes.append(len(code))
         return lex(code, lexer)
 
     monkeypatch.setattr(highlight, "_highlighted", counting)

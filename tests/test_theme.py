@@ -254,3 +254,20 @@ def test_a_theme_item_html_is_used_for_every_item(tmp_path: Path) -> None:
     kinds = [n.attrs["data-kind"] for n in tree.find_all("div", "my-item")]
     assert kinds[:2] == ["prompt", "reply"] and "marker" in kinds
     assert tree.find_all("section", "prompt")  # the default item inside
+
+
+def test_the_readme_documents_every_template_and_state_call() -> None:
+    from bough_site.render.pages import SessionState
+
+    readme = (default_theme_dir() / "README.md").read_text(encoding="utf-8")
+    for path in DEFAULT_TEMPLATES.rglob("*.html"):
+        name = path.relative_to(DEFAULT_TEMPLATES).as_posix()
+        if name.startswith("tools/") and name != "tools/default.html":
+            continue  # one row for them all: tools/<name>.html
+        assert f"`{name}`" in readme, name
+    calls = [n for n in vars(SessionState) if not n.startswith("_") and callable(getattr(SessionState, n))]
+    assert calls and all(f"`state.{n}(" in readme for n in calls), calls
+    renderer = Renderer()
+    for name in renderer.env.globals:
+        if name not in ("range", "dict", "lipsum", "cycler", "joiner", "namespace"):  # Jinja's own
+            assert f"`{name}" in readme, name
