@@ -121,3 +121,34 @@ def test_pages_are_the_same_with_or_without_the_store(tmp_path: Path) -> None:
     fresh = page(Renderer(), read_session("a"))
     page(Renderer(store=BlockStore(path)), read_session("a"), "a")
     assert page(Renderer(store=BlockStore(path)), read_session("a"), "a") == fresh
+
+
+def test_the_cli_option_enters_the_options_digest(tmp_path: Path) -> None:
+    """--highlight-limit changes pages, so a build with another limit renders every page again."""
+    from click.testing import CliRunner
+
+    from bough_site.cli import main
+
+    from .records import SESSION, prompt, reply, text, tool_result, tool_use, write_jsonl
+
+    write_jsonl(tmp_path / "src" / "-home-ada-src-app" / f"{SESSION}.jsonl", [
+        prompt("u1", "read it"),
+        reply("a1", "m1", [text("Reading."), tool_use("t1", "Read", file_path="src/big.py")]),
+        tool_result("u2", "t1", READ_TEXT),
+    ])
+    out = tmp_path / "site"
+
+    def build(*extra: str) -> str:
+        args = ["build", str(tmp_path / "src"), "-o", str(out), "--no-archive", "--no-search", "-j", "1", "-q", *extra]
+        outcome = CliRunner().invoke(main, args, env={"BOUGH_REDACTION_KEY": "k"})
+        assert outcome.exit_code == 0, outcome.output
+        return outcome.output
+
+    build()
+    [page_path] = list(out.glob("projects/*/sessions/*.html"))
+    assert MARK.findall(page_path.read_text()) == ["201"]
+    assert "1 rebuilt" in build("--highlight-limit", "0")
+    assert MARK.findall(page_path.read_text()) == []
+    assert "1 reused" in build("--highlight-limit", "0")
+    assert "1 rebuilt" in build("--highlight-limit", "2")
+    assert MARK.findall(page_path.read_text()) == ["51"]
