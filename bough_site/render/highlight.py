@@ -106,7 +106,7 @@ def _filename_rank(match: tuple[type[Lexer], str]) -> tuple[float, str]:
     return cls.priority + (0.5 if "*" not in pattern else 0), cls.__name__
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)  # a history names thousands of files; a miss tries ~1,500 patterns
 def _lexer_for_filename(basename: str) -> Lexer | None:
     # What get_lexer_for_filename(basename) picks among built-in lexers (no
     # code given: no content guessing), without its plugin scan.

@@ -804,6 +804,17 @@ def by_recent_activity(projects: Iterable[Project]) -> list[ProjectSummary]:
     return sorted(summaries, key=lambda s: (s.last_moment or _EPOCH, s.project.id), reverse=True)
 
 
+def _render_shared(template: jinja2.Template, variables: dict[str, Any]) -> str:
+    """``template.render(variables)`` for ``variables`` that already hold the
+    globals: Jinja's render copies them (a ChainMap, ~30 names) on every call."""
+    try:
+        return template.environment.concat(  # type: ignore[attr-defined]
+            template.root_render_func(template.new_context(variables, shared=True))
+        )
+    except Exception:
+        return template.environment.handle_exception()
+
+
 # A tool name that may name a template file (tools/<name>.html): no "/", no
 # leading dot, nothing a loader would read as a path.
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
@@ -972,8 +983,11 @@ class Renderer:
         """Each timeline item rendered on its own, then the orphan sub-agents:
         the unit a split page is made of. Linear in the timeline's size."""
         context = {"page": state.page, "project": project, "session": session, "state": state, "prefix": ""}
+        # What template.render(context, item=item) would see, the globals copied
+        # once per session rather than once per item.
+        shared = {**self.env.globals, **context}
         for item in session.timeline:
-            yield Markup(self._item_template(item.kind).render(context, item=item))
+            yield Markup(_render_shared(self._item_template(item.kind), {**shared, "item": item}))
         if session.orphan_subagents:
             yield Markup(self._render("orphans.html", **context, runs=session.orphan_subagents))
 
