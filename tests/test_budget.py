@@ -7,16 +7,15 @@ import html
 import re
 from pathlib import Path
 
-import pygments.lexer
 import pytest
 from markupsafe import escape
 
 from bough_site import urls
 from bough_site.model import Project, Reply, Session, Text, ToolCall, Usage
-from bough_site.render import highlight as highlight_module
 from bough_site.render.blockstore import BlockStore, store_path
 from bough_site.render.pages import Renderer
 
+from .test_highlight import lexing  # noqa: F401 (a fixture)
 from .test_render import result, session
 
 # 300 short lines (~7 KB): the line budget comes first.
@@ -52,21 +51,6 @@ def code_blocks(html_page: str) -> list[str]:
 
 def text_of(markup: str) -> str:
     return html.unescape(TAG.sub("", markup))
-
-
-@pytest.fixture
-def lexed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts Pygments lexes from now on; the process's default store starts empty."""
-    monkeypatch.setattr(highlight_module._DEFAULT, "store", BlockStore(None))
-    calls: list[str] = []
-    real = pygments.lexer.Lexer.get_tokens
-
-    def counting(self: pygments.lexer.Lexer, text: str, unfiltered: bool = False) -> object:
-        calls.append(text)
-        return real(self, text, unfiltered)
-
-    monkeypatch.setattr(pygments.lexer.Lexer, "get_tokens", counting)
-    return calls
 
 
 def read_block(html_page: str) -> str:
@@ -105,14 +89,14 @@ def test_a_larger_limit_moves_the_marker() -> None:
     assert mark == "251"
 
 
-def test_the_same_text_in_two_sessions_is_lexed_once(lexed: list[str], tmp_path: Path) -> None:
+def test_the_same_text_in_two_sessions_is_lexed_once(lexing: list[str], tmp_path: Path) -> None:
     path = store_path(tmp_path)
     first = page(Renderer(store=BlockStore(path)), read_session("a"), "a")
-    read_lexed = [t for t in lexed if t.startswith("v1 = ")]
+    read_lexed = [t for t in lexing if t.startswith("v1 = ")]
     assert len(read_lexed) == 1
     # Another process (a new renderer and store, nothing in memory) renders another session.
     second = page(Renderer(store=BlockStore(path)), read_session("b"), "b")
-    assert [t for t in lexed if t.startswith("v1 = ")] == read_lexed
+    assert [t for t in lexing if t.startswith("v1 = ")] == read_lexed
     assert read_block(first) == read_block(second)
 
 

@@ -768,14 +768,21 @@ def _store(tmp_path: Path) -> BlockStore:
     return BlockStore(store_path(tmp_path))
 
 
+def _stored(tmp_path: Path, blocks: list[str], session: str = "s") -> list[str]:
+    """Render ``blocks`` as one session of a store in ``tmp_path``, as a build's
+    worker does, and close it; the HTML of each block."""
+    store = _store(tmp_path)
+    with highlighting(store=store) as used:
+        out = _render(blocks)
+    store.record(session, used)
+    store.close()
+    return out
+
+
 def test_the_store_round_trip_lexes_nothing_and_gives_the_same_html(lexing: list[str], tmp_path: Path) -> None:
     blocks = _blocks(5)
-    first = _store(tmp_path)
-    with highlighting(store=first) as used:
-        expected = _render(blocks)
-    first.record("session-a", used)
-    first.close()
-    assert len(lexing) == 5 and len(used) == 5
+    expected = _stored(tmp_path, blocks)
+    assert len(lexing) == 5
     lexing.clear()
     second = _store(tmp_path)  # a new process: nothing in memory
     with highlighting(store=second):
@@ -823,12 +830,8 @@ def _rows(path: Path, sql: str) -> list[tuple]:
 
 def test_collect_keeps_exactly_the_blocks_live_sessions_use(lexing: list[str], tmp_path: Path) -> None:
     a, b, c = _blocks(3)
-    store = _store(tmp_path)
-    for session, blocks in (("s1", [a, b]), ("s2", [b, c])):
-        with highlighting(store=store) as used:
-            _render(blocks)
-        store.record(session, used)
-    store.close()
+    _stored(tmp_path, [a, b], "s1")
+    _stored(tmp_path, [b, c], "s2")
     path = store_path(tmp_path)
     assert _rows(path, "SELECT count(*) FROM blocks") == [(3,)]
     collect(tmp_path, ["s2"])
@@ -855,11 +858,7 @@ def test_a_session_rendered_again_uses_only_its_new_blocks(tmp_path: Path) -> No
 
 def test_a_damaged_entry_is_lexed_again(lexing: list[str], tmp_path: Path) -> None:
     blocks = _blocks(3)
-    store = _store(tmp_path)
-    with highlighting(store=store) as used:
-        expected = _render(blocks)
-    store.record("s", used)
-    store.close()
+    expected = _stored(tmp_path, blocks)
     path = store_path(tmp_path)
     with sqlite3.connect(path) as conn:
         keys = [k for (k,) in conn.execute("SELECT key FROM blocks ORDER BY key")]
@@ -876,11 +875,7 @@ def test_a_damaged_entry_is_lexed_again(lexing: list[str], tmp_path: Path) -> No
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "a directory", "other schema"])
 def test_a_damaged_store_is_ignored_then_replaced(damage: str, lexing: list[str], tmp_path: Path) -> None:
     blocks = _blocks(2)
-    store = _store(tmp_path)
-    with highlighting(store=store) as used:
-        expected = _render(blocks)
-    store.record("s", used)
-    store.close()
+    expected = _stored(tmp_path, blocks)
     path = store_path(tmp_path)
     if damage == "garbage":
         path.write_bytes(b"\x00\xff" * 5000)
@@ -946,9 +941,5 @@ def test_memory_holds_to_its_budget(monkeypatch: pytest.MonkeyPatch, lexing: lis
 
 def test_a_block_utf8_cannot_encode_is_not_written(tmp_path: Path) -> None:
     lone = "x = '\ud800'\n" + "y = 1\n" * 100
-    store = _store(tmp_path)
-    with highlighting(store=store) as used:
-        _render([lone, *_blocks(2)])
-    store.record("s", used)
-    store.close()
+    _stored(tmp_path, [lone, *_blocks(2)])
     assert _rows(store_path(tmp_path), "SELECT count(*) FROM blocks") == [(2,)]
