@@ -826,7 +826,8 @@ def stylesheet() -> str:
     ]
     light_tokens, dark_tokens = _token_rules()
     light = [_base_rule(LIGHT_STYLE), *light_tokens, *_diff_rules(dark=False)]
-    dark = [_base_rule(DARK_STYLE), *dark_tokens, *_diff_rules(dark=True), ".code .hl-plain::before { color: #8b949e; }"]
+    marker = ".code .hl-plain::before { color: #8b949e; }"
+    dark = [_base_rule(DARK_STYLE), *dark_tokens, *_diff_rules(dark=True), marker]
     indented = "\n".join("  " + rule for rule in dark)
     return "\n".join(
         ["/* bough code and diff styles (generated from Pygments " + f"{LIGHT_STYLE} / {DARK_STYLE}) */"]

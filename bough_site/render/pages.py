@@ -261,8 +261,10 @@ def code_block(text: str, *, kind: str, filename: str | None = None, language: s
         return Block(full, lines)
     head = "\n".join(text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])
     if len(head) > COLLAPSE_CHARS:
-        return Block(full, lines, highlight(head[:COLLAPSE_CHARS] + "…", kind=kind, filename=filename, language=language))
-    return Block(full, lines, code_html("\n".join(body.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])))
+        preview = highlight(head[:COLLAPSE_CHARS] + "…", kind=kind, filename=filename, language=language)
+    else:
+        preview = code_html("\n".join(body.split("\n", PREVIEW_LINES)[:PREVIEW_LINES]))
+    return Block(full, lines, preview)
 
 
 def diff_block(full: Markup, lines: int) -> Block:
