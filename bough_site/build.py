@@ -43,6 +43,7 @@ from .options import Options, build_options
 from .plan import Plan, gone_sessions, make_plan
 from .plan.lineage import decisions
 from .plan.units import CLAUDE, Unit, project_identity, units_of
+from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SitePages, project_of, publish, signatures, site_of
 from .scrub import scrub_session, scrub_warnings
 from .state import remove_states, save_state, state_name, state_names
@@ -186,8 +187,6 @@ class Entry:
     outputs: list[str] = field(default_factory=list)
     tally_json: bytes | None = None  # rebuilt: its identities, to store
     tally_file: str = ""
-    highlight: bytes | None = None  # rendered: its highlighted blocks, to store
-    highlight_file: str = ""
     session: Session | None = None  # the summary as a Session, once assembled
     links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
     scan: str = ""  # gone: its stored summary for the resume pre-scan, and its directory
@@ -198,8 +197,7 @@ class Entry:
         """A session the last build made, as its manifest entry has it."""
         # Shared, not copied: an entry's lists are replaced, never changed in place.
         return cls(state.key, state.unit, state.summary, state.project, status, written_slug=state.slug,
-                   outputs=state.outputs, tally_file=state.tally, highlight_file=state.highlight,
-                   links=state.links, scan=state.scan, group=state.group)
+                   outputs=state.outputs, tally_file=state.tally, links=state.links, scan=state.scan, group=state.group)
 
 
 class _Progress:
@@ -263,8 +261,8 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
     outputs = Outputs(writer)
     options = replace(options, slug_counts=plan.slug_counts)
     unit_states = dict(plan.kept)
-    jobs = [Job(unit, own_slugs=plan.own_slugs[unit.key], highlight=_highlight_files(previous, unit.key),
-                inherit=plan.lineage.decision(unit.key)) for unit in plan.read]
+    jobs = [Job(unit, own_slugs=plan.own_slugs[unit.key], inherit=plan.lineage.decision(unit.key))
+            for unit in plan.read]
 
     def take_first(_index: int, result: UnitResult) -> None:
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
@@ -315,13 +313,6 @@ def _reused(plan: Plan, progress: _Progress) -> dict[str, Entry]:
     return entries
 
 
-def _highlight_files(previous: Manifest, unit: str) -> dict[str, str]:
-    """The highlighted blocks the unit's sessions stored last time, by session key."""
-    prefix = unit + "#"
-    return {key: stored.highlight for key, stored in previous.sessions.items()
-            if key.startswith(prefix) and stored.highlight}
-
-
 def _unit_state(result: UnitResult, plan: Plan, redactor: Any, report: Callable[[str], None]) -> UnitState:
     """What the manifest keeps of a unit read now; its warnings are reported as they come."""
     for line in result.warnings:
@@ -351,8 +342,6 @@ def _written(entry: Entry, one: SessionResult, outputs: Outputs) -> None:
     entry.outputs = outputs.write(one.files or [])
     entry.written_slug = one.slug
     entry.links = one.links
-    entry.highlight = one.highlight
-    entry.highlight_file = state_name(one.highlight, ".hl") if one.highlight else ""
 
 
 def _live(entries: dict[str, Entry]) -> set[tuple[object, object]]:
@@ -430,8 +419,7 @@ def _final_pass(redo: list[Entry], entries: dict[str, Entry], links: dict[str, s
         return
     slugs = {e.key: e.slug for e in entries.values()}
     jobs = [Job(by_key[key], final=True, slugs={k: s for k, s in slugs.items() if k.startswith(key + "#")},
-                links=links, only=frozenset(keys), highlight=_highlight_files(previous, key),
-                inherit=plan.lineage.decision(key))
+                links=links, only=frozenset(keys), inherit=plan.lineage.decision(key))
             for key, keys in by_unit.items()]
 
     def take_final(_index: int, result: UnitResult) -> None:
@@ -501,13 +489,11 @@ def _save(out: Path, digest: str, unit_states: dict[str, UnitState], entries: di
         entry = entries[key]
         if entry.tally_json is not None:
             save_state(out, entry.tally_file, entry.tally_json)
-        if entry.highlight is not None:
-            save_state(out, entry.highlight_file, entry.highlight)
         scan = lineage.scans.get(entry.unit, entry.scan)
         if scan in lineage.new:
             save_state(out, scan, lineage.new[scan])
         manifest.sessions[key] = SessionState(key, entry.unit, entry.slug, entry.project, entry.summary,
-                                              entry.outputs, entry.tally_file, entry.highlight_file, scan,
+                                              entry.outputs, entry.tally_file, scan,
                                               lineage.groups.get(entry.unit, entry.group), entry.links)
     manifest.site_outputs = pages.outputs
     manifest.site_signature = pages.signature
@@ -517,8 +503,8 @@ def _save(out: Path, digest: str, unit_states: dict[str, UnitState], entries: di
     if manifest.same_as(previous):
         return  # nothing changed: neither the state nor the manifest (20,000 sessions: tens of MB)
     remove_states(out, {s.tally for s in manifest.sessions.values()}
-                  | {s.highlight for s in manifest.sessions.values() if s.highlight}
                   | {s.scan for s in manifest.sessions.values() if s.scan})
+    collect_blocks(out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
     manifest.save(out)
 
 

@@ -13,7 +13,7 @@ import click
 
 from . import __version__
 from .build import BuildResult, build
-from .config import SOURCE_CHOICES, BuildConfig, archive_dir, redaction_key
+from .config import DEFAULT_HIGHLIGHT_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir, redaction_key
 from .errors import BoughError
 
 
@@ -42,6 +42,10 @@ def site_options(command):
         click.option("--force", is_flag=True, help="Build into a non-empty directory bough did not create."),
         click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores)."),
         click.option("--no-search", is_flag=True, help="Leave out the search index and box."),
+        click.option("--highlight-limit", type=click.IntRange(min=0), default=DEFAULT_HIGHLIGHT_LIMIT,
+                     show_default=True, metavar="KB",
+                     help="Highlight tool output for its first KB kilobytes or KB x 25 lines, and the rest "
+                          "plain (what an agent wrote: 64 KB, or KB if larger). 0: highlight everything."),
         click.option("-q", "--quiet", is_flag=True, help="No progress, only warnings and the summary."),
         click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
                      help="Where bough keeps a copy of every transcript it reads "
@@ -56,13 +60,14 @@ def site_options(command):
 
 def site_config(*, sources: tuple[Path, ...], out: Path, theme: Path | None, source_filter: str,
                 no_redact: bool, redact_paths: bool, force: bool, jobs: int, no_search: bool, quiet: bool,
-                archive: Path | None, no_archive: bool, prune: bool = False) -> BuildConfig:
+                archive: Path | None, no_archive: bool, prune: bool = False,
+                highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT) -> BuildConfig:
     if archive is not None and no_archive:
         raise click.UsageError("--archive and --no-archive exclude each other")
     return BuildConfig(
         sources=list(sources), out=out, theme=theme, source_filter=source_filter,
         redact=not no_redact, redact_paths=redact_paths, force=force, prune=prune,
-        jobs=jobs, search=not no_search, report=_reporter(quiet),
+        jobs=jobs, search=not no_search, highlight_limit=highlight_limit, report=_reporter(quiet),
         archive=None if no_archive else (archive or archive_dir()),
     )
 

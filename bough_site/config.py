@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any
 
 SOURCE_CHOICES = ("all", "claude", "codex", "gemini")
+# --highlight-limit's default: tool output is highlighted for its first 8 KB or
+# 200 lines (render/highlight.py: Budget).
+DEFAULT_HIGHLIGHT_LIMIT = 8
 
 
 @dataclass
@@ -27,6 +30,8 @@ class BuildConfig:
     prune: bool = False
     jobs: int = 0  # 0: all cores
     search: bool = True
+    # The tool-output highlighting budget in KB (25 lines per KB); 0: highlight everything.
+    highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT
     # Where copies of every transcript read are kept (and read back once the agents
     # delete theirs); None: no archive. Default: $BOUGH_ARCHIVE, else $XDG_DATA_HOME/bough/archive.
     archive: Path | None = field(default_factory=lambda: archive_dir())

@@ -43,12 +43,11 @@ from .model import Project, Session, Warning, linked_sessions
 from .options import Options
 from .plan.units import CLAUDE, GEMINI, Unit, file_size, optimistic_slug, project_identity
 from .scrub import scrub_session
-from .state import read_state
 from .summaries import summarize, tally_to_json
 from .work import summarize_work
 
 if TYPE_CHECKING:
-    from .render.highlight import BlockCache
+    from .render.blockstore import BlockStore
 
 
 
@@ -65,8 +64,6 @@ class Job:
     slugs: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
     only: frozenset[str] | None = None
-    # session key -> the state file of the blocks its pages highlighted last time
-    highlight: dict[str, str] = field(default_factory=dict)
     # Claude: the history an earlier session file holds too (resumes.py, inherit.py)
     inherit: Inheritance | None = None
 
@@ -79,7 +76,6 @@ class SessionResult:
     slug: str
     tally: bytes  # JSON (manifest.tally_to_json)
     files: list[tuple[str, bytes]] | None  # None: left to the final pass
-    highlight: bytes | None = None  # the blocks its pages highlighted (BlockCache.dump)
     # the links to other sessions' pages its pages hold: session id -> page (None: unknown)
     links: dict[str, str | None] = field(default_factory=dict)
 
@@ -118,13 +114,24 @@ def _die_with(parent: int) -> None:
 
 
 def _renderer(options: Options):
-    key = (options.theme, options.search)
+    key = (options.theme, options.search, options.highlight_limit, options.out)
     renderer = _RENDERERS.get(key)
     if renderer is None:
         from .render.pages import Renderer
 
-        renderer = _RENDERERS[key] = Renderer(Path(options.theme) if options.theme else None, search=options.search)
+        renderer = _RENDERERS[key] = Renderer(Path(options.theme) if options.theme else None, search=options.search,
+                                              highlight_limit=options.highlight_limit, store=_store(options))
     return renderer
+
+
+def _store(options: Options) -> BlockStore | None:
+    """The store of highlighted blocks in OUT's state, shared by every worker
+    (each opens its own connection on first use)."""
+    if not options.out:
+        return None
+    from .render.blockstore import BlockStore, store_path
+
+    return BlockStore(store_path(options.out))
 
 
 def run_job(job: Job, options: Options | None = None) -> UnitResult:
@@ -163,23 +170,21 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         project = project_identity(session.cwd or "")
         tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
         out: list[tuple[str, bytes]] | None = None
-        blocks = _block_cache(options, job.highlight.get(key))
         known = job.links if job.final else _foreseen(job, project, options)
         # Each page this one links to, None where it is not known yet.
         links = {other: known.get(other) for other in linked_sessions(session)}
         if job.final:
             chosen = job.slugs.get(key, optimistic_slug(session.id))
             if key in (job.only or ()):
-                out = _render(session, project, chosen, links, options, blocks)
+                out = _render(session, project, chosen, links, options, key)
         else:
             chosen = optimistic_slug(session.id)
             folded = chosen.casefold()
             clash = counts.get(folded, 0) - own.get(folded, 0) + in_unit.get(folded, 0) > 1
             if not clash and None not in links.values():  # else: a name or a link known only later
-                out = _render(session, project, chosen, links, options, blocks)
-        highlight = blocks.dump() if out is not None else None
+                out = _render(session, project, chosen, links, options, key)
         links = links if out is not None else {}
-        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, highlight, links))
+        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, links))
         del session
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
 
@@ -213,22 +218,11 @@ def _read(unit: Unit, warn: Callable[[Warning], None], inherit: Inheritance | No
     return read_codex_sessions([Path(p) for p in unit.paths], warn, label=label)
 
 
-def _block_cache(options: Options, name: str | None) -> BlockCache:
-    """The session's highlighted blocks of last time; a missing or damaged file
-    only costs the highlighting it would have saved."""
-    from .render.highlight import BlockCache  # Pygments: only where pages are rendered
-
-    return BlockCache(read_state(Path(options.out), name) if options.out and name else None)
-
-
 def _render(session: Session, identity: dict[str, str], chosen: str, links: dict[str, str | None],
-            options: Options, blocks: BlockCache) -> list[tuple[str, bytes]]:
+            options: Options, key: str) -> list[tuple[str, bytes]]:
     session.slug = chosen
     project = Project(id=identity["id"], name=identity["name"], cwd=identity["cwd"], sessions=[session], stats={})
-    from .render.highlight import using_cache
-
-    with using_cache(blocks):
-        files = _renderer(options).session_pages(project, session, links)
+    files = _renderer(options).session_pages(project, session, links, store_key=key)
     files.append((urls.session_json(project.id, chosen), sidecars.session_bytes(project, session)))
     return files
 

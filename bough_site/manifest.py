@@ -21,8 +21,9 @@ succeeded) holds:
   discovery warnings, so a build where nothing changed rewrites nothing.
 
 Beside it, ``OUT/.bough-state/`` (state.py) keeps what each session's entry
-names: its counting identities, its highlighted blocks and, for resumes, its
-file's summary; the options digest is made by options.py.
+names: its counting identities and, for resumes, its file's summary; the code
+blocks every page highlighted are in one store, ``.bough-state/blocks/``
+(render/blockstore.py). The options digest is made by options.py.
 """
 
 from __future__ import annotations
@@ -81,7 +82,6 @@ class SessionState:
     summary: dict[str, Any]
     outputs: list[str]  # files in OUT this session owns (pages, sidecar, images)
     tally: str  # name of its state file
-    highlight: str = ""  # name of the state file of its highlighted blocks ("" if none)
     scan: str = ""  # Claude: name of the state file of its file's summary (resumes.py; "" if none)
     group: str = ""  # Claude: digest of its project directory, whose files are compared
     links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
@@ -182,7 +182,7 @@ class Manifest:
             },
             "sessions": {
                 key: {"unit": s.unit, "slug": s.slug, "project": s.project, "summary": s.summary,
-                      "outputs": s.outputs, "tally": s.tally, "highlight": s.highlight, "scan": s.scan,
+                      "outputs": s.outputs, "tally": s.tally, "scan": s.scan,
                       "group": s.group, "links": s.links}
                 for key, s in self.sessions.items()
             },
@@ -209,7 +209,7 @@ def _session_state(key: str, s: dict[str, Any]) -> SessionState:
             and isinstance(links, dict) and all(isinstance(p, str) for p in outputs)):
         raise ValueError(f"the entry of {key} is not one bough writes")
     return SessionState(key=key, unit=_text(s["unit"]), slug=_text(s["slug"]), project=project, summary=summary,
-                        outputs=outputs, tally=_text(s["tally"]), highlight=_text(s.get("highlight") or ""),
+                        outputs=outputs, tally=_text(s["tally"]),
                         scan=_text(s.get("scan") or ""), group=_text(s.get("group") or ""), links=links)
 
 

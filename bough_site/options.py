@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from . import __version__
-from .config import BuildConfig, home
+from .config import DEFAULT_HIGHLIGHT_LIMIT, BuildConfig, home
 from .manifest import SCHEMA
 from .redact import Redactor
 
@@ -34,13 +34,14 @@ class Options:
     key: bytes
     home: str | None = None  # set with --redact-paths
     user: str | None = None
-    out: str = ""  # OUT, where last build's highlighted blocks are read from
+    out: str = ""  # OUT, whose state holds the store of highlighted blocks (render/blockstore.py)
+    highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT  # --highlight-limit: the tool-output budget in KB (0: no limit)
     # slug (case-folded) -> how many sessions known before reading may take it
     slug_counts: tuple[tuple[str, int], ...] = ()
 
     def digest_parts(self, key_digest: str) -> dict[str, Any]:
         return {"search": self.search, "redact": self.redact, "key": key_digest,
-                "home": self.home, "user": self.user}
+                "home": self.home, "user": self.user, "highlight_limit": self.highlight_limit}
 
     def redactor(self) -> Redactor:
         return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)
@@ -57,7 +58,7 @@ def build_options(config: BuildConfig, used_examples: bool, redaction_key: bytes
         user_home = str(home())
         user = os.path.basename(user_home.rstrip("/")) or None
     return Options(theme=str(config.theme) if config.theme else None, search=config.search, redact=config.redact,
-                   key=key, home=user_home, user=user, out=str(config.out))
+                   key=key, home=user_home, user=user, out=str(config.out), highlight_limit=config.highlight_limit)
 
 
 def options_digest(parts: dict[str, Any], theme: Path | None) -> str:

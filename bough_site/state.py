@@ -1,8 +1,9 @@
 """``OUT/.bough-state/``: the small files an incremental build keeps beside the site.
 
 Each is named by its content (:func:`state_name`), so unchanged state keeps its
-file: a session's counting identities (``<digest>.json``), its highlighted
-blocks (``<digest>.hl``), a Claude file's summary for resumes (``<digest>.records``).
+file: a session's counting identities (``<digest>.json``) and a Claude file's
+summary for resumes (``<digest>.records``). The highlighted code blocks of every
+page are in one store in the subfolder ``blocks/`` (render/blockstore.py).
 The folder's name starts with ``.bough-``: the SiteWriter never writes, lists or
 prunes it. Only names without a slash or a leading dot are ever read or deleted.
 """

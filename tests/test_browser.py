@@ -463,3 +463,44 @@ def _assert_styled(page: Any) -> None:
     assert len(loaded) >= 2 and all(loaded), f"{page.url}: stylesheets did not load"
     skip_link = page.evaluate("getComputedStyle(document.querySelector('a.skip')).position")
     assert skip_link != "static", f"{page.url}: bough.css is not applied"
+
+
+# --- the highlighting budget's marker ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"])
+def test_the_plain_text_marker_shows_and_is_not_copied(
+    tmp_path: Path, open_page: Callable[..., Tab], color_scheme: str
+) -> None:
+    """Past its budget a block goes on plain after a note drawn by the stylesheet
+    (no inline style: the CSP holds); copying the block gives the text alone."""
+    from bough_site import urls
+    from bough_site.render.pages import Renderer
+
+    from .test_budget import READ_TEXT, page, read_session
+
+    renderer = Renderer()
+    html = page(renderer, read_session("s1")).replace('<details class="more">', '<details class="more" open>')
+    path = tmp_path / urls.session_html("p", "s1")
+    path.parent.mkdir(parents=True)
+    path.write_text(html, encoding="utf-8")
+    for name, data in renderer.assets():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    tab = open_page(color_scheme)
+    tab.page.goto(path.as_uri())
+    marker = tab.page.locator(".hl-plain")
+    assert marker.count() == 1 and marker.is_visible()
+    shown = tab.page.evaluate(
+        "() => { const s = getComputedStyle(document.querySelector('.hl-plain'), '::before');"
+        " return [s.content, s.display, s.userSelect]; }"
+    )
+    assert shown == ['"plain text from line 201"', "block", "none"]
+    assert tab.page.evaluate("document.querySelector('.hl-plain').dataset.line") == "201"
+    copied = tab.page.evaluate(
+        "() => { const c = document.querySelector('.hl-plain').closest('code'); const r = document.createRange();"
+        " r.selectNodeContents(c); const s = getSelection(); s.removeAllRanges(); s.addRange(r);"
+        " return s.toString(); }"
+    )
+    assert copied == READ_TEXT.removesuffix("\n")  # (a selection leaves out a <pre>'s last newline)
+    assert tab.watch.problems == []

@@ -7,10 +7,10 @@ import functools
 import html
 import inspect
 import re
-import zlib
+import sqlite3
+from pathlib import Path
 from typing import ClassVar
 
-import orjson
 import pygments
 import pygments.lexer
 import pygments.lexers
@@ -21,20 +21,28 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 
 from bough_site.render import highlight as highlight_module
+from bough_site.render.blockstore import BlockStore, collect, session_id, store_path
 from bough_site.render.highlight import (
-    BlockCache,
-    highlight,
+    OUTPUT,
+    WRITTEN,
+    Budget,
     highlight_diff,
     highlight_hunks,
     highlight_patch,
+    highlighting,
     stylesheet,
-    using_cache,
 )
+from bough_site.render.highlight import highlight as highlight_as
 
 PRE, END = '<pre class="code"><code>', "</code></pre>"
 DPRE = '<pre class="code diff"><code>'
 TAG = re.compile(r"<[^>]+>")
 SPAN_CLASS = re.compile(r'<span class="([^"]*)">')
+
+
+def highlight(code: str, *, kind: str = WRITTEN, **kwargs: object) -> Markup:
+    """Lexing tests highlight as text an agent wrote unless they say otherwise."""
+    return highlight_as(code, kind=kind, **kwargs)  # type: ignore[arg-type]
 
 
 def text_of(markup: str) -> str:
@@ -130,32 +138,116 @@ def test_highlighting_keeps_the_text_exactly(code: str, language: str) -> None:
     assert "style=" not in out
 
 
-def test_cap_highlights_only_the_head_and_keeps_everything() -> None:
+MARK = re.compile(r'<span class="hl-plain" data-line="(\d+)"></span>')
+
+
+def split_at_marker(out: str) -> tuple[str, int, str]:
+    """(highlighted part, the line the marker names, plain part) of a block."""
+    [match] = list(MARK.finditer(out))
+    return out[: match.start()], int(match.group(1)), out[match.end() :]
+
+
+def test_read_output_of_300_lines_is_highlighted_for_200_then_plain() -> None:
+    code = "".join(f"value_{i} = compute('<&>', {i})  # c\n" for i in range(300))
+    assert len(code) < 16 * 1024  # the line budget comes first here
+    out = str(highlight(code, kind=OUTPUT, filename="big.py"))
+    head, line, tail = split_at_marker(out)
+    assert line == 201
+    lines = code.splitlines(keepends=True)
+    assert text_of(head) == "".join(lines[:200])
+    assert tail == f"{escape(''.join(lines[200:]))}{END}"  # plain escaped text, every character
+    assert head.count('<span class="c1">') == 200
+    assert text_of(out) == code
+
+
+def test_output_is_highlighted_for_8_kb_when_that_comes_first() -> None:
+    line = "x = '" + "a" * 94 + "'\n"  # 100 characters a line: 8 KB is line 82
+    code = line * 150
+    head, marker_line, tail = split_at_marker(str(highlight(code, kind=OUTPUT, language="python")))
+    assert marker_line == 8192 // 100 + 1
+    assert text_of(head) == line * (8192 // 100)
+    assert text_of(tail) == line * (150 - 8192 // 100)
+
+
+def test_one_giant_output_line_is_cut_at_the_budget() -> None:
+    code = "x = 1; " * 3000
+    head, marker_line, tail = split_at_marker(str(highlight(code, kind=OUTPUT, language="python")))
+    assert marker_line == 1
+    assert text_of(head) == code[:8192] and tail == f"{escape(code[8192:])}{END}"
+
+
+def test_a_60_kb_write_is_highlighted_whole() -> None:
     line = "value = compute('<&>', 42)  # comment\n"
-    code = line * (500_000 // len(line) + 1)
-    assert len(code) > 500_000
-    cap = 200_000
-    out = str(highlight(code, filename="big.py", cap=cap))
-    assert text_of(out) == code
-    # Everything after the last highlighting span is plain escaped text, and it
-    # covers at least the part of the input beyond the cap.
-    tail_html = out[out.rindex("</span>") + len("</span>") : -len(END)]
-    assert "<" not in tail_html.replace("&lt;", "")
-    assert len(html.unescape(tail_html)) >= len(code) - cap
-    # The head was highlighted at all.
-    assert out.count('<span class="c1">') > 1000
-
-
-def test_cap_on_one_giant_line_cuts_at_the_cap() -> None:
-    code = "x = 1; " * 1000
-    out = str(highlight(code, language="python", cap=100))
-    head = str(highlight(code[:100], language="python"))[: -len(END)]
-    assert out == f"{head}{escape(code[100:])}{END}"
+    code = line * (60 * 1024 // len(line))
+    assert 59 * 1024 < len(code) <= 60 * 1024
+    out = str(highlight(code, kind=WRITTEN, filename="big.py"))
+    assert "hl-plain" not in out
+    assert out.count('<span class="c1">') == code.count("\n")
     assert text_of(out) == code
 
 
-def test_cap_zero_is_plain() -> None:
-    assert str(highlight("import os\n", language="python", cap=0)) == plain("import os\n")
+def test_written_text_past_64_kb_goes_on_plain() -> None:
+    line = "value = 1  # c\n"
+    code = line * (70 * 1024 // len(line))
+    head, marker_line, tail = split_at_marker(str(highlight(code, kind=WRITTEN, filename="big.py")))
+    shown = 64 * 1024 // len(line)
+    assert marker_line == shown + 1 and text_of(head) == line * shown
+    assert tail == f"{escape(code[len(line) * shown :])}{END}"
+
+
+def test_limit_zero_highlights_everything() -> None:
+    code = "".join(f"value_{i} = {i}  # c\n" for i in range(5000))  # 5,000 lines, ~100 KB
+    with highlighting(limit_kb=0):
+        out = str(highlight(code, kind=OUTPUT, filename="big.py"))
+        written = str(highlight(code * 2, kind=WRITTEN, filename="big.py"))
+    assert "hl-plain" not in out + written
+    assert out.count('<span class="c1">') == 5000 and written.count('<span class="c1">') == 10000
+
+
+def test_the_limit_scales_both_budgets() -> None:
+    assert Budget.for_limit(8) == Budget(64 * 1024, 8 * 1024, 200)
+    assert Budget.for_limit(2) == Budget(64 * 1024, 2 * 1024, 50)
+    assert Budget.for_limit(100) == Budget(100 * 1024, 100 * 1024, 2500)
+    assert Budget.for_limit(0) == Budget(None, None, None)
+    code = "".join(f"v{i} = {i}\n" for i in range(100))
+    with highlighting(limit_kb=2):
+        _head, marker_line, _tail = split_at_marker(str(highlight(code, kind=OUTPUT, language="python")))
+    assert marker_line == 51
+
+
+def test_no_marker_without_a_lexer_or_within_the_budget() -> None:
+    big = "line of output\n" * 1000
+    assert str(highlight(big, kind=OUTPUT)) == plain(big)  # nothing highlighted: nothing to mark
+    assert "hl-plain" not in str(highlight("x = 1\n" * 200, kind=OUTPUT, language="python"))
+
+
+def test_the_kind_must_be_said() -> None:
+    with pytest.raises(ValueError):
+        highlight_as("x = 1\n", kind="guess", language="python")
+    with pytest.raises(ValueError):
+        highlight_as("x = 1\n", kind="guess")
+    with pytest.raises(TypeError):
+        highlight_as("x = 1\n", language="python")  # type: ignore[call-arg]
+
+
+def test_the_marker_text_comes_from_the_stylesheet_and_is_not_selectable() -> None:
+    css = stylesheet()
+    rule = next(line for line in css.splitlines() if line.startswith(".code .hl-plain::before"))
+    assert 'content: "plain text from line " attr(data-line);' in rule
+    assert "display: block;" in rule and "user-select: none;" in rule
+
+
+def test_an_edit_past_the_budget_marks_its_first_plain_line() -> None:
+    old = "".join(f"v{i} = {i}\n" for i in range(3000))  # ~30 KB
+    new = old + "".join(f"w{i} = {i}\n" for i in range(4000))  # ~80 KB: past 64 KB
+    out = str(highlight_diff(old, new, filename="m.py"))
+    marks = MARK.findall(out)
+    shown = len(new[: new.rfind("\n", 0, 64 * 1024) + 1].splitlines())
+    assert marks == [str(shown + 1)]
+    added = [line for line in out.split("\n") if 'class="line add"' in line]
+    assert len(added) == 4000
+    assert text_of(added[-1]) == "+w3999 = 3999"
+    assert "<span class=\"mi\">" not in added[-1] and "<span class=\"mi\">" in added[0]
 
 
 def test_lexers_are_cached() -> None:
@@ -452,8 +544,10 @@ def test_stylesheet_covers_every_class_we_emit_in_both_schemes() -> None:
 def test_dark_rules_override_every_light_token_property() -> None:
     light_css, dark_css = stylesheet().split("@media (prefers-color-scheme: dark) {")
     light, dark = _rules(light_css), _rules(dark_css)
+    # The plain-text marker changes only its colour in the dark.
+    assert dark[".code .hl-plain::before"] == " color: #8b949e; "
     for selector, body in light.items():
-        if ".line" in selector:
+        if ".line" in selector or ".hl-plain" in selector:
             continue
         props = {decl.split(":")[0].strip() for decl in body.split(";") if decl.strip()}
         dark_props = {decl.split(":")[0].strip() for decl in dark.get(selector, "").split(";") if decl.strip()}
@@ -643,11 +737,11 @@ def test_crlf_and_final_newline_as_before() -> None:
     assert str(highlight("# c\n", language="python")) == f'{PRE}<span class="c1"># c</span>\n{END}'
 
 
-# --- the block cache ------------------------------------------------------------------
+# --- the block store ------------------------------------------------------------------
 
 
 def _blocks(n: int, tag: str = "") -> list[str]:
-    # Each over _MEMO_MIN, so it goes through Pygments and the caches.
+    # Different texts: each goes through Pygments once, then the store.
     return [f"def f{tag}{i}(x):\n" + f"    return x + {i}  # {'pad ' * 40}\n" * 8 for i in range(n)]
 
 
@@ -657,8 +751,8 @@ def _render(blocks: list[str], language: str = "python") -> list[str]:
 
 @pytest.fixture
 def lexing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Counts the texts Pygments lexes; the process memo starts empty."""
-    monkeypatch.setattr(highlight_module, "_MEMO", {})
+    """Counts the texts Pygments lexes; the process's default store starts empty."""
+    monkeypatch.setattr(highlight_module._DEFAULT, "store", BlockStore(None))
     calls: list[str] = []
     real = pygments.lexer.Lexer.get_tokens
 
@@ -670,156 +764,182 @@ def lexing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def test_cache_round_trip_lexes_nothing_and_gives_the_same_html(lexing: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def _store(tmp_path: Path) -> BlockStore:
+    return BlockStore(store_path(tmp_path))
+
+
+def _stored(tmp_path: Path, blocks: list[str], session: str = "s") -> list[str]:
+    """Render ``blocks`` as one session of a store in ``tmp_path``, as a build's
+    worker does, and close it; the HTML of each block."""
+    store = _store(tmp_path)
+    with highlighting(store=store) as used:
+        out = _render(blocks)
+    store.record(session, used)
+    store.close()
+    return out
+
+
+def test_the_store_round_trip_lexes_nothing_and_gives_the_same_html(lexing: list[str], tmp_path: Path) -> None:
     blocks = _blocks(5)
-    with using_cache(BlockCache()) as first:
-        expected = _render(blocks)
+    expected = _stored(tmp_path, blocks)
     assert len(lexing) == 5
-    seed = first.dump()
-    assert isinstance(seed, bytes)
-    monkeypatch.setattr(highlight_module, "_MEMO", {})
     lexing.clear()
-    with using_cache(BlockCache(seed)) as second:
+    second = _store(tmp_path)  # a new process: nothing in memory
+    with highlighting(store=second):
         assert _render(blocks) == expected
-    assert lexing == []
-    assert second.dump() == seed  # same blocks: same bytes, no growth
+    assert lexing == [] and second.hits == 5
 
 
-def test_cache_keeps_exactly_the_blocks_used(lexing: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    a, b, c = _blocks(3)
-    with using_cache(BlockCache()) as first:
-        _render([a, b])
-    with using_cache(BlockCache(first.dump())) as second:
-        _render([a, c, a])  # a: from the seed, c: new, b: not used
-    lexing.clear()
-    monkeypatch.setattr(highlight_module, "_MEMO", {})
-    with using_cache(BlockCache(second.dump())):
-        _render([a, b, c])
-    assert lexing == [b]
-
-
-def test_memo_is_consulted_after_the_cache_and_recorded(lexing: list[str]) -> None:
+def test_a_block_is_lexed_once_in_a_process(lexing: list[str], tmp_path: Path) -> None:
     (block,) = _blocks(1)
-    expected = _render([block])  # no cache: into the process memo
-    with using_cache(BlockCache()) as cache:
-        assert _render([block]) == expected
-    assert len(lexing) == 1
-    assert len(highlight_module._load_seed(cache.dump())) == 1
+    store = _store(tmp_path)
+    with highlighting(store=store):
+        _render([block, block])
+    with highlighting(store=store):
+        _render([block])
+    assert len(lexing) == 1 and store.reads == 1  # the second and third from memory
 
 
-def test_dump_is_deterministic_and_none_when_unused() -> None:
-    blocks = _blocks(4)
-    with using_cache(BlockCache()) as forward:
-        _render(blocks)
-    with using_cache(BlockCache()) as backward:
-        _render(blocks[::-1] + blocks)
-    assert forward.dump() == backward.dump()
-    assert BlockCache().dump() is None
-    with using_cache(BlockCache()) as small:
-        highlight("x = 1\n", language="python")  # under _MEMO_MIN: not kept
+def test_plain_text_is_not_stored_and_a_one_line_block_is(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    with highlighting(store=store) as used:
         highlight("plain text " * 100)  # no lexer
-    assert small.dump() is None
+        highlight("", language="python")
+    assert used == set()
+    with highlighting(store=store) as used:
+        highlight("x = 1\n", language="python")
+    assert len(used) == 1
 
 
-def test_cache_is_only_active_inside_using_cache(lexing: list[str]) -> None:
-    outer, inner = BlockCache(), BlockCache()
+def test_the_store_is_only_used_inside_highlighting(lexing: list[str], tmp_path: Path) -> None:
+    outer, inner = _store(tmp_path / "a"), _store(tmp_path / "b")
     a, b, c = _blocks(3)
-    with using_cache(outer):
+    with highlighting(store=outer) as used_outer:
         _render([a])
-        with using_cache(inner):
+        with highlighting(store=inner) as used_inner:
             _render([b])
         _render([c])
     _render(_blocks(1, "outside"))
-    assert len(highlight_module._load_seed(outer.dump())) == 2
-    assert len(highlight_module._load_seed(inner.dump())) == 1
+    assert len(used_outer) == 2 and len(used_inner) == 1
 
 
-def _valid_seed() -> bytes:
-    with using_cache(BlockCache()) as cache:
-        _render(_blocks(3))
-    seed = cache.dump()
-    assert seed is not None
-    return seed
+def _rows(path: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(sql).fetchall()
 
 
-def _other_header(seed: bytes, header: bytes) -> bytes:
-    return header + seed[len(highlight_module._cache_header()) :]
-
-
-def _body(obj: object) -> bytes:
-    return highlight_module._cache_header() + zlib.compress(orjson.dumps(obj))
-
-
-def _too_big() -> bytes:
-    # Valid JSON once whole, but it inflates past _SEED_MAX: refused before parsing.
-    padding = b" " * (highlight_module._SEED_MAX + 10)
-    return highlight_module._cache_header() + zlib.compress(b'{"entries": [' + padding + b"]}", 1)
-
-
-BAD_SEEDS = {
-    "empty": lambda seed: b"",
-    "garbage": lambda seed: b"\x00\xff" * 100,
-    "truncated": lambda seed: seed[:-20],
-    "header only": lambda seed: highlight_module._cache_header(),
-    "trailing bytes": lambda seed: seed + b"x",
-    "flipped byte": lambda seed: seed[:-30] + bytes([seed[-30] ^ 0xFF]) + seed[-29:],
-    "other format": lambda seed: _other_header(seed, highlight_module._cache_header().replace(b"/1 ", b"/999 ")),
-    "other pygments": lambda seed: _other_header(
-        seed, highlight_module._cache_header().replace(pygments.__version__.encode(), b"0.0.1")
-    ),
-    "uncompressed": lambda seed: highlight_module._cache_header() + orjson.dumps({"entries": []}),
-    "not a dict": lambda seed: _body([1, 2]),
-    "no entries": lambda seed: _body({"other": 1}),
-    "bad key": lambda seed: _body({"entries": [["../etc", "<b>x</b>"]]}),
-    "bad html": lambda seed: _body({"entries": [["0" * 32, 5]]}),
-    "bad entry": lambda seed: _body({"entries": [["0" * 32]]}),
-    "a str": lambda seed: seed.decode("latin-1"),
-    "too big": lambda seed: _too_big(),
-}
-
-
-@pytest.mark.parametrize("kind", list(BAD_SEEDS))
-def test_bad_seeds_are_ignored(kind: str, lexing: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(highlight_module, "_SEED_MAX", 1 << 20)  # "too big" stays small
-    seed = BAD_SEEDS[kind](_valid_seed())
+def test_collect_keeps_exactly_the_blocks_live_sessions_use(lexing: list[str], tmp_path: Path) -> None:
+    a, b, c = _blocks(3)
+    _stored(tmp_path, [a, b], "s1")
+    _stored(tmp_path, [b, c], "s2")
+    path = store_path(tmp_path)
+    assert _rows(path, "SELECT count(*) FROM blocks") == [(3,)]
+    collect(tmp_path, ["s2"])
+    assert _rows(path, "SELECT count(*) FROM blocks") == [(2,)]
+    assert _rows(path, "SELECT DISTINCT session FROM uses") == [(session_id("s2"),)]
     lexing.clear()
-    highlight_module._MEMO.clear()
-    cache = BlockCache(seed)  # type: ignore[arg-type]
+    again = _store(tmp_path)
+    with highlighting(store=again):
+        _render([a, b, c])
+    assert lexing == [a]
+
+
+def test_a_session_rendered_again_uses_only_its_new_blocks(tmp_path: Path) -> None:
+    a, b = _blocks(2)
+    store = _store(tmp_path)
+    for blocks in ([a], [b]):
+        with highlighting(store=store) as used:
+            _render(blocks)
+        store.record("s1", used)
+    store.close()
+    collect(tmp_path, ["s1"])
+    assert _rows(store_path(tmp_path), "SELECT count(*) FROM blocks") == [(1,)]
+
+
+def test_a_damaged_entry_is_lexed_again(lexing: list[str], tmp_path: Path) -> None:
     blocks = _blocks(3)
-    with using_cache(cache):
-        out = _render(blocks)
+    expected = _stored(tmp_path, blocks)
+    path = store_path(tmp_path)
+    with sqlite3.connect(path) as conn:
+        keys = [k for (k,) in conn.execute("SELECT key FROM blocks ORDER BY key")]
+        conn.execute("UPDATE blocks SET html = ? WHERE key = ?", (b"not zlib", keys[0]))
+        conn.execute("UPDATE blocks SET html = substr(html, 1, 10) WHERE key = ?", (keys[1],))  # truncated
+        conn.execute("UPDATE blocks SET html = 7 WHERE key = ?", (keys[2],))  # not even bytes
+    lexing.clear()
+    again = _store(tmp_path)
+    with highlighting(store=again):
+        assert _render(blocks) == expected
     assert len(lexing) == 3
-    assert [text_of(o) for o in out] == blocks
 
 
-def test_a_seed_entry_is_used_only_for_its_exact_key(lexing: list[str]) -> None:
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "a directory", "other schema"])
+def test_a_damaged_store_is_ignored_then_replaced(damage: str, lexing: list[str], tmp_path: Path) -> None:
+    blocks = _blocks(2)
+    expected = _stored(tmp_path, blocks)
+    path = store_path(tmp_path)
+    if damage == "garbage":
+        path.write_bytes(b"\x00\xff" * 5000)
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:1500])
+    elif damage == "a directory":
+        path.unlink()
+        path.mkdir()
+    else:
+        with sqlite3.connect(path) as conn:
+            conn.execute("PRAGMA user_version = 99")
+    lexing.clear()
+    again = _store(tmp_path)
+    with highlighting(store=again) as used:
+        assert _render(blocks) == expected
+    again.record("s", used)  # cannot be written either: nothing raises
+    assert len(lexing) == 2
+    collect(tmp_path, ["s"])
+    if damage != "a directory":
+        assert not path.exists()  # the next build starts a new store
+
+
+def test_a_stored_block_is_used_only_for_its_exact_key(lexing: list[str], tmp_path: Path) -> None:
     (code,) = _blocks(1)
     python, json = highlight_module.find_lexer(language="python"), highlight_module.find_lexer(language="json")
-    forged = _body({"entries": [[highlight_module._block_key(code, python), "FORGED"]]})
-    with using_cache(BlockCache(forged)):
+    store = _store(tmp_path)
+    store.add(highlight_module._block_key(code, python), "FORGED")
+    store.record(None, ())
+    store.close()
+    forged = _store(tmp_path)
+    with highlighting(store=forged):
         assert "FORGED" not in str(highlight(code, language="json"))
         assert "FORGED" not in str(highlight(code + "\n", language="python"))
         assert str(highlight(code, language="python")) == f"{PRE}FORGED{END}"
     assert highlight_module._block_key(code, python) != highlight_module._block_key(code, json)
 
 
-def test_the_cap_holds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(highlight_module, "CACHE_LIMIT", 5_000)
+def test_the_key_covers_the_highlighter(monkeypatch: pytest.MonkeyPatch) -> None:
+    (code,) = _blocks(1)
+    python = highlight_module.find_lexer(language="python")
+    before = highlight_module._block_key(code, python)
+    monkeypatch.setattr(pygments, "__version__", "0.0.1")
+    highlight_module._identity.cache_clear()
+    try:
+        assert highlight_module._block_key(code, python) != before
+    finally:
+        monkeypatch.undo()
+        highlight_module._identity.cache_clear()
+    assert highlight_module._block_key(code, python) == before
+
+
+def test_memory_holds_to_its_budget(monkeypatch: pytest.MonkeyPatch, lexing: list[str]) -> None:
+    from bough_site.render import blockstore
+
+    monkeypatch.setattr(blockstore, "MEMORY_CHARS", 5_000)
+    store = BlockStore(None)
     blocks = _blocks(20)
-    with using_cache(BlockCache()) as cache:
+    with highlighting(store=store):
         out = _render(blocks)
-    entries = highlight_module._load_seed(cache.dump())
-    assert 0 < len(entries) < 20
-    assert sum(map(len, entries.values())) <= 5_000
+    assert 0 < store._memory_chars <= 5_000
     assert [text_of(o) for o in out] == blocks  # what is not kept is still rendered
 
 
-def test_a_block_orjson_cannot_store_is_left_out() -> None:
+def test_a_block_utf8_cannot_encode_is_not_written(tmp_path: Path) -> None:
     lone = "x = '\ud800'\n" + "y = 1\n" * 100
-    with using_cache(BlockCache()) as cache:
-        _render([lone, *_blocks(2)])
-    entries = highlight_module._load_seed(cache.dump())
-    assert len(entries) == 2
-    with using_cache(BlockCache()) as only_lone:
-        _render([lone])
-    assert only_lone.dump() is None
+    _stored(tmp_path, [lone, *_blocks(2)])
+    assert _rows(store_path(tmp_path), "SELECT count(*) FROM blocks") == [(2,)]

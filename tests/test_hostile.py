@@ -14,6 +14,7 @@ import html
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -323,9 +324,18 @@ def leaks(out: Path, secrets: list[str]) -> list[tuple[str, str]]:
     for path in sorted(out.rglob("*")):
         if path.is_file() and not path.is_symlink():
             data = path.read_bytes()
-            data += inflated(data)
+            data += stored_blocks(path) if data.startswith(SQLITE) else inflated(data)
             found += [(str(path.relative_to(out)), m.group().decode()[:12]) for m in pattern.finditer(data)]
     return found
+
+
+SQLITE = b"SQLite format 3\x00"
+
+
+def stored_blocks(path: Path) -> bytes:
+    """Every highlighted block in a block store (render/blockstore.py), inflated."""
+    with sqlite3.connect(path) as conn:
+        return b"".join(zlib.decompress(html) for (html,) in conn.execute("SELECT html FROM blocks"))
 
 
 def inflated(data: bytes) -> bytes:
@@ -342,15 +352,19 @@ def inflated(data: bytes) -> bytes:
 
 
 def test_compressed_state_is_searched_too(tmp_path: Path) -> None:
-    from bough_site.render.highlight import BlockCache, highlight, using_cache
+    from bough_site.render.blockstore import BlockStore, store_path
+    from bough_site.render.highlight import WRITTEN, highlight, highlighting
 
-    cache = BlockCache()
-    with using_cache(cache):
-        highlight("token = 'planted-in-the-cache'\n" * 40, filename="x.py")
-    stored = cache.dump() or b""
-    (tmp_path / "blocks.hl").write_bytes(stored)
+    store = BlockStore(store_path(tmp_path))
+    with highlighting(store=store) as used:
+        highlight("token = 'planted-in-the-cache'\n" * 40, kind=WRITTEN, filename="x.py")
+    store.record("s", used)
+    store.close()
+    stored = store_path(tmp_path).read_bytes()
     assert b"planted" not in stored  # only the decompressed bytes hold it
-    assert set(leaks(tmp_path, ["planted-in-the-cache"])) == {("blocks.hl", "planted-in-t")}
+    assert set(leaks(tmp_path, ["planted-in-the-cache"])) == {
+        (".bough-state/blocks/blocks.sqlite", "planted-in-t")
+    }
 
 
 def test_a_warning_about_the_secrets_project_does_not_name_its_secret(hostile: HostileExpected) -> None:

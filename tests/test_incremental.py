@@ -143,49 +143,80 @@ def test_append_one_turn_rewrites_that_session_its_project_and_the_index(history
 
 
 def lexed_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Sizes of the blocks Pygments lexes from now on, in this process (-j 1)
-    with the per-process memo emptied: only the stored block cache can help."""
+    """Sizes of the blocks Pygments lexes from now on, in this process (-j 1),
+    as a new process would (no renderer kept, nothing in memory): only the
+    block store in OUT can help."""
+    from bough_site import jobs
     from bough_site.render import highlight
+    from bough_site.render.blockstore import BlockStore
 
-    highlight._MEMO.clear()
+    monkeypatch.setattr(jobs, "_RENDERERS", {})
+    monkeypatch.setattr(highlight._DEFAULT, "store", BlockStore(None))
     sizes: list[int] = []
     lex = highlight._highlighted
 
     def counting(code: str, lexer) -> str:
-        if len(code) >= highlight._MEMO_MIN:
-            sizes.append(len(code))
+        sizes.append(len(code))
         return lex(code, lexer)
 
     monkeypatch.setattr(highlight, "_highlighted", counting)
     return sizes
 
 
+def store_of(out: Path) -> Path:
+    return out / ".bough-state" / "blocks" / "blocks.sqlite"
+
+
+def store_rows(out: Path, sql: str) -> list[tuple]:
+    import sqlite3
+
+    with sqlite3.connect(store_of(out)) as conn:
+        return conn.execute(sql).fetchall()
+
+
 def test_a_grown_session_highlights_only_what_is_new(
     history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "site"
+    lexed = lexed_blocks(monkeypatch)
     run(history, out)
-    assert list((out / ".bough-state").glob("*.hl")), "highlighted blocks are stored per session"
+    assert lexed, "the history has blocks worth storing"
+    assert store_rows(out, "SELECT count(*) FROM blocks")[0][0] > 0
     path, _ = main_file(history, out)
     append_turn(path)
     lexed = lexed_blocks(monkeypatch)
     assert run(history, out).rebuilt == 1
     assert lexed == []
     assert tree(out) == fresh(history, tmp_path)
-    # without the stored blocks, the same rebuild lexes them all again
-    for stored in (out / ".bough-state").glob("*.hl"):
-        stored.unlink()
+    # without the stored blocks, the same rebuild lexes them again
+    store_of(out).unlink()
     append_turn(path)
     lexed = lexed_blocks(monkeypatch)
     run(history, out)
     assert lexed
 
 
+def test_a_new_version_renders_every_page_and_lexes_nothing(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bough_site import options
+
+    out = tmp_path / "site"
+    run(history, out, jobs=2)  # the store is written by worker processes
+    blocks = store_rows(out, "SELECT count(*) FROM blocks")[0][0]
+    monkeypatch.setattr(options, "__version__", "99.0.0")  # the options digest changes: every page again
+    lexed = lexed_blocks(monkeypatch)
+    result = run(history, out)
+    assert result.rebuilt == len(sessions_of(out)) and result.reused == 0
+    assert lexed == []
+    assert store_rows(out, "SELECT count(*) FROM blocks")[0][0] == blocks  # nothing collected: all still used
+
+
 def test_damaged_stored_blocks_are_ignored(history: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     run(history, out)
-    for stored in (out / ".bough-state").glob("*.hl"):
-        stored.write_bytes(stored.read_bytes()[:40] + b"not what was stored")
+    store = store_of(out)
+    store.write_bytes(store.read_bytes()[:4096] + b"not what was stored")
     path, _ = main_file(history, out)
     append_turn(path)
     assert run(history, out).rebuilt == 1
@@ -193,19 +224,25 @@ def test_damaged_stored_blocks_are_ignored(history: Path, tmp_path: Path) -> Non
 
 
 def test_stored_blocks_go_with_their_session(history: Path, tmp_path: Path) -> None:
+    from bough_site.render.blockstore import session_id
+
     out = tmp_path / "site"
     run(history, out)
     manifest = orjson.loads((out / ".bough-manifest.json").read_bytes())
-    named = {s["highlight"] for s in manifest["sessions"].values() if s["highlight"]}
-    assert named == {p.name for p in (out / ".bough-state").glob("*.hl")}
-    path, summary = main_file(history, out)
-    mine = next(s["highlight"] for s in manifest["sessions"].values() if s["summary"]["id"] == path.stem)
+    used_by = {s for (s,) in store_rows(out, "SELECT DISTINCT session FROM uses")}
+    assert used_by and used_by <= {session_id(key) for key in manifest["sessions"]}
+    unused = "SELECT count(*) FROM blocks WHERE key NOT IN (SELECT key FROM uses)"
+    assert store_rows(out, unused) == [(0,)]
+    path, _ = main_file(history, out)
+    [mine] = [session_id(k) for k, s in manifest["sessions"].items() if s["summary"]["id"] == path.stem]
+    assert mine in used_by
     path.unlink()
     run(history, out, prune=True)
     manifest = orjson.loads((out / ".bough-manifest.json").read_bytes())
-    left = {s["highlight"] for s in manifest["sessions"].values() if s["highlight"]}
-    # (a resume of the pruned session is rendered again, whole: its blocks get a new file)
-    assert left == {p.name for p in (out / ".bough-state").glob("*.hl")} and mine in named and mine not in left
+    used_by = {s for (s,) in store_rows(out, "SELECT DISTINCT session FROM uses")}
+    assert used_by <= {session_id(key) for key in manifest["sessions"]} and mine not in used_by
+    # (a resume of the pruned session is rendered again, whole: it may use the same blocks)
+    assert store_rows(out, unused) == [(0,)]
 
 
 def test_an_append_renders_only_its_own_project_page(

@@ -323,3 +323,49 @@ def test_non_string_input_does_not_raise() -> None:
 def test_render_is_deterministic() -> None:
     source = "# T\n\n[a](https://a.example) ![b](https://b.example)\n\n```python\nx = 1\n```\n\nx[^1]\n\n[^1]: y"
     assert render_markdown(source, "m") == render_markdown(source, "m")
+
+
+# --- prose without Markdown: the fast path gives markdown-it's bytes ----------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from bough_site.render import markdown as markdown_module  # noqa: E402
+
+# Plain letters and the characters that decide whether text is only prose.
+PROSE_ALPHABET = list("aB é'\"\n\n.,:;?()/1-+#>=*`_[]<&|~\\!") + ["\u00a0", "\u3000", "\u2003", "\x1c", "  ", "1.", "2)"]
+
+
+def markdown_it(text: str) -> str:
+    return markdown_module._MD.render(text, {"docId": "d"})
+
+
+@given(st.lists(st.sampled_from(PROSE_ALPHABET), max_size=40).map("".join))
+def test_prose_renders_as_markdown_it_would(text: str) -> None:
+    prose = markdown_module._prose(text)
+    if prose is not None:
+        assert prose == markdown_it(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Plain words, \"quoted\" and it's fine: ok?\nA second line.\n\n\nA second paragraph (with parens) 100%.",
+        "well-known and so-called C# x=1 a+b 3.5 1)",
+        "\n\nleading and trailing blank lines\n\n",
+        "",
+    ],
+)
+def test_plain_prose_takes_the_fast_path(text: str) -> None:
+    assert markdown_module._prose(text) == markdown_it(text)
+    assert str(render_markdown(text, "d")) == markdown_it(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["- item", "1. first", "2) second", "Title\n===", "a\n---", "  indented", "\u00a0nbsp", "hard  \nbreak", "x\u3000",
+     "> quote", "# head", "a | b", "`code`", "*em*", "snake_case", "[link](x)", "a <b>", "&amp;", "~~s~~", "a\\b",
+     "tab\tbed", "cr\r\nlf", ": table", "+ plus"],
+)
+def test_anything_that_may_be_markdown_goes_to_markdown_it(text: str) -> None:
+    assert markdown_module._prose(text) is None

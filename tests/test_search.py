@@ -440,3 +440,28 @@ def tree_of_fresh(history: Path, tmp_path: Path) -> dict[str, bytes]:
     shutil.rmtree(fresh, ignore_errors=True)
     run(history, fresh)
     return tree(fresh)
+
+
+def test_text_past_the_highlighting_budget_is_indexed_as_the_text_before_it(tmp_path: Path) -> None:
+    """A Write of 70 KB: its first 64 KB highlighted, the rest plain after a marker;
+    Pagefind reads both alike (and the marker adds no text to the index)."""
+    from .records import SESSION, prompt, reply, text, tool_result, tool_use, write_jsonl
+
+    filler = "".join(f"filler_{i} = {i}\n" for i in range(6000))  # ~80 KB of Python
+    content = "aardvarkhead = 1\n" + filler + "zebrafinchtail = 2\n"
+    write_jsonl(tmp_path / "src" / "-home-ada-src-app" / f"{SESSION}.jsonl", [
+        prompt("u1", "write the file"),
+        reply("a1", "m1", [text("Writing it."), tool_use("t1", "Write", file_path="src/big.py", content=content)]),
+        tool_result("u2", "t1", "File created"),
+    ])
+    out = tmp_path / "site"
+    build(BuildConfig(sources=[tmp_path / "src"], out=out, archive=None, jobs=1), redaction_key=b"k")
+    files = _files(out)
+    [page] = [data.decode() for p, data in files.items() if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", p)]
+    head, tail = page.split('<span class="hl-plain" data-line="', 1)
+    assert "aardvarkhead" in head and "zebrafinchtail" in tail  # one on each side of the marker
+    fragments = [json.loads(gzip.decompress(data).removeprefix(b"pagefind_dcd"))
+                 for p, data in files.items() if "/fragment/" in p]
+    [content_text] = [f["content"] for f in fragments]
+    assert "aardvarkhead = 1" in content_text and "zebrafinchtail = 2" in content_text
+    assert "plain text from line" not in content_text

@@ -189,3 +189,85 @@ def test_static_js_never_fetches() -> None:
     for path in (default_theme_dir() / "static").glob("*.js"):
         text = path.read_text(encoding="utf-8")
         assert "fetch(" not in text and "XMLHttpRequest" not in text and "innerHTML" not in text
+
+
+# --- one template per tool ---------------------------------------------------------------
+
+
+def tool_names(tree) -> list[str]:
+    return [n.all_text() for n in tree.find_all("span", "tool-name")]
+
+
+def test_a_theme_restyles_one_tool_only(tmp_path: Path) -> None:
+    """tools/Bash.html changes Bash calls (in sub-agents too) and nothing else."""
+    root = theme(
+        tmp_path,
+        {
+            "templates/tools/Bash.html": (
+                '{% extends "tools/default.html" %}'
+                '{% block tool_head %}<div class="my-bash">$ {{ view.summary }}</div>{% endblock %}'
+            )
+        },
+    )
+    default_tree, mine_tree = parse(alpha_s1(Renderer())), parse(alpha_s1(Renderer(root)))
+    default_names, mine_names = tool_names(default_tree), tool_names(mine_tree)
+    bash = default_names.count("Bash")
+    assert bash >= 2
+    assert [n for n in default_names if n != "Bash"] == mine_names  # every other tool as before
+    mine = [n.all_text() for n in mine_tree.find_all("div", "my-bash")]
+    assert len(mine) == bash and "$ pytest -q " + EVIL in mine and "$ ls " + EVIL in mine  # ls: in a sub-agent
+    # The rest of each Bash call (its result) is the default's.
+    assert len(mine_tree.find_all("div", "tool-result")) == len(default_tree.find_all("div", "tool-result"))
+
+
+def test_a_theme_can_add_a_template_for_a_tool_the_default_has_none_for(tmp_path: Path) -> None:
+    root = theme(tmp_path, {"templates/tools/Glob.html": '<p class="my-glob">{{ view.summary }}</p>\n'})
+    tree = parse(alpha_s1(Renderer(root)))
+    assert [n.all_text() for n in tree.find_all("p", "my-glob")] == ["**/*.py"]
+    assert "Glob" not in tool_names(tree)
+
+
+def test_a_tool_name_that_is_not_a_file_name_gets_the_default(tmp_path: Path) -> None:
+    renderer = Renderer()
+    default = renderer.env.get_template("tools/default.html")
+    for name in ("../item", "a/b", ".hidden", "", "x" * 101, None, "default:tools/Bash"):
+        assert renderer.tool_template(name) is default
+    assert renderer.tool_template("Bash").name == "tools/Bash.html"
+    assert renderer.tool_template("mcp__github__x").name == "tools/default.html"
+
+
+def test_every_default_tool_template_extends_the_generic_one() -> None:
+    names = sorted(p.name for p in (DEFAULT_TEMPLATES / "tools").glob("*.html"))
+    assert "default.html" in names and {"Bash.html", "TodoWrite.html", "apply_patch.html", "shell.html"} <= set(names)
+    for name in names:
+        if name != "default.html":
+            text = (DEFAULT_TEMPLATES / "tools" / name).read_text(encoding="utf-8")
+            assert re.search(r'\{% extends "tools/(default|shell)\.html" %\}', text), name
+
+
+def test_a_theme_item_html_is_used_for_every_item(tmp_path: Path) -> None:
+    root = theme(
+        tmp_path,
+        {"templates/item.html": '<div class="my-item" data-kind="{{ item.kind }}">{% include "default:item.html" %}</div>\n'},
+    )
+    tree = parse(alpha_s1(Renderer(root)))
+    kinds = [n.attrs["data-kind"] for n in tree.find_all("div", "my-item")]
+    assert kinds[:2] == ["prompt", "reply"] and "marker" in kinds
+    assert tree.find_all("section", "prompt")  # the default item inside
+
+
+def test_the_readme_documents_every_template_and_state_call() -> None:
+    from bough_site.render.pages import SessionState
+
+    readme = (default_theme_dir() / "README.md").read_text(encoding="utf-8")
+    for path in DEFAULT_TEMPLATES.rglob("*.html"):
+        name = path.relative_to(DEFAULT_TEMPLATES).as_posix()
+        if name.startswith("tools/") and name != "tools/default.html":
+            continue  # one row for them all: tools/<name>.html
+        assert f"`{name}`" in readme, name
+    calls = [n for n in vars(SessionState) if not n.startswith("_") and callable(getattr(SessionState, n))]
+    assert calls and all(f"`state.{n}(" in readme for n in calls), calls
+    renderer = Renderer()
+    for name in renderer.env.globals:
+        if name not in ("range", "dict", "lipsum", "cycler", "joiner", "namespace"):  # Jinja's own
+            assert f"`{name}" in readme, name

@@ -7,10 +7,16 @@ Why these choices:
 - Only Pygments' built-in lexers are looked up: the plugin scan reads every
   installed package's entry points (0.44 s per worker, and it imported IPython),
   and a third-party plugin could otherwise claim a file name.
-- Pygments takes about 1 s per MB, plain escaping about 3 ms, so highlighting is
-  capped per block and the rest is escaped plain text.  A block is highlighted
-  once per process (``_MEMO``) and, with :func:`using_cache`, once per session
-  across builds (:class:`BlockCache`).
+- Lexing costs ~2.5 ms per KB and plain escaping almost nothing, so each block
+  has a budget (:class:`Budget`): what an agent wrote (``WRITTEN``) is
+  highlighted for its first 64 KB, what it read or ran (``OUTPUT``) for its
+  first 200 lines or 8 KB; the rest of the block follows as escaped plain text
+  after a visible marker.  Nothing is cut.  Who wrote a block is said by the
+  caller (``kind``), never guessed here.
+- A block is lexed once, ever: the highlighted HTML is kept in a
+  content-addressed store (:mod:`.blockstore`) shared by every session and
+  kept across builds, keyed by the text, the lexer and the highlighter's
+  identity (:func:`_block_key`).
 - The page CSP forbids inline styles, so tokens get classes only and
   :func:`stylesheet` provides the colours.
 - Our own formatter, not ``HtmlFormatter``: it wraps a token in a span only when
@@ -28,13 +34,12 @@ import difflib
 import fnmatch
 import hashlib
 import re
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import PurePosixPath
 
-import orjson
 import pygments
 from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
@@ -44,7 +49,9 @@ from pygments.lexers.special import RawTokenLexer, TextLexer
 from pygments.styles import get_style_by_name
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 
-DEFAULT_CAP = 200_000
+from ..config import DEFAULT_HIGHLIGHT_LIMIT
+from .blockstore import BlockStore
+
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
 
@@ -99,7 +106,7 @@ def _filename_rank(match: tuple[type[Lexer], str]) -> tuple[float, str]:
     return cls.priority + (0.5 if "*" not in pattern else 0), cls.__name__
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)  # a history names thousands of files; a miss tries ~1,500 patterns
 def _lexer_for_filename(basename: str) -> Lexer | None:
     # What get_lexer_for_filename(basename) picks among built-in lexers (no
     # code given: no content guessing), without its plugin scan.
@@ -209,18 +216,74 @@ def _token_html(code: str, lexer: Lexer) -> str:
     return "".join(out)
 
 
+# --- the budget -----------------------------------------------------------------
+
+# Who wrote a block decides how much of it is highlighted (issue #12's rule):
+WRITTEN = "written"  # text the agent or the person wrote: Write content, edits, commands, code in replies
+OUTPUT = "output"  # what the agent read or ran: Read results, command and MCP output
+KINDS = (WRITTEN, OUTPUT)
+
+KB = 1024  # characters: budgets count characters, not encoded bytes
+DEFAULT_LIMIT_KB = DEFAULT_HIGHLIGHT_LIMIT  # --highlight-limit's default: the tool-output budget
+WRITTEN_KB = 64  # the budget of a block the agent wrote
+LINES_PER_KB = 25  # tool output: N KB or N * 25 lines, whichever comes first (8 -> 200)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much of a block is highlighted; None: all of it."""
+
+    written_chars: int | None
+    output_chars: int | None
+    output_lines: int | None
+
+    @classmethod
+    def for_limit(cls, limit_kb: int) -> Budget:
+        """``--highlight-limit N``: tool output is highlighted for its first N KB
+        or N x 25 lines, whatever comes first; what an agent wrote for its first
+        64 KB (or N KB when N is larger).  0: every block whole."""
+        if limit_kb <= 0:
+            return cls(None, None, None)
+        return cls(max(WRITTEN_KB, limit_kb) * KB, limit_kb * KB, limit_kb * LINES_PER_KB)
+
+    def split(self, code: str, kind: str) -> tuple[str, str]:
+        """``code`` as (the part to highlight, the rest), cut at a line end when
+        there is one within the budget."""
+        if kind == OUTPUT:
+            chars, lines = self.output_chars, self.output_lines
+        elif kind == WRITTEN:
+            chars, lines = self.written_chars, None
+        else:
+            raise ValueError(f"a block is {' or '.join(KINDS)}, not {kind!r}")
+        cut = len(code)
+        if lines is not None:
+            cut = min(cut, _after_lines(code, lines))
+        if chars is not None and len(code) > chars:
+            end = code.rfind("\n", 0, chars)
+            # One giant line: cut at the budget itself.
+            cut = min(cut, end + 1 if end >= 0 else chars)
+        return code[:cut], code[cut:]
+
+
+def _after_lines(code: str, lines: int) -> int:
+    """Where line ``lines + 1`` starts (the length when there are no more lines)."""
+    at = -1
+    for _ in range(lines):
+        at = code.find("\n", at + 1)
+        if at < 0:
+            return len(code)
+    return at + 1
+
+
+def plain_marker(line: int) -> str:
+    """The visible note where highlighting stops.  Its text comes from the
+    stylesheet (``content: "plain text from line " attr(data-line)``): it is
+    shown, yet neither selected nor copied with the code, and no character of
+    the block is left out."""
+    return f'<span class="hl-plain" data-line="{line}"></span>'
+
+
 # --- code blocks --------------------------------------------------------------
-
-
-def _split_at_cap(code: str, cap: int) -> tuple[str, str]:
-    """Split so the head is at most ``cap`` characters, at a line end if possible."""
-    if len(code) <= cap:
-        return code, ""
-    cut = code.rfind("\n", 0, cap)
-    # Ending on a line boundary keeps the last highlighted line whole; if there
-    # is no newline in the head (one giant line), cut at the cap itself.
-    cut = cut + 1 if cut >= 0 else cap
-    return code[:cut], code[cut:]
 
 
 def _highlighted(code: str, lexer: Lexer) -> str:
@@ -230,199 +293,122 @@ def _highlighted(code: str, lexer: Lexer) -> str:
     return html if code.endswith(("\n", "\r")) else html.removesuffix("\n")
 
 
+@dataclass
+class _Rendering:
+    """What highlighting uses while a page is rendered (:func:`highlighting`)."""
+
+    budget: Budget
+    store: BlockStore
+    used: set[bytes] = field(default_factory=set)
+
+
+# Outside highlighting(): the default budget, and a store in this process's memory.
+_DEFAULT = _Rendering(Budget.for_limit(DEFAULT_LIMIT_KB), BlockStore(None))
+_ACTIVE: ContextVar[_Rendering] = ContextVar("bough_highlighting", default=_DEFAULT)
+
+@contextlib.contextmanager
+def highlighting(*, limit_kb: int = DEFAULT_LIMIT_KB, store: BlockStore | None = None) -> Iterator[set[bytes]]:
+    """While active, blocks are highlighted within ``Budget.for_limit(limit_kb)``
+    and looked up in (and added to) ``store``; yields the set of the keys of the
+    stored blocks used meanwhile (what :meth:`BlockStore.record` keeps)."""
+    rendering = _Rendering(Budget.for_limit(limit_kb), store if store is not None else _DEFAULT.store)
+    token = _ACTIVE.set(rendering)
+    try:
+        yield rendering.used
+    finally:
+        _ACTIVE.reset(token)
+
+
 def _format(code: str, lexer: Lexer | None) -> str:
     """Escaped HTML for ``code``, highlighted by ``lexer`` if there is one.
 
-    A block of ``_MEMO_MIN`` characters or more is looked up in the active
-    :class:`BlockCache` (previous builds of the session), then in ``_MEMO`` (a
-    file read twice, a resumed session's copied history in this process), and
-    only then lexed (~1 s per MB).
+    Every block is looked up in the active store (every block any session
+    used, across builds) and lexed only when it is not there: even a one-line
+    command is worth it (lexing it costs ~120 us, Pygments' fixed cost; a
+    lookup ~27 us, measured).
     """
     if lexer is None or not code:
         return str(escape(code))
-    if len(code) < _MEMO_MIN:
-        return _highlighted(code, lexer)
-    cache = _ACTIVE_CACHE.get()
-    key = _block_key(code, lexer) if cache is not None else ""
-    html = cache.get(key) if cache is not None else None
-    if html is not None:
-        return html
-    html = _MEMO.get((code, lexer))
+    rendering = _ACTIVE.get()
+    key = _block_key(code, lexer)
+    rendering.used.add(key)
+    html = rendering.store.get(key)
     if html is None:
         html = _highlighted(code, lexer)
-        _remember(code, lexer, html)
-    if cache is not None:
-        cache.record(key, html)
+        rendering.store.add(key, html)
     return html
 
 
-def _remember(code: str, lexer: Lexer, html: str) -> None:
-    global _memo_bytes
-    if _memo_bytes + len(html) > _MEMO_BUDGET:
-        _MEMO.clear()
-        _memo_bytes = 0
-    _MEMO[(code, lexer)] = html
-    _memo_bytes += len(html)
+def highlight_body(
+    code: str, *, kind: str, filename: str | None = None, language: str | None = None
+) -> str:
+    """The HTML inside ``<code>`` for ``code`` (see :func:`highlight`)."""
+    if not isinstance(code, str):
+        code = "" if code is None else str(code)
+    lexer = find_lexer(filename=filename, language=language)
+    if lexer is None:
+        if kind not in KINDS:
+            raise ValueError(f"a block is {' or '.join(KINDS)}, not {kind!r}")
+        return str(escape(code))
+    head, tail = _ACTIVE.get().budget.split(code, kind)
+    body = _format(head, lexer)
+    if not tail:
+        return body
+    return f"{body}{plain_marker(head.count(chr(10)) + 1)}{escape(tail)}"
 
 
-_MEMO: dict[tuple[str, Lexer], str] = {}
-_MEMO_MIN = 512  # smaller blocks cost less to highlight than to look up and keep
-_MEMO_BUDGET = 32 << 20  # characters of HTML kept per process
-_memo_bytes = 0
+def code_html(body: str) -> Markup:
+    """A code block's element around the HTML :func:`highlight_body` made."""
+    return Markup(f'<pre class="code"><code>{body}</code></pre>')
 
 
 def highlight(
-    code: str,
-    *,
-    filename: str | None = None,
-    language: str | None = None,
-    cap: int = DEFAULT_CAP,
+    code: str, *, kind: str, filename: str | None = None, language: str | None = None
 ) -> Markup:
     """``<pre class="code"><code>…</code></pre>`` for ``code``.
 
     The lexer comes from ``filename`` (e.g. ``x.py``, ``Dockerfile``) or the
     ``language`` alias (``bash``, ``json``, ``diff``...); otherwise plain text.
-    Only the first ``cap`` characters are highlighted; the rest is escaped.
+    ``kind`` says who wrote the text (``WRITTEN`` or ``OUTPUT``), which decides
+    how much of it is highlighted (:class:`Budget`); past that, the block goes
+    on as escaped plain text after a visible marker (:func:`plain_marker`).
     """
-    if not isinstance(code, str):
-        code = "" if code is None else str(code)
-    head, tail = _split_at_cap(code, max(cap, 0))
-    body = _format(head, find_lexer(filename=filename, language=language))
-    return Markup(f'<pre class="code"><code>{body}{escape(tail)}</code></pre>')
+    return code_html(highlight_body(code, kind=kind, filename=filename, language=language))
 
 
-# --- the block cache ------------------------------------------------------------
+# --- what a stored block's key covers -------------------------------------------------
 
 # Bump when _format's output for the same tokens changes (the stylesheet and
-# markupsafe's escaping are covered by the header's digest, lexers by Pygments'
-# version).
+# markupsafe's escaping are covered by a digest, lexers by Pygments' version).
 FORMAT = 1
-
-# Characters of HTML one cache records: a giant session must not blow memory.
-CACHE_LIMIT = 16 << 20
-
-# A seed that decompresses to more than this is not one of ours (a full cache
-# is at most CACHE_LIMIT characters, up to 6 bytes each as JSON).
-_SEED_MAX = 6 * CACHE_LIMIT + (1 << 20)
-_ZLIB_LEVEL = 6  # fixed, so the same entries give the same bytes
-_KEY = re.compile(r"[0-9a-f]{32}")
 
 
 @lru_cache(maxsize=1)
-def _cache_header() -> bytes:
-    """What a seed must start with: our format, Pygments' version, and a digest
+def _identity() -> bytes:
+    """The highlighter's identity: our format, Pygments' version, and a digest
     of everything else the HTML depends on (the stylesheet decides which
     classes get spans; markupsafe does the escaping)."""
     looks = hashlib.blake2b(digest_size=8)
     looks.update(stylesheet().encode())
     looks.update(str(escape("&<>\"'")).encode())
-    return f"bough-highlight/{FORMAT} pygments/{pygments.__version__} {looks.hexdigest()}\n".encode()
+    return f"bough-highlight/{FORMAT} pygments/{pygments.__version__} {looks.hexdigest()}\0".encode()
 
 
-def _block_key(code: str, lexer: Lexer) -> str:
-    """Digest of what decides a block's HTML: the lexer's class and options, the code."""
+@lru_cache(maxsize=512)
+def _lexer_identity(lexer: Lexer) -> bytes:
     cls = type(lexer)
     settings = (sorted(lexer.options.items()), lexer.stripnl, lexer.stripall, lexer.ensurenl, lexer.tabsize)
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{cls.__module__}.{cls.__qualname__}\0{settings!r}\0".encode())
+    return f"{cls.__module__}.{cls.__qualname__}\0{settings!r}\0".encode()
+
+
+def _block_key(code: str, lexer: Lexer) -> bytes:
+    """Digest of what decides a block's HTML: the highlighter, the lexer's class
+    and options, the code."""
+    digest = hashlib.blake2b(_identity(), digest_size=16)
+    digest.update(_lexer_identity(lexer))
     # surrogatepass: a lone surrogate from a transcript must not raise here.
     digest.update(code.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
-
-
-def _load_seed(seed: object) -> dict[str, str]:
-    """The entries of a previous dump(), or {} for anything else."""
-    header = _cache_header()
-    if not isinstance(seed, bytes) or not seed.startswith(header):
-        return {}
-    try:
-        inflater = zlib.decompressobj()
-        body = inflater.decompress(seed[len(header) :], _SEED_MAX)
-        if inflater.unconsumed_tail or inflater.unused_data or not inflater.eof:
-            return {}  # too big, trailing bytes or truncated
-        entries = orjson.loads(body)["entries"]
-    except (zlib.error, orjson.JSONDecodeError, TypeError, KeyError):
-        return {}
-    if not isinstance(entries, list) or not all(_valid_entry(e) for e in entries):
-        return {}
-    return dict(entries)
-
-
-def _valid_entry(entry: object) -> bool:
-    return (
-        isinstance(entry, list)
-        and len(entry) == 2
-        and isinstance(entry[0], str)
-        and _KEY.fullmatch(entry[0]) is not None
-        and isinstance(entry[1], str)
-    )
-
-
-def _json_safe(html: str) -> bool:
-    # orjson refuses lone surrogates; such a block is simply not kept.
-    try:
-        html.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-class BlockCache:
-    """Highlighted blocks a session's pages used, to reuse on its next render.
-
-    Made from the previous build's :meth:`dump` (anything else: empty), used
-    under :func:`using_cache`; its dump holds exactly the blocks this render
-    used, so a session's cache does not grow across builds.
-    """
-
-    def __init__(self, seed: bytes | None = None) -> None:
-        self._seed = _load_seed(seed)
-        self._used: dict[str, str] = {}
-        self._chars = 0
-
-    def get(self, key: str) -> str | None:
-        """The HTML for a block key (see ``_block_key``), recorded as used."""
-        html = self._used.get(key)
-        if html is None:
-            html = self._seed.pop(key, None)
-            if html is not None:
-                self.record(key, html)
-        return html
-
-    def record(self, key: str, html: str) -> None:
-        """Note a block as used by this render, within ``CACHE_LIMIT``."""
-        if key in self._used or self._chars + len(html) > CACHE_LIMIT:
-            return
-        self._used[key] = html
-        self._chars += len(html)
-
-    def dump(self) -> bytes | None:
-        """The entries used since creation as deterministic bytes, or None."""
-        if not self._used:
-            return None
-        entries = [[key, self._used[key]] for key in sorted(self._used)]
-        try:
-            body = orjson.dumps({"entries": entries})
-        except orjson.JSONEncodeError:
-            entries = [entry for entry in entries if _json_safe(entry[1])]
-            if not entries:
-                return None
-            body = orjson.dumps({"entries": entries})
-        return _cache_header() + zlib.compress(body, _ZLIB_LEVEL)
-
-
-_ACTIVE_CACHE: ContextVar[BlockCache | None] = ContextVar("bough_block_cache", default=None)
-
-
-@contextlib.contextmanager
-def using_cache(cache: BlockCache) -> Iterator[BlockCache]:
-    """While active, highlighting looks blocks up in ``cache`` and records
-    every block it uses there."""
-    token = _ACTIVE_CACHE.set(cache)
-    try:
-        yield cache
-    finally:
-        _ACTIVE_CACHE.reset(token)
+    return digest.digest()
 
 
 # --- diffs --------------------------------------------------------------------
@@ -456,47 +442,73 @@ def _split_lines(text: str) -> list[str]:
     return text.removesuffix("\n").split("\n")
 
 
-def _highlighted_lines(lines: list[str], lexer: Lexer | None) -> list[str] | None:
-    """Each source line as escaped HTML, highlighted as one file when possible.
+def _highlighted_lines(lines: list[str], lexer: Lexer | None) -> tuple[list[str], int] | None:
+    """Each source line as escaped HTML, highlighted as one file when possible,
+    and the index of the first line left plain by the budget (``len(lines)``
+    when none is).
 
     Highlighting the whole side at once (not line by line) keeps multi-line
-    strings and comments right; Pygments closes and reopens spans at each line
-    end, so its output splits cleanly on "\\n".  Returns None to fall back to
-    plain text when over the cap or when the line count does not match.
+    strings and comments right; our formatter closes and reopens spans at each
+    line end, so its output splits cleanly on "\\n".  An edit is text the agent
+    wrote: the ``WRITTEN`` budget applies to each side.  Returns None to fall
+    back to plain text when there is no lexer or the line count does not match.
     """
     if lexer is None or not lines:
         return None
     text = "\n".join(lines)
-    if len(text) > DEFAULT_CAP:
+    head, _tail = _ACTIVE.get().budget.split(text + "\n", WRITTEN)
+    shown = head.count("\n")  # whole lines only: a cut inside a line leaves it plain
+    if not shown:
+        return [str(escape(line)) for line in lines], 0
+    out = _format("\n".join(lines[:shown]), lexer).split("\n")
+    if len(out) != shown:
         return None
-    out = _format(text, lexer).split("\n")
-    return out if len(out) == len(lines) else None
+    return out + [str(escape(line)) for line in lines[shown:]], shown
 
 
 def highlight_diff(old: str, new: str, *, filename: str | None = None) -> Markup:
     """Unified diff (3 lines of context) of ``old`` → ``new``, one span per line.
 
-    With a ``filename`` Pygments knows, line contents are syntax-highlighted; the
-    ``+``/``-``/`` `` marker stays plain.  An empty ``old`` shows every line added.
-    Line endings are normalised, so a change of CRLF to LF alone shows no lines.
+    With a ``filename`` Pygments knows, line contents are syntax-highlighted
+    (each side within the ``WRITTEN`` budget; the first line shown past it
+    carries the marker); the ``+``/``-``/`` `` marker stays plain.  An empty
+    ``old`` shows every line added.  Line endings are normalised, so a change of
+    CRLF to LF alone shows no lines.
     """
     old_lines = _split_lines(old if isinstance(old, str) else "")
     new_lines = _split_lines(new if isinstance(new, str) else "")
     lexer = find_lexer(filename=filename)
-    old_html = _highlighted_lines(old_lines, lexer)
-    new_html = _highlighted_lines(new_lines, lexer)
+    old_side = _Side(old_lines, _highlighted_lines(old_lines, lexer))
+    new_side = _Side(new_lines, _highlighted_lines(new_lines, lexer))
     rendered: list[str] = []
     for group in _matcher(old_lines, new_lines).get_grouped_opcodes(3):
         rendered.append(_escaped_line(HUNK, _hunk_header(group)))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                rendered.extend(_side(CTX, " ", old_lines, old_html, range(i1, i2)))
+                rendered.extend(old_side.lines(CTX, " ", range(i1, i2)))
                 continue
             if tag in ("replace", "delete"):
-                rendered.extend(_side(DEL, "-", old_lines, old_html, range(i1, i2)))
+                rendered.extend(old_side.lines(DEL, "-", range(i1, i2)))
             if tag in ("replace", "insert"):
-                rendered.extend(_side(ADD, "+", new_lines, new_html, range(j1, j2)))
+                rendered.extend(new_side.lines(ADD, "+", range(j1, j2)))
     return _diff_block(rendered)
+
+
+class _Side:
+    """One side of a diff: its lines as HTML, and where the budget left them plain."""
+
+    def __init__(self, lines: list[str], highlighted: tuple[list[str], int] | None) -> None:
+        self.text = lines
+        self.html, self.plain_from = highlighted if highlighted is not None else (None, len(lines))
+        self.marked = False
+
+    def lines(self, kind: str, marker: str, idx: range) -> Iterator[str]:
+        for i in idx:
+            content = self.html[i] if self.html is not None else str(escape(self.text[i]))
+            note = ""
+            if i >= self.plain_from and not self.marked:
+                note, self.marked = plain_marker(i + 1), True
+            yield _line(kind, note + marker + content)
 
 
 # Line pairs above which difflib is not used: on crafted input (20,000 lines of
@@ -535,12 +547,6 @@ def _matcher(old_lines: list[str], new_lines: list[str]) -> difflib.SequenceMatc
     if len(old_lines) * len(new_lines) <= _DIFF_BUDGET:
         return difflib.SequenceMatcher(None, old_lines, new_lines)
     return _PrefixSuffixMatcher(None, old_lines, new_lines)
-
-
-def _side(kind: str, marker: str, lines: list[str], html: list[str] | None, idx: range) -> Iterator[str]:
-    for i in idx:
-        content = html[i] if html is not None else str(escape(lines[i]))
-        yield _line(kind, marker + content)
 
 
 def _hunk_header(group: list[tuple[str, int, int, int, int]]) -> str:
@@ -812,10 +818,16 @@ def stylesheet() -> str:
         # A stripe marks added and removed lines: their backgrounds are pale for contrast.
         ".code .line.add { box-shadow: inset 3px 0 #2da44e; }",
         ".code .line.del { box-shadow: inset 3px 0 #cf222e; }",
+        # Where the budget stops highlighting (plain_marker): a note on a line of
+        # its own, not part of the code (neither selected nor copied).
+        '.code .hl-plain::before { content: "plain text from line " attr(data-line); display: block;'
+        " margin: 0.2em 0; border-top: 1px dashed currentColor; font-style: italic; color: #57606a;"
+        " user-select: none; -webkit-user-select: none; }",
     ]
     light_tokens, dark_tokens = _token_rules()
     light = [_base_rule(LIGHT_STYLE), *light_tokens, *_diff_rules(dark=False)]
-    dark = [_base_rule(DARK_STYLE), *dark_tokens, *_diff_rules(dark=True)]
+    marker = ".code .hl-plain::before { color: #8b949e; }"
+    dark = [_base_rule(DARK_STYLE), *dark_tokens, *_diff_rules(dark=True), marker]
     indented = "\n".join("  " + rule for rule in dark)
     return "\n".join(
         ["/* bough code and diff styles (generated from Pygments " + f"{LIGHT_STYLE} / {DARK_STYLE}) */"]

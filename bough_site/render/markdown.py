@@ -24,7 +24,7 @@ from markupsafe import Markup, escape
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from .highlight import highlight, is_known_language
+from .highlight import WRITTEN, highlight, is_known_language
 from .links import safe_href
 
 LINK_REL = "noopener noreferrer nofollow"
@@ -99,11 +99,12 @@ def _fence(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Optio
     info = unescapeAll(token.info).strip() if token.info else ""
     word = info.split(maxsplit=1)[0] if info else ""
     language = word if word and is_known_language(word) else None
-    return str(highlight(token.content, language=language)) + "\n"
+    # Markdown is what a person or an agent wrote (prompts, replies, reports).
+    return str(highlight(token.content, kind=WRITTEN, language=language)) + "\n"
 
 
 def _code_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-    return str(highlight(tokens[idx].content)) + "\n"
+    return str(highlight(tokens[idx].content, kind=WRITTEN)) + "\n"
 
 
 def _build() -> MarkdownIt:
@@ -145,6 +146,34 @@ def _anchor_prefix(doc_id: str) -> str:
     return f"{cleaned}-{digest}" if cleaned else digest
 
 
+# --- prose without Markdown ---------------------------------------------------------
+
+# Half the replies and thinking in real transcripts use no Markdown at all, and
+# markdown-it costs ~0.3 ms a text whatever its size.  Such prose renders as
+# its paragraphs: what markdown-it makes of it, exactly (tests/test_markdown.py
+# compares the two on generated texts).  Anything that could mean more goes to
+# markdown-it: these characters anywhere, ...
+_NOT_PROSE = re.compile(
+    r"[\\`*_\[\]<>&|~\t\r\x00\x0b\x0c]"
+    # ... a line starting with whitespace (markdown-it strips it, Unicode spaces
+    # too), a block marker or a list number, ...
+    r"|^(?:[^\S\n]|[\-+#>=:]|\d+[.)])"
+    # ... or ending with whitespace (two spaces are a hard break).
+    r"|[^\S\n]$",
+    re.MULTILINE,
+)
+_PARAGRAPHS = re.compile(r"\n{2,}")
+
+
+def _prose(text: str) -> str | None:
+    """HTML for text that holds no Markdown, as markdown-it would write it; None otherwise."""
+    if _NOT_PROSE.search(text):
+        return None
+    paragraphs = (part for part in _PARAGRAPHS.split(text.strip("\n")) if part)
+    # markdown-it escapes & < > and " (the first three cannot be here).
+    return "".join(f"<p>{part.replace(chr(34), '&quot;')}</p>\n" for part in paragraphs)
+
+
 def render_markdown(text: str, doc_id: str) -> Markup:
     """Render transcript Markdown to HTML that is safe to put in a page.
 
@@ -153,5 +182,8 @@ def render_markdown(text: str, doc_id: str) -> Markup:
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    prose = _prose(text)
+    if prose is not None:
+        return Markup(prose)
     env: EnvType = {"docId": _anchor_prefix(str(doc_id))}
     return Markup(_MD.render(text, env))

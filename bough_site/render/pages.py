@@ -16,9 +16,10 @@ import json
 import posixpath
 import re
 import shlex
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -43,7 +44,20 @@ from ..model import (
 from . import charts
 from .built import project_work
 from .env import default_theme_dir, make_env
-from .highlight import highlight, highlight_diff, highlight_hunks, highlight_patch, stylesheet
+from .blockstore import BlockStore
+from .highlight import (
+    DEFAULT_LIMIT_KB,
+    OUTPUT,
+    WRITTEN,
+    code_html,
+    highlight,
+    highlight_body,
+    highlight_diff,
+    highlight_hunks,
+    highlight_patch,
+    highlighting,
+    stylesheet,
+)
 from .images import image_filename, sniff_image
 from .links import safe_href
 from .markdown import render_markdown
@@ -125,16 +139,23 @@ class When:
 
 
 def when(value: object) -> When | None:
+    """``value`` (an ISO-8601 string) as a :class:`When`, or None."""
+    if not isinstance(value, str):
+        return None
+    return _when(value)
+
+
+@lru_cache(maxsize=4096)
+def _when(value: str) -> When | None:
+    # Every item of a page shows its time: one parse per timestamp, and the
+    # texts made from the fields (strftime is 5x slower, and locale-dependent).
     moment = parse_time(value)
     if moment is None:
         return None
-    return When(
-        iso=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        text=moment.strftime("%Y-%m-%d %H:%M UTC"),
-        date=moment.strftime("%Y-%m-%d"),
-        clock=moment.strftime("%H:%M:%S"),
-        moment=moment,
-    )
+    date = f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+    minute = f"{moment.hour:02d}:{moment.minute:02d}"
+    clock = f"{minute}:{moment.second:02d}"
+    return When(iso=f"{date}T{clock}Z", text=f"{date} {minute} UTC", date=date, clock=clock, moment=moment)
 
 
 def duration(start: object, end: object) -> str:
@@ -225,16 +246,24 @@ class Block:
         return self.preview is not None
 
 
-def code_block(text: str, *, filename: str | None = None, language: str | None = None) -> Block:
-    """Highlighted text, collapsed with its first lines visible when long."""
+def code_block(text: str, *, kind: str, filename: str | None = None, language: str | None = None) -> Block:
+    """Highlighted text, collapsed with its first lines visible when long.
+
+    ``kind`` says who wrote it (``WRITTEN`` or ``OUTPUT``: see highlight.Budget).
+    The preview is the first lines of the highlighted block itself (the
+    formatter's HTML splits into lines at "\\n"), not a second lexing.
+    """
     lines = line_count(text)
-    full = highlight(text, filename=filename, language=language)
+    body = highlight_body(text, kind=kind, filename=filename, language=language)
+    full = code_html(body)
     if lines <= COLLAPSE_LINES and len(text) <= COLLAPSE_CHARS:
         return Block(full, lines)
     head = "\n".join(text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])
     if len(head) > COLLAPSE_CHARS:
-        head = head[:COLLAPSE_CHARS] + "…"
-    return Block(full, lines, highlight(head, filename=filename, language=language))
+        preview = highlight(head[:COLLAPSE_CHARS] + "…", kind=kind, filename=filename, language=language)
+    else:
+        preview = code_html("\n".join(body.split("\n", PREVIEW_LINES)[:PREVIEW_LINES]))
+    return Block(full, lines, preview)
 
 
 def diff_block(full: Markup, lines: int) -> Block:
@@ -253,7 +282,7 @@ def markdown_block(text: str, doc_id: str) -> Block:
     if lines <= COLLAPSE_LINES and len(text) <= COLLAPSE_CHARS:
         return Block(full, lines, kind="markdown")
     head = "\n".join(text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])[:COLLAPSE_CHARS]
-    return Block(full, lines, highlight(head), kind="markdown")
+    return Block(full, lines, highlight(head, kind=WRITTEN), kind="markdown")
 
 
 # --- tool calls: the one-line summary and the input --------------------------------
@@ -315,7 +344,7 @@ def _json_block(value: object) -> Block | None:
     if value in (None, {}, [], ""):
         return None
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    return code_block(text, language="json")
+    return code_block(text, kind=WRITTEN, language="json")
 
 
 def _todos(items: object, text_key: str) -> list[TodoItem]:
@@ -338,7 +367,7 @@ def _view_bash(view: ToolView, args: dict[str, Any], command: str) -> None:
     workdir = _str(args.get("workdir"))
     view.note = _str(args.get("description")) or (f"in {workdir}" if workdir else "")
     if "\n" in command.strip() or len(command) > SUMMARY_CHARS:
-        view.body = code_block(command, language="bash")
+        view.body = code_block(command, kind=WRITTEN, language="bash")
 
 
 def _view_patch(view: ToolView, patch: str) -> None:
@@ -378,7 +407,7 @@ def _view_claude(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
             view.note = f"lines {start}–{start + limit - 1}"
     elif name == "Write":
         view.summary, view.file = path, path
-        view.body = code_block(_str(args.get("content")), filename=path)
+        view.body = code_block(_str(args.get("content")), kind=WRITTEN, filename=path)
     elif name in ("Edit", "MultiEdit"):
         view.summary, view.file = path, path
         view.body = _edit_diff(call, args, path)
@@ -408,7 +437,7 @@ def _view_claude(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
         view.summary = one_line(_str(args.get("query")))
     elif name == "NotebookEdit":
         view.summary = path
-        view.body = code_block(_str(args.get("new_source")))
+        view.body = code_block(_str(args.get("new_source")), kind=WRITTEN)
     else:
         return False
     return True
@@ -489,7 +518,7 @@ def _gemini_diff(call: ToolCall, args: dict[str, Any], path: str) -> Block:
     if isinstance(recorded, str) and recorded.strip():
         return diff_block(highlight_patch(recorded), line_count(recorded))
     if call.name == "write_file":
-        return code_block(_str(args.get("content")), filename=path)
+        return code_block(_str(args.get("content")), kind=WRITTEN, filename=path)
     old, new = _str(args.get("old_string")), _str(args.get("new_string"))
     return diff_block(highlight_diff(old, new, filename=path), line_count(old) + line_count(new))
 
@@ -518,12 +547,12 @@ def tool_view(call: ToolCall) -> ToolView:
         if not view.summary and not view.body and isinstance(call.input, str) and call.input:
             # Arguments that were not JSON (or were redacted whole): show them as written.
             view.summary = one_line(call.input)
-            view.body = code_block(call.input) if is_long(call.input) else None
+            view.body = code_block(call.input, kind=WRITTEN) if is_long(call.input) else None
         return view
     # An unknown tool (MCP and the rest): its key input on one line, all of it as JSON.
     key = next((k for k in _SUMMARY_KEYS if isinstance(args.get(k), str) and args[k]), None)
     view.summary = one_line(args[key]) if key else ""
-    view.json = _json_block(call.input) if not isinstance(call.input, str) else code_block(call.input)
+    view.json = _json_block(call.input) if not isinstance(call.input, str) else code_block(call.input, kind=WRITTEN)
     return view
 
 
@@ -612,17 +641,17 @@ def _read_content(result: ToolResult) -> str | None:
 def result_text_block(call: ToolCall, view: ToolView, text: str, result: ResultView) -> Block:
     """One text part of a result, rendered for the tool that produced it."""
     if call.name == "Read" and view.file:
-        return code_block(strip_line_numbers(text), filename=view.file)
+        return code_block(strip_line_numbers(text), kind=OUTPUT, filename=view.file)
     if call.name == "read_file" and view.file and not result.is_error:  # Gemini CLI: the file's text as is
-        return code_block(text, filename=view.file)
+        return code_block(text, kind=OUTPUT, filename=view.file)
     if call.name in ("Task", "Agent"):
         return markdown_block(text, f"result-{call.id}")
     unwrapped = _codex_exec_output(text)
     if unwrapped is not None:
         text, result.exit_code = unwrapped
     if _looks_json(text):
-        return code_block(text, language="json")
-    return code_block(strip_ansi(text))
+        return code_block(text, kind=OUTPUT, language="json")
+    return code_block(strip_ansi(text), kind=OUTPUT)
 
 
 # --- per-session state while rendering ------------------------------------------------
@@ -633,11 +662,13 @@ class SessionState:
     writes, unique anchor prefixes for nested sub-agents, links to other sessions.
     Templates call its methods (``state.image(block)``)."""
 
-    def __init__(self, page: str, session_links: dict[str, str]) -> None:
+    def __init__(self, page: str, session_links: dict[str, str],
+                 tool_templates: Callable[[object], jinja2.Template] | None = None) -> None:
         self.page = page
         self.session_links = session_links
         self.images: dict[str, bytes] = {}
         self._prefixes: set[str] = set()
+        self._tool_templates = tool_templates
 
     def image(self, block: Image) -> ImageView:
         sniffed = sniff_image(block.data)
@@ -653,13 +684,20 @@ class SessionState:
 
     def text(self, text: str) -> Block:
         """Plain text (a command's output), collapsed when long."""
-        return code_block(strip_ansi(text if isinstance(text, str) else ""))
+        return code_block(strip_ansi(text if isinstance(text, str) else ""), kind=OUTPUT)
 
     def is_long(self, text: object) -> bool:
         return is_long(text)
 
     def tool(self, call: ToolCall) -> ToolView:
         return tool_view(call)
+
+    def tool_template(self, call: ToolCall) -> jinja2.Template:
+        """The template that shows this call: ``tools/<name>.html`` when the
+        theme has one for the tool's name, else ``tools/default.html``."""
+        if self._tool_templates is None:
+            raise jinja2.TemplateError("state.tool_template is only available while a session is rendered")
+        return self._tool_templates(call.name)
 
     def result(self, call: ToolCall, view: ToolView) -> ResultView | None:
         if call.result is None:
@@ -669,7 +707,7 @@ class SessionState:
         # harness reminder appended. Prefer it to the text the model was shown.
         file_text = _read_content(call.result) if call.name == "Read" and not out.is_error else None
         if file_text is not None:
-            out.parts.append(code_block(file_text, filename=view.file))
+            out.parts.append(code_block(file_text, kind=OUTPUT, filename=view.file))
         for part in call.result.content:
             if isinstance(part, Image):
                 out.parts.append(self.image(part))
@@ -835,6 +873,22 @@ def by_recent_activity(projects: Iterable[Project]) -> list[ProjectSummary]:
     return sorted(summaries, key=lambda s: (s.last_moment or _EPOCH, s.project.id), reverse=True)
 
 
+def _render_shared(template: jinja2.Template, variables: dict[str, Any]) -> str:
+    """``template.render(variables)`` for ``variables`` that already hold the
+    globals: Jinja's render copies them (a ChainMap, ~30 names) on every call."""
+    try:
+        return template.environment.concat(  # type: ignore[attr-defined]
+            template.root_render_func(template.new_context(variables, shared=True))
+        )
+    except Exception:
+        return template.environment.handle_exception()
+
+
+# A tool name that may name a template file (tools/<name>.html): no "/", no
+# leading dot, nothing a loader would read as a path.
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+
+
 # --- the renderer -----------------------------------------------------------------------
 
 
@@ -853,15 +907,23 @@ class Renderer:
 
     page_limit: int = PAGE_LIMIT
 
-    def __init__(self, theme: Path | None = None, *, search: bool = False) -> None:
+    def __init__(self, theme: Path | None = None, *, search: bool = False,
+                 highlight_limit: int = DEFAULT_LIMIT_KB, store: BlockStore | None = None) -> None:
         self.env = make_env(theme)
         self.search = search
+        self.highlight_limit = highlight_limit  # --highlight-limit, in KB (highlight.Budget)
+        self.store = store  # highlighted blocks across sessions and builds (None: this process's memory)
+        self._tool_templates: dict[str, jinja2.Template] = {}
+        self._item_templates: dict[str, jinja2.Template] = {}
         files = _static_files(theme)
         if not search:
             files.pop(SEARCH_SCRIPT, None)  # the search box's script: written only with the box
         self._assets = sorted((asset_name(name, data), data) for name, data in files.items())
         self._asset_paths = {name: asset_name(name, data) for name, data in files.items()}
         self.env.globals.update(self._globals())
+        # macros.html once per renderer (the theme's, if it has one), rather than
+        # an {% import %} per item: every template can call m.time(), m.block() ...
+        self.env.globals["m"] = self.env.get_template("macros.html").module
 
     def _globals(self) -> dict[str, Any]:
         return {
@@ -923,17 +985,51 @@ class Renderer:
         )
         return html.encode("utf-8")
 
+    def tool_template(self, name: object) -> jinja2.Template:
+        """``tools/<name>.html`` if the theme has it, else ``tools/default.html``;
+        looked up once per name (a name that is not a plain file name, such as
+        one with a "/", always gets the default)."""
+        key = name if isinstance(name, str) else ""
+        template = self._tool_templates.get(key)
+        if template is None:
+            names = [f"tools/{key}.html"] if _TOOL_NAME.fullmatch(key) else []
+            template = self.env.select_template([*names, "tools/default.html"])
+            self._tool_templates[key] = template
+        return template
+
+    def _item_template(self, kind: object) -> jinja2.Template:
+        """What renders a top-level timeline item: ``item.html`` when the theme
+        replaces it; else what the default item.html would include for the
+        kind (``items/<kind>.html`` or ``items/unknown.html``): the same bytes,
+        one template render fewer per item."""
+        key = kind if isinstance(kind, str) else ""
+        template = self._item_templates.get(key)
+        if template is None:
+            dispatcher = self.env.get_template("item.html")
+            if dispatcher.filename != str(default_theme_dir() / "templates" / "item.html"):
+                template = dispatcher
+            else:
+                template = self.env.select_template([f"items/{key}.html", "items/unknown.html"])
+            self._item_templates[key] = template
+        return template
+
     def session_pages(
-        self, project: Project, session: Session, session_links: dict[str, str] | None = None
+        self, project: Project, session: Session, session_links: dict[str, str] | None = None,
+        *, store_key: str | None = None,
     ) -> list[tuple[str, bytes]]:
         """The session's page(s), then the image files it shows.
 
         ``session_links`` maps a session id to its page's path under OUT, for
         links to a fork's parent and to the session inherited history came from.
+        ``store_key`` names the session in the block store, which then records
+        the blocks its pages use (what keeps them through a garbage collection).
         """
         first_page = urls.session_html(project.id, session.slug)
-        state = SessionState(first_page, session_links or {})
-        parts = self._split(project, session, self._chunks(project, session, state))
+        state = SessionState(first_page, session_links or {}, self.tool_template)
+        with highlighting(limit_kb=self.highlight_limit, store=self.store) as used:
+            parts = self._split(project, session, self._chunks(project, session, state))
+        if self.store is not None:
+            self.store.record(store_key, used)
         # Links to a moment (here, on the project page, in search) must name its part.
         session.anchor_parts = anchor_parts(parts, linked_anchors(session)) if len(parts) > 1 else {}
         out = []
@@ -956,9 +1052,11 @@ class Renderer:
         """Each timeline item rendered on its own, then the orphan sub-agents:
         the unit a split page is made of. Linear in the timeline's size."""
         context = {"page": state.page, "project": project, "session": session, "state": state, "prefix": ""}
-        item_template = self.env.get_template("item.html")
+        # What template.render(context, item=item) would see, the globals copied
+        # once per session rather than once per item.
+        shared = {**self.env.globals, **context}
         for item in session.timeline:
-            yield Markup(item_template.render(context, item=item))
+            yield Markup(_render_shared(self._item_template(item.kind), {**shared, "item": item}))
         if session.orphan_subagents:
             yield Markup(self._render("orphans.html", **context, runs=session.orphan_subagents))
 
