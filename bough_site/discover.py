@@ -25,6 +25,11 @@ from .readers.lines import open_regular, printable_name
 
 WarnFn = Callable[[Warning], None]
 EXAMPLES = Path(__file__).parent / "examples"
+# Said before anything else when the examples are built: their warnings would
+# otherwise read as a first run gone wrong.
+EXAMPLES_NOTICE = ("No Claude Code or Codex history found here: building bough's bundled examples instead. "
+                   "They carry damaged lines on purpose, to show how bough reports damage: "
+                   "the warnings that follow are expected.")
 _YEAR = re.compile(r"^\d{4}$")
 _PEEK_LINES = 20
 ORPHAN_AGENT = "sub-agent transcript whose session is not here; shown as a session of its own"
@@ -55,6 +60,7 @@ def discover(config: BuildConfig, warn: WarnFn) -> Discovered:
     found.kept = keep_history(found, config, warn)
     if not config.sources and found.empty():
         found.used_examples = True
+        config.report(EXAMPLES_NOTICE)
         _discover_source(found, EXAMPLES / "claude" / "projects", config, warn)
         _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn)
     found.notes = [note for note in [cleanup_notice(found, config)] if note]
