@@ -11,7 +11,8 @@
 
   // Sort keys by the column's data-sort: text, date (a <time>), num (a <data> or the text), value (data-v).
   var KEYS = {
-    text: function (cell) { return cell.textContent.trim().toLowerCase(); },
+    // Leading marks (a `code` span's backtick, a quote) aside.
+    text: function (cell) { return cell.textContent.trim().replace(/^[^\p{L}\p{N}]+/u, ""); },
     date: function (cell) {
       var time = cell.querySelector("time[datetime]");
       return time ? time.getAttribute("datetime") : "";
@@ -26,6 +27,14 @@
       return isNaN(n) ? -1 : n;
     }
   };
+
+  // Titles A to Z as a reader expects them: case and accents aside, numbers by value.
+  var COLLATOR = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+
+  function compare(a, b) {
+    if (typeof a === "string" && typeof b === "string") return COLLATOR.compare(a, b);
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
 
   function localDay(iso) {
     var moment = new Date(iso);
@@ -48,7 +57,8 @@
   }
 
   function select(label, all, values) {
-    var box = element("select", {});
+    // Named by aria-label: a wrapping label's name would take in the chosen option's text.
+    var box = element("select", { "aria-label": label });
     box.appendChild(element("option", { value: "" }, all));
     values.forEach(function (value) { box.appendChild(element("option", { value: value }, value)); });
     return labelled(label, box);
@@ -108,9 +118,7 @@
     var sign = direction === "ascending" ? 1 : -1;
     var keyed = this.rows.map(function (row, i) { return [key(self.cell(row, index)), i, row]; });
     keyed.sort(function (a, b) {
-      if (a[0] < b[0]) return -sign;
-      if (a[0] > b[0]) return sign;
-      return a[1] - b[1]; // stable: the page's order among equals
+      return sign * compare(a[0], b[0]) || a[1] - b[1]; // among equals, the page's order
     });
     if (!this.sorted) {
       this.sorted = element("tbody", { "class": "sorted-rows" });
