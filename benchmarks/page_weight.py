@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The weight of the index and project pages for a heavy user's history.
+
+    python3 benchmarks/page_weight.py [--projects 100] [--sessions 300] [--work DIR]
+
+Generates a Claude Code history with bough's corpus generator (fixed seed; one
+turn a session, small tool outputs: the pages measured here are made from the
+sessions' summaries, so the size of a transcript hardly matters), builds it with
+``bough build --no-search --no-archive`` (HOME pointed into the work directory)
+and prints the size of the index page and of every project page: the smallest,
+the median and the largest, with their number of sessions. The numbers are in
+docs/performance.md ("Page weight"); tests/test_visual.py asserts the budget on
+one project of 300 sessions in every test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from corpus.claude import generate_claude_history  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--projects", type=int, default=100)
+    parser.add_argument("--sessions", type=int, default=300, help="sessions per project")
+    parser.add_argument("--work", type=Path, help="where to generate and build (default: a temporary directory)")
+    parser.add_argument("-j", "--jobs", type=int, default=0, help="bough's worker processes (0: all cores)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bough-weight-") as scratch:
+        work = args.work or Path(scratch)
+        work.mkdir(parents=True, exist_ok=True)
+        history, out, home = work / "history", work / "site", work / "home"
+        home.mkdir(exist_ok=True)
+        if not history.exists():
+            started = time.monotonic()
+            generate_claude_history(history, projects=args.projects, sessions_per_project=args.sessions,
+                                    turns_per_session=1, output_kb=1)
+            print(f"generated {args.projects} x {args.sessions} sessions in {time.monotonic() - started:.0f} s",
+                  file=sys.stderr)
+        env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+               "CODEX_HOME": str(home / ".codex"), "XDG_DATA_HOME": str(home / ".local" / "share")}
+        env.pop("BOUGH_ARCHIVE", None)
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "bough_site.cli", "build", str(history / "projects"), "-o", str(out),
+                        "--no-search", "--no-archive", "-q", "-j", str(args.jobs), "--force"],
+                       env=env, check=True, stderr=subprocess.DEVNULL)
+        print(f"built in {time.monotonic() - started:.0f} s", file=sys.stderr)
+        report(out)
+    return 0
+
+
+def report(out: Path) -> None:
+    pages = []
+    for page in sorted(out.glob("projects/*/index.html")):
+        sessions = len(list(page.parent.glob("sessions/*.json")))  # one sidecar a session, however many parts
+        pages.append((page.stat().st_size, sessions, page.parent.name))
+    sizes = sorted(size for size, _, _ in pages)
+    print(f"index.html: {(out / 'index.html').stat().st_size:,} bytes for {len(pages)} projects")
+    print(f"project pages: {len(pages)}; median {statistics.median(sizes):,.0f} bytes")
+    for label, (size, sessions, name) in (("smallest", min(pages)), ("largest", max(pages))):
+        print(f"  {label}: {size:,} bytes, {sessions} sessions ({name})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
