@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .test_browser import CHROMIUM, LAUNCH_ARGS, Watch, require_browser
+from .test_browser import Watch, browser, require_browser  # noqa: F401 (browser: a fixture)
 from .test_example_output import be
 
 pytestmark = pytest.mark.browser
@@ -34,18 +34,6 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     be.build_example_site(root)
     return root
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture

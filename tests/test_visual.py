@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from bough_site.config import BuildConfig
 from bough_site.discover import EXAMPLES
 from corpus.claude import generate_claude_history
 
-from .test_browser import CHROMIUM, LAUNCH_ARGS, SCREENSHOTS, Watch, require_browser
+from .test_browser import SCREENSHOTS, Watch, browser, require_browser  # noqa: F401 (browser: a fixture)
 from .test_example_output import be
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -169,18 +168,6 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> Site:
     project = _biggest_project(root)
     return Site("wide", root, project, _a_session(root, project))
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def look(browser: Any, site: Site, viewport: str, scheme: str, pages: list[str]) -> list[str]:
