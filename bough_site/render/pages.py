@@ -755,6 +755,9 @@ class ProjectSummary:
 
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
+# Written out, not strftime("%B"): a page must not depend on the build's locale.
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December")
 _MODEL_DATE = re.compile(r"-(?:20\d{6}|\d{4}-\d{2}-\d{2})$")
 
 
@@ -791,7 +794,8 @@ def by_month(sessions: list[Session]) -> list[Month]:
         moment = parse_time(session.started) or parse_time(session.ended)
         key = moment.strftime("%Y-%m") if moment else ""
         if key not in months:
-            months[key] = Month(key, moment.strftime("%B %Y") if moment else "Undated", [])
+            label = f"{MONTH_NAMES[moment.month - 1]} {moment.year}" if moment else "Undated"
+            months[key] = Month(key, label, [])
         months[key].sessions.append(session)
     dated = [m for k, m in months.items() if k]
     return dated + ([months[""]] if "" in months else [])
