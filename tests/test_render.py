@@ -658,6 +658,12 @@ def test_project_page(rendered: dict[str, bytes]) -> None:
     assert s1.attrs["data-source"] == "Claude Code" and s2.attrs["data-source"] == "Codex"
     assert "project.json" in [a.attrs["href"] for a in root.find_all("a")]
     assert root.find_all("dl", "stats")
+    # The filters, hidden until rows.js shows them: a source box (two sources), no model box (one model).
+    (filters,) = root.find_all("div", "row-filters")
+    assert "hidden" in filters.attrs and "data-bough-filters" in filters.attrs
+    assert [i.attrs["name"] for i in filters.find_all("input")] == ["q", "from", "to"]
+    assert [s.attrs["name"] for s in filters.find_all("select")] == ["source"]
+    assert [o.all_text() for o in filters.find_all("option")] == ["All sources", "Claude Code", "Codex"]
     # The sessions come before the totals and what was built.
     html = rendered[urls.project_html("alpha")].decode()
     assert html.index('<table class="rows') < html.index('<dl class="stats">')

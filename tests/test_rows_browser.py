@@ -71,7 +71,7 @@ def test_rows_read_without_javascript(browser: Any, root: Path) -> None:
         assert starts(shown(page)) == [t for t, *_ in TIDEPOOL]
         months = page.locator("tr.month-head th").evaluate_all("ths => ths.map(th => th.textContent)")
         assert months == ["March 2026 2 sessions", "December 2025 1 session", "September 2025 1 session"]
-        assert page.locator(".row-filters").count() == 0  # rows.js adds them
+        assert page.locator(".row-filters").is_hidden()  # they need rows.js: it shows them
         assert page.locator("table.rows th button").count() == 0
         cells = page.locator(ROWS).first.locator("td").evaluate_all("tds => tds.map(td => td.textContent.trim())")
         assert cells[1:] == ["2026-03-09 14:18 UTC", "5 min", "gpt-5.4", "1", "22.5k"]
@@ -114,6 +114,7 @@ def test_filters_by_text_date_model_and_source(tab: Any, root: Path) -> None:
     page = tab
     page.goto(tidepool(root))
     count = page.locator(".row-count")
+    assert page.locator(".row-filters").is_visible()
     assert count.text_content() == "4 sessions"
     models = page.locator(".row-filters select").first.locator("option").evaluate_all("os => os.map(o => o.value)")
     assert models == ["", "gpt-5.4", "haiku-4-5", "opus-4-1", "sonnet-4-5"]

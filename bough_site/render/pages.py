@@ -891,11 +891,14 @@ class Renderer:
         return self.env.get_template(template).render(**context)
 
     def index_page(self, site: Site) -> bytes:
+        projects = by_recent_activity(site.projects)
         html = self._render(
             "index.html",
             page=urls.INDEX_HTML,
             site=site,
-            projects=by_recent_activity(site.projects),
+            projects=projects,
+            models=sorted({model for p in projects for model in p.models}),
+            sources=sorted({source for p in projects for source in p.sources}),
             session_count=sum(len(p.sessions) for p in site.projects),
             chart=charts.activity_chart(s for p in site.projects for s in p.sessions),
         )

@@ -1,7 +1,8 @@
 /* bough: the rows of the index and project pages (table[data-bough-rows]).
    The tables are whole without this file; it adds:
    - sorting by a click on a column head (a button, so the keyboard has it too);
-   - filters above the table: text, a date range, model and source;
+   - the filters above the table (the page writes them, hidden): text, a date
+     range, model and source;
    - arrow keys (and Home / End) to move from row to row.
    Sorting by the first date column, newest first, is the page's own order,
    months and all; any other order lists the rows without their months.
@@ -43,27 +44,6 @@
     return moment.getFullYear() + "-" + two(moment.getMonth() + 1) + "-" + two(moment.getDate());
   }
 
-  function element(tag, attrs, text) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) { node.setAttribute(name, attrs[name]); });
-    if (text) node.textContent = text;
-    return node;
-  }
-
-  function labelled(text, control) {
-    var label = element("label", {}, text);
-    label.appendChild(control);
-    return label;
-  }
-
-  function select(label, all, values) {
-    // Named by aria-label: a wrapping label's name would take in the chosen option's text.
-    var box = element("select", { "aria-label": label });
-    box.appendChild(element("option", { value: "" }, all));
-    values.forEach(function (value) { box.appendChild(element("option", { value: value }, value)); });
-    return labelled(label, box);
-  }
-
   function Rows(table) {
     this.table = table;
     this.kind = table.getAttribute("data-bough-rows") || "rows";
@@ -86,7 +66,8 @@
   Rows.prototype.sortButtons = function () {
     var self = this;
     this.heads.forEach(function (th, index) {
-      var button = element("button", { type: "button" });
+      var button = document.createElement("button");
+      button.type = "button";
       while (th.firstChild) button.appendChild(th.firstChild);
       th.appendChild(button);
       button.addEventListener("click", function () {
@@ -121,7 +102,8 @@
       return sign * compare(a[0], b[0]) || a[1] - b[1]; // among equals, the page's order
     });
     if (!this.sorted) {
-      this.sorted = element("tbody", { "class": "sorted-rows" });
+      this.sorted = document.createElement("tbody");
+      this.sorted.className = "sorted-rows";
       this.table.appendChild(this.sorted);
     }
     var sorted = this.sorted;
@@ -132,14 +114,6 @@
 
   // --- filtering ---------------------------------------------------------------------
 
-  Rows.prototype.values = function (read) {
-    var seen = {};
-    this.rows.forEach(function (row) {
-      read(row).forEach(function (value) { if (value) seen[value] = true; });
-    });
-    return Object.keys(seen).sort();
-  };
-
   Rows.prototype.modelsOf = function (row) {
     var cell = row.querySelector("td.models");
     return cell ? cell.textContent.trim().split(/\s+/) : [];
@@ -149,35 +123,22 @@
     return (row.getAttribute("data-source") || "").split(",");
   };
 
+  // The page writes the filters, hidden (they do nothing without this file): shown here.
   Rows.prototype.filters = function () {
     var self = this;
-    var bar = element("div", { "class": "row-filters", role: "search", "aria-label": "Filter the " + this.kind });
-    this.text = element("input", { type: "search", placeholder: "Words in a title, path or model" });
-    this.from = element("input", { type: "date" });
-    this.to = element("input", { type: "date" });
-    bar.appendChild(labelled("Filter " + this.kind, this.text));
-    bar.appendChild(labelled("From", this.from));
-    bar.appendChild(labelled("To", this.to));
-    var models = this.values(this.modelsOf.bind(this));
-    var sources = this.values(this.sourcesOf.bind(this));
-    this.model = null;
-    this.source = null;
-    if (models.length > 1) {
-      var modelBox = select("Model", "All models", models);
-      this.model = modelBox.querySelector("select");
-      bar.appendChild(modelBox);
-    }
-    if (sources.length > 1) {
-      var sourceBox = select("Source", "All sources", sources);
-      this.source = sourceBox.querySelector("select");
-      bar.appendChild(sourceBox);
-    }
-    this.count = element("span", { "class": "row-count", role: "status" });
-    bar.appendChild(this.count);
-    this.table.parentNode.insertBefore(bar, this.table);
-    [this.text, this.from, this.to, this.model, this.source].forEach(function (control) {
-      if (control) control.addEventListener("input", function () { self.filter(); });
+    var bar = this.table.previousElementSibling;
+    if (!bar || !bar.hasAttribute("data-bough-filters")) bar = document.createElement("div");
+    function control(name) { return bar.querySelector("[name='" + name + "']"); }
+    this.text = control("q") || document.createElement("input");
+    this.from = control("from") || document.createElement("input");
+    this.to = control("to") || document.createElement("input");
+    this.model = control("model");
+    this.source = control("source");
+    this.count = bar.querySelector(".row-count") || document.createElement("span");
+    [this.text, this.from, this.to, this.model, this.source].forEach(function (box) {
+      if (box) box.addEventListener("input", function () { self.filter(); });
     });
+    bar.hidden = false;
     this.filter();
   };
 
