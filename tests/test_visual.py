@@ -20,6 +20,7 @@ The page weight of a 300-session project page is asserted without a browser.
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 from dataclasses import dataclass
@@ -141,7 +142,6 @@ def _a_session(root: Path, project: str) -> str:
 
 @pytest.fixture(scope="module")
 def examples(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    require_browser()
     root = tmp_path_factory.mktemp("visual") / "examples"
     files = be.build_example_site(root)
     session = next(
@@ -235,6 +235,17 @@ def test_the_checks_catch_what_they_look_for(browser: Any, tmp_path: Path) -> No
     assert "the page scrolls sideways: 3008px wide in 1280px (div)" in found
     assert "overlap (.page-header > *)" in found
     assert "console error: broken on purpose" in found
+
+
+def test_separators_have_space_around_them(examples: Site) -> None:
+    """A "·" between two facts, with a space each side (a template's line break
+    that Jinja trims can glue them: "3 tool calls· in")."""
+    glued = []
+    for path in examples.pages():
+        page = re.sub(r"<(script|style|pre|code)\b.*?</\1>", " ", (examples.root / path).read_text(), flags=re.S)
+        text = html.unescape(re.sub(r"<[^>]+>", "", page))
+        glued += [f"{path}: {m.group(0)!r}" for m in re.finditer(r".{0,20}(?:\S·|·\S).{0,20}", text)]
+    assert glued == []
 
 
 def test_a_project_of_300_sessions_weighs_under_300_kb(wide: Site) -> None:
