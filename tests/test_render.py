@@ -639,6 +639,16 @@ def test_index_page(rendered: dict[str, bytes]) -> None:
     assert "index.json" in [a.attrs["href"] for a in root.find_all("a")]
 
 
+def test_index_rows_name_their_source_only_when_the_site_has_several(renderer: Renderer) -> None:
+    site = make_site()
+    site.projects = [p for p in site.projects if p.id == "beta"]  # Claude Code only
+    root = parse(renderer.index_page(site))
+    (row,) = root.find_all("tbody")[0].find_all("tr")
+    assert [b.all_text() for b in row.find_all("span", "badge")] == ["1 kept by bough"]
+    assert row.attrs["data-source"] == "Claude Code"
+    assert not root.find_all("select")  # one source, one model: nothing to choose
+
+
 def test_project_page(rendered: dict[str, bytes]) -> None:
     root = parse(rendered[urls.project_html("alpha")])
     (table,) = root.find_all("table", "rows")
