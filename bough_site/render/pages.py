@@ -897,7 +897,6 @@ class Renderer:
             page=urls.INDEX_HTML,
             site=site,
             projects=projects,
-            models=sorted({model for p in projects for model in p.models}),
             sources=sorted({source for p in projects for source in p.sources}),
             session_count=sum(len(p.sessions) for p in site.projects),
             chart=charts.activity_chart(s for p in site.projects for s in p.sessions),

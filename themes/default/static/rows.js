@@ -1,8 +1,7 @@
 /* bough: the rows of the index and project pages (table[data-bough-rows]).
    The tables are whole without this file; it adds:
    - sorting by a click on a column head (a button, so the keyboard has it too);
-   - the filters above the table (the page writes them, hidden): text, a date
-     range, model and source;
+   - filters above the table: text, a date range, model and source;
    - arrow keys (and Home / End) to move from row to row.
    Sorting by the first date column, newest first, is the page's own order,
    months and all; any other order lists the rows without their months.
@@ -66,8 +65,7 @@
   Rows.prototype.sortButtons = function () {
     var self = this;
     this.heads.forEach(function (th, index) {
-      var button = document.createElement("button");
-      button.type = "button";
+      var button = make("button", { type: "button" });
       while (th.firstChild) button.appendChild(th.firstChild);
       th.appendChild(button);
       button.addEventListener("click", function () {
@@ -102,8 +100,7 @@
       return sign * compare(a[0], b[0]) || a[1] - b[1]; // among equals, the page's order
     });
     if (!this.sorted) {
-      this.sorted = document.createElement("tbody");
-      this.sorted.className = "sorted-rows";
+      this.sorted = make("tbody", { className: "sorted-rows" });
       this.table.appendChild(this.sorted);
     }
     var sorted = this.sorted;
@@ -123,22 +120,60 @@
     return (row.getAttribute("data-source") || "").split(",");
   };
 
-  // The page writes the filters, hidden (they do nothing without this file): shown here.
+  // An element with its properties (className, type, name, textContent …).
+  function make(tag, props) {
+    return Object.assign(document.createElement(tag), props);
+  }
+
+  function labelled(text, control) {
+    var label = make("label", { textContent: text + " " });
+    label.appendChild(control);
+    return label;
+  }
+
+  // Named by aria-label: a wrapping label's name would take in the chosen option's text.
+  function choice(name, label, all, values) {
+    var box = make("select", { name: name });
+    box.setAttribute("aria-label", label);
+    box.add(new Option(all, ""));
+    values.forEach(function (value) { box.add(new Option(value, value)); });
+    return labelled(label, box);
+  }
+
+  Rows.prototype.values = function (read) {
+    var seen = {};
+    this.rows.forEach(function (row) {
+      read(row).forEach(function (value) { if (value) seen[value] = true; });
+    });
+    return Object.keys(seen).sort();
+  };
+
+  // The filters go above the table; like the search box, they are made here,
+  // so a page holds no form control that would do nothing without this file.
   Rows.prototype.filters = function () {
     var self = this;
-    var bar = this.table.previousElementSibling;
-    if (!bar || !bar.hasAttribute("data-bough-filters")) bar = document.createElement("div");
-    function control(name) { return bar.querySelector("[name='" + name + "']"); }
-    this.text = control("q") || document.createElement("input");
-    this.from = control("from") || document.createElement("input");
-    this.to = control("to") || document.createElement("input");
-    this.model = control("model");
-    this.source = control("source");
-    this.count = bar.querySelector(".row-count") || document.createElement("span");
+    var bar = make("div", { className: "row-filters" });
+    bar.setAttribute("role", "search");
+    bar.setAttribute("aria-label", "Filter the " + this.kind);
+    this.text = make("input", { type: "search", name: "q", placeholder: "Words in a title, path or model" });
+    this.from = make("input", { type: "date", name: "from" });
+    this.to = make("input", { type: "date", name: "to" });
+    bar.appendChild(labelled("Filter " + this.kind, this.text));
+    bar.appendChild(labelled("From", this.from));
+    bar.appendChild(labelled("To", this.to));
+    var models = this.values(this.modelsOf.bind(this));
+    var sources = this.values(this.sourcesOf.bind(this));
+    this.model = models.length > 1 ? choice("model", "Model", "All models", models) : null;
+    this.source = sources.length > 1 ? choice("source", "Source", "All sources", sources) : null;
+    if (this.model) { bar.appendChild(this.model); this.model = this.model.lastChild; }
+    if (this.source) { bar.appendChild(this.source); this.source = this.source.lastChild; }
+    this.count = make("span", { className: "row-count" });
+    this.count.setAttribute("role", "status");
+    bar.appendChild(this.count);
+    this.table.parentNode.insertBefore(bar, this.table);
     [this.text, this.from, this.to, this.model, this.source].forEach(function (box) {
       if (box) box.addEventListener("input", function () { self.filter(); });
     });
-    bar.hidden = false;
     this.filter();
   };
 
