@@ -12,6 +12,7 @@ from pathlib import Path
 from bough_site.discover import EXAMPLES_NOTICE
 
 from .records import SESSION, prompt, reply, text, write_jsonl
+from .test_examples import BAD_LINES
 
 
 def bough(*args: str) -> list[str]:
@@ -26,8 +27,10 @@ def test_the_examples_are_announced_before_their_warnings(tmp_path: Path) -> Non
     assert EXAMPLES_NOTICE.startswith("No Claude Code or Codex history found here: building bough's bundled examples")
     assert "the warnings that follow are expected" in EXAMPLES_NOTICE
     warnings = lines[1:-1]
-    assert len(warnings) == 2 and all(line.startswith("warning: ") for line in warnings)
-    assert "2 warnings (the examples' damage, on purpose);" in lines[-1]
+    assert warnings and all(line.startswith("warning: ") for line in warnings)
+    for path, line in BAD_LINES:  # the damage planted in them, each said once
+        assert sum(w.startswith(f"warning: {path}:{line}: ") for w in warnings) == 1, (path, line)
+    assert f"{len(warnings)} warnings (the examples' damage, on purpose);" in lines[-1]
 
 
 def test_a_real_historys_warnings_keep_their_form(tmp_path: Path) -> None:
