@@ -171,7 +171,8 @@ def summary(result: BuildResult, config: BuildConfig) -> str:
     gone = f", {result.gone:,} kept whose transcript is gone" if result.gone else ""
     parts.append(f"Sessions: {result.rebuilt:,} rebuilt{reused}{gone}.")
     pruned = f", {result.pruned:,} pruned" if result.pruned else ""
-    parts.append(f"{len(result.warnings)} warnings; {result.written} files written, "
+    planted = " (the examples' damage, on purpose)" if result.used_examples and result.warnings else ""
+    parts.append(f"{len(result.warnings)} warnings{planted}; {result.written} files written, "
                  f"{result.unchanged + result.kept} unchanged{pruned}.")
     parts.extend(result.notes)
     if not config.redact:

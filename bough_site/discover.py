@@ -26,6 +26,11 @@ from .summaries import hide
 
 WarnFn = Callable[[Warning], None]
 EXAMPLES = Path(__file__).parent / "examples"
+# Said before anything else when the examples are built: their warnings would
+# otherwise read as a first run gone wrong.
+EXAMPLES_NOTICE = ("No Claude Code or Codex history found here: building bough's bundled examples instead. "
+                   "They carry damaged lines on purpose, to show how bough reports damage: "
+                   "the warnings that follow are expected.")
 _YEAR = re.compile(r"^\d{4}$")
 ORPHAN_AGENT = "sub-agent transcript whose session is not here; shown as a session of its own"
 
@@ -68,6 +73,7 @@ def discover(config: BuildConfig, warn: WarnFn, known: Known | None = None) -> D
 def add_examples(found: Discovered, config: BuildConfig, warn: WarnFn) -> None:
     """The bundled examples, for a first run with no history at all."""
     found.used_examples = True
+    config.report(EXAMPLES_NOTICE)
     _discover_source(found, EXAMPLES / "claude" / "projects", config, warn, {})
     _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn, {})
     _discover_source(found, EXAMPLES / "gemini", config, warn, {})

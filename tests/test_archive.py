@@ -30,7 +30,8 @@ TIDEPOOL = "-home-ada-src-tidepool"  # with an old-layout sub-agent file
 WITH_SUBAGENTS = "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27"  # in notes-api, with sub-agents and a meta file
 ROLLOUTS = EXAMPLES / "codex" / "sessions"
 ROLLOUT = min(ROLLOUTS.rglob("rollout-*.jsonl")).name
-KEPT_HTML = re.compile(rb'<p class="kept">.*?</p>')
+# A session page's note; a row's badge on the index and project pages.
+KEPT_HTML = re.compile(rb'<p class="kept">.*?</p>| <span class="badge badge-kept"[^>]*>[^<]*</span>')
 KEPT_JSON = re.compile(rb'("kept_since": ?)"[^"]*"')  # indented (project) or compact (session) JSON
 
 
@@ -115,7 +116,7 @@ def test_deleted_sessions_are_built_from_the_archive(home: Path, tmp_path: Path)
     assert b"original deleted; kept by bough since" in page
     sidecar = json.loads(next(v for k, v in second.items() if k.endswith(f"{WITH_SUBAGENTS}.json")))
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", sidecar["kept_since"])
-    assert b"kept by bough" in second["index.html"]  # the project card counts them
+    assert b"kept by bough" in second["index.html"]  # the project row counts them
     assert f"{len(kept)} sessions came only from bough's archive" in summary(after, BuildConfig(out=tmp_path / "two"))
     # No copy is left decompressed once the build is done.
     assert not [p for p in the_archive().iterdir() if p.name.startswith(".bough-restore-")]

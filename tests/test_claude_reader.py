@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -370,3 +371,83 @@ def test_a_read_keeps_its_file_text_only_when_it_is_not_the_shown_text(tmp_path:
     file = items(session, Reply)[0].blocks[0].result.detail["file"]
     assert file["filePath"] == "/x.py" and file["numLines"] == 2
     assert ("content" in file) is kept
+
+
+# --- the harness's wrapper tags become the notes they stand for ---------------------------------
+
+CAVEAT = "Caveat: the messages below come from local commands; do not answer them."
+
+
+@pytest.mark.parametrize(
+    ("record", "kind", "shown"),
+    [
+        (prompt("x", f"<local-command-caveat>{CAVEAT}</local-command-caveat>", isMeta=True), "meta", CAVEAT),
+        (prompt("x", "<system-reminder>\nPostToolUse:Edit hook: 2 warnings\n</system-reminder>", isMeta=True),
+         "meta", "System reminder: PostToolUse:Edit hook: 2 warnings"),
+        (prompt("x", "<system-reminder>remember the plan</system-reminder>"), "meta", "System reminder: remember the plan"),
+        (prompt("x", "<user-prompt-submit-hook>lint passed</user-prompt-submit-hook>"), "meta", "Prompt hook: lint passed"),
+        (prompt("x", "<teammate-message>rebased on main</teammate-message>"), "meta",
+         "Message from a teammate: rebased on main"),
+        (prompt("x", "<task-notification>\n<task-id>b0be39e</task-id>\n<output-file>/tmp/t/b0be39e.output</output-file>\n"
+                     "<status>completed</status>\n<summary>Background command \"Run the tests\" completed (exit code 0)"
+                     "</summary>\n</task-notification>\nRead the output file to retrieve the result: /tmp/t/b0be39e.output"),
+         "notice", 'Background command "Run the tests" completed (exit code 0)\n\n'
+                   "Read the output file to retrieve the result: /tmp/t/b0be39e.output"),
+        (prompt("x", "<task-notification><task-id>a1</task-id><status>failed</status></task-notification>"), "notice",
+         "Background task a1: failed"),
+        # A wrapper bough has never seen: labelled after its own name.
+        (prompt("x", "<session-start-hook>loaded 3 skills</session-start-hook>", isMeta=True), "meta",
+         "Session start hook: loaded 3 skills"),
+        # Two in a row, and text riding along with a tool result.
+        (prompt("x", "<system-reminder>one</system-reminder>\n<system-reminder>two</system-reminder>", isMeta=True),
+         "meta", "System reminder: one\n\nSystem reminder: two"),
+        # A note that starts as prose keeps its tags: they are the prose's.
+        (prompt("x", "Use <b>bold</b> sparingly.", isMeta=True), "meta", "Use <b>bold</b> sparingly."),
+    ],
+    ids=["caveat", "meta-reminder", "reminder", "prompt-hook", "teammate", "task-done", "task-no-summary",
+         "unknown-tag", "two-reminders", "prose"],
+)
+def test_wrapper_tags_become_the_notes_they_stand_for(tmp_path: Path, record: dict, kind: str, shown: str) -> None:
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", [record]))
+    (marker,) = items(session, Marker)
+    assert (marker.type, marker.text) == (kind, shown)
+    assert session.stats["prompts"] == 0
+
+
+def test_a_reminder_riding_with_a_tool_result_is_a_labelled_note(tmp_path: Path) -> None:
+    call = reply("a1", "m1", [tool_use("t1", "Bash", command="ls")])
+    result = tool_result("u2", "t1", "a.txt")
+    result["message"]["content"].append(text("<system-reminder>The file changed on disk.</system-reminder>"))
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", [prompt("u1", "list"), call, result]))
+    (marker,) = items(session, Marker)
+    assert (marker.type, marker.text) == ("meta", "System reminder: The file changed on disk.")
+
+
+def test_a_reminder_appended_to_a_prompt_is_a_note_after_it_not_the_persons_words(tmp_path: Path) -> None:
+    records = [prompt("u1", [text("fix the loader"), text("<system-reminder>Todo list is empty.</system-reminder>")])]
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
+    assert session.stats["prompts"] == 1
+    assert [type(i).__name__ for i in session.timeline] == ["Prompt", "Marker"]
+    (asked,) = items(session, Prompt)
+    assert [c.text for c in asked.content] == ["fix the loader"]
+    (note,) = items(session, Marker)
+    assert (note.id, note.type, note.text) == ("u1:note1", "meta", "System reminder: Todo list is empty.")
+    # A tag a person typed stays in their words.
+    typed = [prompt("u2", [text("what does"), text("<b>bold</b>"), text("do?")])]
+    session, _ = read(write_jsonl(tmp_path / "t.jsonl", typed))
+    assert [c.text for c in items(session, Prompt)[0].content] == ["what does", "<b>bold</b>", "do?"]
+    assert items(session, Marker) == []
+
+
+def test_no_wrapper_tag_is_left_raw_on_a_real_transcript(tmp_path: Path) -> None:
+    """A real tool-heavy session (spotter, in the shared fixtures) holds caveats,
+    slash commands and their output: no note or command keeps a harness tag."""
+    from .conftest import fixtures_dir
+
+    path = fixtures_dir("claude") / "spotter__v2.1.38__tool_heavy.jsonl"
+    session, _ = read(path)
+    notes = [m.text for m in items(session, Marker)]
+    assert notes and not [n for n in notes if re.search(r"</?[a-z-]+>", n)], notes
+    assert any(n.startswith("Caveat:") for n in notes)
+    commands = items(session, Command)
+    assert commands and all(c.name == "/mcp" and c.output and "<" not in c.output for c in commands)

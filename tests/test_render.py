@@ -36,7 +36,7 @@ from bough_site.model import (
     Warning,
 )
 from bough_site.render import pages
-from bough_site.render.pages import Renderer
+from bough_site.render.pages import Renderer, by_month, newest_first, short_model, short_models
 
 # Everything a transcript could use to break out of its place.
 EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'&<style>*{display:none}"
@@ -600,35 +600,109 @@ def test_index_and_project_use_summaries_only(renderer: Renderer) -> None:
         renderer.project_page(project, site)
 
 
+def _cells(row: Node) -> list[Node]:
+    return [c for c in row.children if c.tag == "td"]
+
+
 def test_index_page(rendered: dict[str, bytes]) -> None:
     root = parse(rendered[urls.INDEX_HTML])
-    cards = root.find_all("li", "project")
+    (table,) = root.find_all("table", "rows")
+    assert table.attrs["data-bough-rows"] == "projects"
+    heads = [th.all_text() for th in table.find_all("th")]
+    assert heads == ["Project", "Last active", "Sessions", "Models", "Prompts", "Tokens"]
+    rows = table.find_all("tbody")[0].find_all("tr")
     # Most recent activity first: alpha (March) before beta (January).
-    assert [c.find_all("h2")[0].all_text() for c in cards] == ["alpha " + EVIL, "beta"]
-    alpha = cards[0]
-    assert {b.all_text() for b in alpha.find_all("span", "badge")} == {"Claude Code", "Codex"}
+    assert [r.find_all("a")[0].all_text() for r in rows] == ["alpha " + EVIL, "beta"]
+    alpha, beta = rows
     assert alpha.find_all("a")[0].attrs["href"] == "projects/alpha/index.html"
-    figures = alpha.find_all("dl", "figures")[0].all_text()
-    for label in ("prompts", "replies", "tool calls", "input", "output", "cache writes", "cache reads"):
-        assert label in figures
-    chart = alpha.find_all("svg")[0]
+    assert {b.all_text() for b in alpha.find_all("span", "badge")} == {"Claude Code", "Codex"}
+    assert alpha.attrs["data-source"] == "Claude Code,Codex"
+    assert alpha.attrs["data-from"] == "2025-03-04T10:00:00Z"  # the first session's start
+    title, last, sessions, models, prompts, tokens = _cells(alpha)
+    assert title.find_all("span", "path")[0].all_text() == "/work/" + EVIL
+    assert last.find_all("time")[0].attrs["datetime"] == "2025-03-05T09:01:00Z"
+    assert sessions.all_text() == "2" and prompts.all_text() == "2"
+    assert models.all_text() == EVIL  # "claude-" + EVIL, shortened
+    # All four token kinds: 1,200 + 3,400 + 5,600 + 1,234,567.
+    assert tokens.find_all("data")[0].attrs["value"] == "1244767" and tokens.all_text() == "1.2M"
+    assert beta.find_all("span", "badge-kept")[0].all_text() == "1 kept by bough"
+    assert not alpha.find_all("svg")  # rows carry no chart; the page has one for the site
+    chart = root.find_all("svg")[0]
     assert chart.find_all("rect", "chart-bar")
     assert all(
         set(n.attrs)
         <= {"class", "x", "y", "width", "height", "viewbox", "preserveaspectratio", "role", "aria-label", "xmlns"}
         for n in chart.iter()
     )
+    # The rows come before the totals.
+    html = rendered[urls.INDEX_HTML].decode()
+    assert html.index('<table class="rows') < html.index('<dl class="stats">')
     assert "index.json" in [a.attrs["href"] for a in root.find_all("a")]
+
+
+def test_index_rows_name_their_source_only_when_the_site_has_several(renderer: Renderer) -> None:
+    site = make_site()
+    site.projects = [p for p in site.projects if p.id == "beta"]  # Claude Code only
+    root = parse(renderer.index_page(site))
+    (row,) = root.find_all("tbody")[0].find_all("tr")
+    assert [b.all_text() for b in row.find_all("span", "badge")] == ["1 kept by bough"]
+    assert row.attrs["data-source"] == "Claude Code"
 
 
 def test_project_page(rendered: dict[str, bytes]) -> None:
     root = parse(rendered[urls.project_html("alpha")])
-    rows = root.find_all("li", "session")
+    (table,) = root.find_all("table", "rows")
+    assert table.attrs["data-bough-rows"] == "sessions"
+    months = table.find_all("tbody", "month")
+    assert [m.find_all("tr", "month-head")[0].all_text() for m in months] == ["March 2025 2 sessions"]
+    rows = [r for r in months[0].find_all("tr") if "month-head" not in r.classes]
     # Newest first: s2 (March 5) before s1 (March 4).
     assert [r.find_all("a")[0].attrs["href"] for r in rows] == ["sessions/s2.html", "sessions/s1.html"]
-    assert "1 h 05 min" in rows[1].all_text() and "1 sub-agent" in rows[1].all_text()
+    s2, s1 = rows
+    title, started, length, models, prompts, tokens = _cells(s1)
+    assert started.find_all("time")[0].attrs["datetime"] == "2025-03-04T10:00:00Z"
+    assert length.all_text() == "1 h 05 min" and length.attrs["data-v"] == "3900"
+    assert models.all_text() == EVIL and prompts.all_text() == "2" and tokens.all_text() == "1.2M"
+    # Two sources in the project: each row says its own; a fork says so.
+    assert [b.all_text() for b in s2.find_all("span", "badge")] == ["Codex", "fork"]
+    assert s1.attrs["data-source"] == "Claude Code" and s2.attrs["data-source"] == "Codex"
     assert "project.json" in [a.attrs["href"] for a in root.find_all("a")]
     assert root.find_all("dl", "stats")
+    # No form control: rows.js makes the filters (a page holds none that would do nothing without it).
+    assert not root.find_all("input") and not root.find_all("select")
+    # The sessions come before the totals and what was built.
+    html = rendered[urls.project_html("alpha")].decode()
+    assert html.index('<table class="rows') < html.index('<dl class="stats">')
+
+
+def test_months_group_sessions_newest_first_undated_last() -> None:
+    march = session("a", "a", "claude-code", [], started="2025-03-31T23:59:00Z")
+    april = session("b", "b", "claude-code", [], started="2025-04-01T00:00:00+00:00")
+    undated = session("c", "c", "claude-code", [], started=None, ended=None)
+    months = by_month(newest_first([march, undated, april]))
+    assert [(m.key, m.label, [s.id for s in m.sessions]) for m in months] == [
+        ("2025-04", "April 2025", ["b"]),
+        ("2025-03", "March 2025", ["a"]),
+        ("", "Undated", ["c"]),
+    ]
+
+
+def test_short_model_names() -> None:
+    assert short_model("claude-sonnet-4-5-20250929") == "sonnet-4-5"
+    assert short_model("claude-opus-4-6") == "opus-4-6"
+    assert short_model("gpt-5.4") == "gpt-5.4"
+    assert short_model("claude-") == "claude-"
+    assert short_models(["claude-haiku-4-5-20251001", "claude-haiku-4-5", "gpt-5"]) == ["haiku-4-5", "gpt-5"]
+
+
+def test_index_lists_the_first_hundred_warnings(renderer: Renderer) -> None:
+    site = make_site()
+    site.warnings = [Warning(f"f{n:03d}.jsonl", n, "not valid JSON") for n in range(150)]
+    root = parse(renderer.index_page(site))
+    (box,) = root.find_all("details", "warnings")
+    assert box.find_all("summary")[0].all_text() == "150 warnings"
+    assert len(box.find_all("li")) == 100
+    assert box.find_all("p", "more-note")[0].all_text() == "The first 100 of 150. Each session's page lists its own."
 
 
 # --- safety ------------------------------------------------------------------------------------

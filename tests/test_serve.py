@@ -1,5 +1,6 @@
 """``bough serve``: builds, serves OUT on 127.0.0.1 only, picks up an appended
-transcript with --watch within a few seconds, and stops cleanly on Ctrl-C."""
+transcript with --watch within a few seconds, reloads the open page then (in
+Chromium), and stops cleanly on Ctrl-C."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import orjson
 import pytest
 
+from bough_site.build import build
 from bough_site.config import BuildConfig
-from bough_site.serve import is_watched, serve, watch_paths
+from bough_site.serve import LIVE_JS, SiteServer, is_watched, serve, stamp, watch_paths
 
 from .records import SESSION, prompt, reply, text, write_jsonl
 
@@ -133,3 +136,90 @@ def test_what_is_watched(tmp_path: Path) -> None:
     assert is_watched(str(source / "p" / "s" / "subagents" / "agent-a1.meta.json"), theme)
     assert not is_watched(str(source / "p" / "notes.txt"), theme)
     assert is_watched(str(theme / "templates" / "base.html"), theme)
+
+
+# --- live reload (--watch) -------------------------------------------------------------------
+
+
+def test_a_live_server_adds_the_reload_script_to_pages_only(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    (out / "projects" / "p").mkdir(parents=True)
+    page = out / "projects" / "p" / "index.html"
+    page.write_bytes(b"<!DOCTYPE html><html><head><title>p</title></head><body>one</body></html>\n")
+    (out / "data.json").write_bytes(b'{"a": "</head>"}')
+    with SiteServer(out, 0, live=True) as server:
+        served = _get(server.url + "projects/p/").decode()
+        expected = (f'<script src="/__bough__/live.js" data-stamp="{stamp(page)}" '
+                    'data-stamp-url="/__bough__/stamp?path=/projects/p/" defer></script>\n</head>')
+        assert expected in served and served.endswith("<body>one</body></html>\n")
+        assert _get(server.url + "projects/p/index.html").count(b"__bough__/live.js") == 1
+        assert _get(server.url + "data.json") == b'{"a": "</head>"}'  # only pages
+        assert _get(server.url + "__bough__/live.js") == LIVE_JS.read_bytes()
+        assert _get(server.url + "__bough__/stamp?path=/projects/p/") == stamp(page).encode()
+        assert _get(server.url + "__bough__/stamp?path=/projects/p/index.html") == stamp(page).encode()
+        assert _get(server.url + "__bough__/stamp?path=/nowhere.html") == b""
+        before = stamp(page)
+        page.write_bytes(page.read_bytes().replace(b"one", b"two, longer"))
+        assert _get(server.url + "__bough__/stamp?path=/projects/p/").decode() != before
+    with SiteServer(out, 0) as server:  # without --watch nothing changes
+        assert _get(server.url + "projects/p/index.html") == page.read_bytes()
+        with pytest.raises(urllib.error.HTTPError):
+            _get(server.url + "__bough__/live.js")
+
+
+def test_the_reload_script_is_never_in_a_built_site(tmp_path: Path) -> None:
+    _history(tmp_path / "history")
+    out = tmp_path / "site"
+    build(BuildConfig(sources=[tmp_path / "history" / "projects"], out=out, archive=None, jobs=1))
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if b"__bough__" in p.read_bytes() or p.name == "live.js"]
+
+
+@pytest.mark.browser
+def test_serve_watch_reloads_the_open_page_when_its_file_changes(tmp_path: Path) -> None:
+    """In Chromium: a session page open from `bough serve --watch` shows a turn
+    appended to its transcript, with no reload by the test, and no console error."""
+    from .test_browser import CHROMIUM, LAUNCH_ARGS, Watch, require_browser
+
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    transcript = _history(tmp_path / "history")
+    out = tmp_path / "site"
+    command = [sys.executable, "-m", "bough_site.cli", "serve", str(tmp_path / "history" / "projects"),
+               "-o", str(out), "--port", "0", "--watch", "--no-archive", "-q", "-j", "1"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    seen: list[str] = []
+    try:
+        base = _read_until(process.stderr, READY, 60, seen).group(1)
+        threading.Thread(target=lambda: seen.extend(process.stderr), daemon=True).start()
+        (session,) = out.glob("projects/*/sessions/*.html")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+            context = browser.new_context()
+            watch = Watch()
+            watch.attach(context)
+            page = context.new_page()
+            page.goto(base + session.relative_to(out).as_posix())
+            assert page.locator(".prompt").count() == 1
+            page.evaluate("window.__sameDocument = true")  # gone once the page reloads
+            time.sleep(0.5)  # the watcher starts right after the server
+            with transcript.open("ab") as handle:
+                for record in (prompt("u2", "second question, appended while the page is open"),
+                               reply("a2", "msg_2", [text("Second answer.")])):
+                    handle.write(orjson.dumps(record) + b"\n")
+            page.get_by_text("second question, appended while the page is open").wait_for(timeout=15_000)
+            assert page.locator(".prompt").count() == 2
+            assert page.evaluate("window.__sameDocument") is None  # the page reloaded itself
+            context.close()
+            browser.close()
+        assert watch.problems == [], watch.problems
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()

@@ -345,24 +345,28 @@ def test_project_page_shows_what_was_built(example_site: tuple[Path, Any]) -> No
     out, result = example_site
     (tidepool,) = [p for p in result.site.projects if p.name == "tidepool"]
     page = (out / "projects" / tidepool.id / "index.html").read_text()
-    built = page[page.index('<section class="built"'):page.index('<h2 id="sessions"')]
-    # The commits, linked to their moments; the quiet one's hash from the git log that followed it.
+    built = page[page.index('<section class="built"'):page.index("</main>")]
+    # The commits, newest first, linked to their moments; the quiet one's hash from the git log that followed it.
     t2 = next(s for s in tidepool.sessions if s.id == ex.T2)
     assert f'href="sessions/{t2.slug}.html#r12"><code class="hash">4c1e2a9</code></a>' in built
     assert "9c3e1f4" in built and '<code class="branch">main</code>' in built
-    # Files: relative to the project, with edits and lines, and the sessions that made them.
+    listed = built[built.index('<ol class="commits">'):]
+    assert listed.index("9c3e1f4") < listed.index("4c1e2a9")
+    assert "The latest" not in built  # two commits: all shown
+    # Files: relative to the project, with edits and lines, and the latest edit's moment.
     assert '<code class="file-path" title="/home/ada/src/tidepool/tidepool/noaa.py">tidepool/noaa.py</code>' in built
     assert "3 edits" in built and built.count('<li class="file">') == 7  # EXAMPLE_FILES["tidepool"]
     assert '<span class="badge">created</span>' in built  # tidepool/cache.py
     # Sub-agent runs, by their own type and description.
     assert '<span class="agent-type">general-purpose</span>' in built and "Check NOAA API limits" in built
     # The timeline: a row per day, a bar per session (a link), prompts as ticks, commits as dots.
-    timeline = re.search(r'<svg class="timeline-chart".*?</svg>', built, re.DOTALL).group(0)
+    timeline = re.search(r'<div class="timeline-chart".*?</figure>', built, re.DOTALL).group(0)
     # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini)
-    assert timeline.count('<g class="tl-day-row">') == 4
+    assert timeline.count('<div class="tl-row">') == 4
     assert timeline.count('class="tl-session') == 5 and timeline.count('class="tl-commit"') == 3
-    assert timeline.count('class="tl-prompt"') == tidepool.stats["prompts"]
-    assert re.search(r'<svg class="tokens-chart".*?</svg>', built, re.DOTALL)
+    assert sum(len(re.findall(r"M[\d.]+ 2v12", d)) for d in re.findall(r'class="tl-prompt" d="([^"]*)"', timeline)) \
+        == tidepool.stats["prompts"]
+    assert re.search(r'<div class="tokens-chart".*?</figure>', built, re.DOTALL)
     # No inline style, no script: the CSP holds.
     assert not re.search(r"\sstyle=|<script|\son[a-z]+=", built)
 

@@ -3,17 +3,21 @@ runs, a timeline of its days and a tokens-per-day chart.
 
 Reads only session summaries (``Session.commits``, ``file_changes``, ``agents``,
 ``prompt_times``, ``reply_usage``: see bough_site/work.py), never a timeline, so
-incremental builds can render it from stored summaries.
+incremental builds can render it from stored summaries. The lists are cut to
+their latest (or most edited) ``LIST_LIMIT`` entries: a project of hundreds of
+sessions keeps a light page, and project.json and each session's page hold the rest.
 
-The two charts are inline SVG written by hand (no library), like render/charts.py:
-only numbers, dates and escaped text go in; elements carry class attributes
-only (no ``style``, no ``fill``), so the theme's CSS colours them and a strict
-CSP holds; nothing depends on today's date.
+The charts are small HTML layouts around inline SVG written by hand (no library),
+like render/charts.py: only numbers, dates and escaped text go in; elements carry
+class attributes only (no ``style``, no ``fill``), so the theme's CSS colours
+them and a strict CSP holds; nothing depends on today's date. Every label is
+HTML or SVG text in an SVG without a viewBox, so no text grows or shrinks with
+the chart's width; only the plots (bars, ticks, dots) stretch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -24,28 +28,35 @@ from ..model import Project, Session
 from ..work import project_commits, project_files
 from .times import parse_time
 
-# The timeline shows at most this many days with activity (the latest).
+# The timeline shows at most this many days with activity (the latest), and
+# fewer when their rows would pass TIMELINE_BYTES (a busy project's page stays light).
 TIMELINE_DAYS = 60
-# The tokens chart shows at most this many days (the latest), empty days included.
+TIMELINE_BYTES = 60_000
+# The tokens chart shows at most this many days (the latest), empty days included,
+# and at least TOKEN_MIN_DAYS, so a project of one busy day is one bar, not a slab.
 TOKEN_DAYS = 90
+TOKEN_MIN_DAYS = 30
+# The commits, files and sub-agent runs the page lists (the latest, the most edited).
+LIST_LIMIT = 20
 
-_LABEL_W = 84  # the date column
-_PLOT_W = 600  # 24 hours
+_DAY_MINUTES = 24 * 60  # the timeline's plot: one unit a minute
 _ROW_H = 16
-_HEAD_H = 14
 _BAR_H = 8
-_MIN_BAR = 2.0
+_MIN_BAR = 4.0  # minutes: a short session still shows
 
 
 @dataclass
 class ProjectWork:
-    commits: list[tuple[dict[str, Any], Session]]  # oldest first
-    files: list[dict[str, Any]]  # most edited first (work.project_files)
-    agents: list[tuple[dict[str, Any], Session]]  # in session order, newest session first
+    commits: list[tuple[dict[str, Any], Session]]  # newest first, at most LIST_LIMIT
+    files: list[dict[str, Any]]  # most edited first (work.project_files), at most LIST_LIMIT
+    agents: list[tuple[dict[str, Any], Session]]  # newest session first, at most LIST_LIMIT
     timeline: Markup
     tokens: Markup
     timeline_days: int  # days with activity shown
     active_days: int  # days with activity in all
+    commit_count: int = 0
+    file_count: int = 0
+    agent_count: int = 0
 
     @property
     def empty(self) -> bool:
@@ -63,17 +74,33 @@ def project_work(project: Project, sessions: list[Session], link: MomentLink) ->
     commits = project_commits(oldest_first)
     timeline, shown, active = timeline_chart(sessions, commits, link)
     files = project_files(sessions)
-    for change in files:
+    for change in files[:LIST_LIMIT]:
         change["display"] = display_path(change["path"], project.cwd)
+        change["last"] = last_edit(change)
+    agents = [(agent, s) for s in sessions for agent in s.agents or ()]
     return ProjectWork(
-        commits=commits,
-        files=files,
-        agents=[(agent, s) for s in sessions for agent in s.agents or ()],
+        commits=list(reversed(commits))[:LIST_LIMIT],
+        files=files[:LIST_LIMIT],
+        agents=agents[:LIST_LIMIT],
         timeline=timeline,
         tokens=tokens_chart(sessions),
         timeline_days=shown,
         active_days=active,
+        commit_count=len(commits),
+        file_count=len(files),
+        agent_count=len(agents),
     )
+
+
+def last_edit(change: dict[str, Any]) -> tuple[Session, dict[str, Any]] | None:
+    """The latest edit of a changed file (work.project_files), with its session:
+    the one the project page links to (each session's page lists all of its own)."""
+    found = [(edit.get("timestamp") or "", session.started or "", n, session, edit)
+             for n, (session, edits) in enumerate(change["sessions"]) for edit in edits]
+    if not found:
+        return None
+    *_, session, edit = max(found, key=lambda f: (f[0], f[1], -f[2]))
+    return session, edit
 
 
 def display_path(path: str, cwd: str | None) -> str:
@@ -91,8 +118,8 @@ def _midnight(day: date) -> datetime:
 
 
 def _x(moment: datetime) -> float:
-    seconds = moment.hour * 3600 + moment.minute * 60 + moment.second
-    return _LABEL_W + seconds / 86400 * _PLOT_W
+    """Minutes since midnight: the timeline plot's x."""
+    return moment.hour * 60 + moment.minute + moment.second / 60
 
 
 def _num(value: float) -> str:
@@ -105,13 +132,25 @@ def _clock(moment: datetime) -> str:
 
 # --- the timeline --------------------------------------------------------------------------------
 
+# The hours above the plot: SVG text in an SVG without a viewBox, placed in
+# percent of its width, so it keeps its CSS size at any width.
+_HOURS = "".join(
+    f'<text x="{hour * 100 // 24}%" y="10" text-anchor="{"start" if hour == 0 else "end" if hour == 24 else "middle"}">'
+    f"{hour:02d}:00</text>"
+    for hour in (0, 6, 12, 18, 24)
+)
+
 
 def timeline_chart(
     sessions: list[Session], commits: list[tuple[dict[str, Any], Session]], link: MomentLink
 ) -> tuple[Markup, int, int]:
     """Days as rows (UTC), each session a bar from its start to its end (split at
-    midnight), its prompts as ticks, commits as marks. Returns the SVG, the number
-    of days shown and the number of days with activity."""
+    midnight), its prompts as ticks, commits as dots. Returns the markup, the
+    number of days shown and the number of days with activity.
+
+    Each row is an HTML date beside an SVG plot of one day in minutes, stretched
+    to the row's width (``preserveAspectRatio="none"``): bars stretch, ticks and
+    dots keep their size (the theme draws them with non-scaling strokes)."""
     bars: dict[date, list[tuple[float, float, Session, datetime, datetime]]] = {}
     for session in sessions:
         start = parse_time(session.started)
@@ -142,53 +181,60 @@ def timeline_chart(
     days = sorted(set(bars) | set(ticks) | set(marks))
     if not days:
         return Markup(""), 0, 0
-    shown = days[-TIMELINE_DAYS:]
-    height = _HEAD_H + len(shown) * _ROW_H
-    width = _LABEL_W + _PLOT_W
+    rows: list[str] = []  # newest first
+    size = 0
+    for day in reversed(days[-TIMELINE_DAYS:]):
+        row = _timeline_row(day, bars.get(day, ()), ticks.get(day, ()), marks.get(day, ()), link)
+        size += len(row.encode("utf-8"))
+        if rows and size > TIMELINE_BYTES:
+            break
+        rows.append(row)
+    shown = days[len(days) - len(rows):]
     label = (
         f"Timeline, {len(shown)} days with activity from {shown[0].isoformat()} to {shown[-1].isoformat()} "
         f"(UTC): sessions as bars, prompts as ticks, commits as dots"
     )
     out = [
         # A group, not an image: its bars and dots are links.
-        (f'<svg class="timeline-chart" viewBox="0 0 {width} {height}" role="group" '
-         f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'),
-        f"<title>{escape(label)}</title>",
+        f'<div class="timeline-chart" role="group" aria-label="{escape(label)}">',
+        f'<div class="tl-head" aria-hidden="true"><svg class="tl-hours" width="100%" height="14">{_HOURS}</svg></div>',
+        *reversed(rows),
     ]
-    for hour in (0, 6, 12, 18, 24):
-        x = _LABEL_W + hour / 24 * _PLOT_W
-        anchor = "start" if hour == 0 else "end" if hour == 24 else "middle"
-        out.append(f'<text class="tl-hour" x="{_num(x)}" y="10" text-anchor="{anchor}">{hour:02d}:00</text>')
-        out.append(f'<line class="tl-grid" x1="{_num(x)}" y1="{_HEAD_H - 2}" x2="{_num(x)}" y2="{height}"></line>')
-    for row, day in enumerate(shown):
-        y = _HEAD_H + row * _ROW_H
-        mid = y + _ROW_H / 2
-        out.append('<g class="tl-day-row">')
-        out.append(f'<text class="tl-day" x="0" y="{_num(mid + 4)}">{day.isoformat()}</text>')
-        out.append(f'<rect class="tl-lane" x="{_LABEL_W}" y="{_num(mid - _BAR_H / 2)}" width="{_PLOT_W}" height="{_BAR_H}"></rect>')
-        for x, w, session, start, end in bars.get(day, ()):
-            tip = f"{session.title or 'Untitled session'} ({_clock(start)}–{_clock(end)} UTC, {start.date().isoformat()})"
-            out.append(
-                f'<a href="{escape(link(session, None))}" aria-label="{escape(tip)}">'
-                f'<rect class="tl-session tl-{escape(session.source)}" '
-                f'x="{_num(x)}" y="{_num(mid - _BAR_H / 2)}" width="{_num(w)}" height="{_BAR_H}">'
-                f"<title>{escape(tip)}</title></rect></a>"
-            )
-        for x in sorted(ticks.get(day, ())):
-            out.append(f'<line class="tl-prompt" x1="{_num(x)}" y1="{_num(mid - _BAR_H / 2 - 2)}" '
-                       f'x2="{_num(x)}" y2="{_num(mid + _BAR_H / 2 + 2)}"></line>')
-        for x, commit, session in marks.get(day, ()):
-            what = commit.get("message") or "commit"
-            short = (commit.get("hash") or "")[:7]
-            tip = f"commit {short} {what}".replace("  ", " ")
-            href = link(session, commit.get("anchor") or None)
-            out.append(
-                f'<a href="{escape(href)}" aria-label="{escape(tip)}"><circle class="tl-commit" cx="{_num(x)}" cy="{_num(mid)}" r="3.5">'
-                f"<title>{escape(tip)}</title></circle></a>"
-            )
-        out.append("</g>")
-    out.append("</svg>")
+    out.append("</div>")
     return Markup("".join(out)), len(shown), len(days)
+
+
+def _timeline_row(
+    day: date,
+    bars: Iterable[tuple[float, float, Session, datetime, datetime]],
+    ticks: Iterable[float],
+    marks: Iterable[tuple[float, dict[str, Any], Session]],
+    link: MomentLink,
+) -> str:
+    """One day: its date, then its plot: session bars and commit dots (links), prompt ticks (one path)."""
+    mid = _ROW_H / 2
+    parts = [f'<div class="tl-row"><span class="tl-day">{day.isoformat()}</span>'
+             f'<svg class="tl-plot" viewBox="0 0 {_DAY_MINUTES} {_ROW_H}" preserveAspectRatio="none">']
+    for x, w, session, start, end in bars:
+        tip = f"{session.title or 'Untitled session'} ({_clock(start)}–{_clock(end)} UTC, {start.date().isoformat()})"
+        parts.append(
+            f'<a href="{escape(link(session, None))}"><title>{escape(tip)}</title>'
+            f'<rect class="tl-session tl-{escape(session.source)}" '
+            f'x="{_num(x)}" y="{_num(mid - _BAR_H / 2)}" width="{_num(w)}" height="{_BAR_H}"></rect></a>'
+        )
+    path = "".join(f"M{_num(x)} 2v12" for x in sorted(ticks))
+    if path:
+        parts.append(f'<path class="tl-prompt" d="{path}"></path>')
+    for x, commit, session in marks:
+        what = commit.get("message") or "commit"
+        short = (commit.get("hash") or "")[:7]
+        tip = f"commit {short} {what}".replace("  ", " ")
+        href = link(session, commit.get("anchor") or None)
+        # A zero-length line with round caps: a dot, round at any width.
+        parts.append(f'<a href="{escape(href)}"><title>{escape(tip)}</title>'
+                     f'<path class="tl-commit" d="M{_num(x)} {_num(mid)}h0"></path></a>')
+    parts.append("</svg></div>")
+    return "".join(parts)
 
 
 # --- tokens per day ------------------------------------------------------------------------------
@@ -196,14 +242,14 @@ def timeline_chart(
 TOKEN_SERIES = (("input", "input tokens"), ("output", "output tokens"), ("cache_read", "cache reads"))
 _TOKEN_BAR = 6
 _TOKEN_GAP = 2
-_TOKEN_ROW = 30
-_TOKEN_LABEL = 84
+_TOKEN_H = 24
 
 
 def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
     """(day, input, output, cache reads) for every day from the first with spend to
-    the last (at most TOKEN_DAYS), each reply counted once over the sessions (a
-    resumed session holds its parent's replies too)."""
+    the last (at most TOKEN_DAYS, at least TOKEN_MIN_DAYS ending with the last),
+    each reply counted once over the sessions (a resumed session holds its
+    parent's replies too)."""
     seen: set[str] = set()
     totals: dict[date, list[int]] = {}
     for session in sessions:
@@ -223,40 +269,44 @@ def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
         return []
     last = max(totals)
     first = max(min(totals), last - timedelta(days=TOKEN_DAYS - 1))
+    first = min(first, last - timedelta(days=TOKEN_MIN_DAYS - 1))
     span = (last - first).days + 1
     return [(first + timedelta(days=i), *totals.get(first + timedelta(days=i), [0, 0, 0])) for i in range(span)]
 
 
+def _compact(value: int) -> str:
+    for size, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
+        if value >= size:
+            return f"{value / size:.1f}".removesuffix(".0") + suffix
+    return str(value)
+
+
 def tokens_chart(sessions: list[Session]) -> Markup:
     """Three small bar rows, one per kind (input, output, cache reads), each on its
-    own scale: cache reads are often a hundred times the rest."""
+    own scale (cache reads are often a hundred times the rest) and labelled in
+    HTML with its peak; the first and last day below."""
     days = daily_tokens(sessions)
     if not any(sum(values) for _, *values in days):
         return Markup("")
-    width = _TOKEN_LABEL + len(days) * (_TOKEN_BAR + _TOKEN_GAP)
-    height = len(TOKEN_SERIES) * _TOKEN_ROW
+    width = len(days) * (_TOKEN_BAR + _TOKEN_GAP)
     label = f"Tokens per day from {days[0][0].isoformat()} to {days[-1][0].isoformat()}: input, output, cache reads"
-    out = [
-        (f'<svg class="tokens-chart" viewBox="0 0 {width} {height}" role="img" '
-         f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'),
-        f"<title>{escape(label)}</title>",
-    ]
+    out = [f'<div class="tokens-chart" role="group" aria-label="{escape(label)}">']
     for row, (kind, name) in enumerate(TOKEN_SERIES):
         values = [day[1 + row] for day in days]
-        peak = max(values) or 1
-        top = row * _TOKEN_ROW
-        base = top + _TOKEN_ROW - 4
-        out.append(f'<g class="tk-series tk-{kind}">')
-        out.append(f'<text class="tk-label" x="0" y="{top + 16}">{escape(name)}</text>')
-        out.append(f'<rect class="chart-base" x="{_TOKEN_LABEL}" y="{base}" width="{width - _TOKEN_LABEL}" height="1"></rect>')
+        peak = max(values)
+        out.append(f'<div class="tk-row tk-{kind}"><span class="tk-label">{escape(name)}</span>'
+                   f'<svg class="tk-plot" viewBox="0 0 {width} {_TOKEN_H}" preserveAspectRatio="none" '
+                   f'role="img" aria-label="{escape(name)} per day, peak {peak:,}">')
         for index, ((day, *_), value) in enumerate(zip(days, values)):
             if value <= 0:
                 continue
-            h = max(1.5, value / peak * (_TOKEN_ROW - 8))
-            x = _TOKEN_LABEL + index * (_TOKEN_BAR + _TOKEN_GAP)
-            tip = f"{day.isoformat()}: {value:,} {name}"
-            out.append(f'<rect class="tk-bar" x="{x}" y="{_num(base - h)}" width="{_TOKEN_BAR}" height="{_num(h)}">'
-                       f"<title>{escape(tip)}</title></rect>")
-        out.append("</g>")
-    out.append("</svg>")
+            h = max(1.5, value / (peak or 1) * (_TOKEN_H - 1))
+            x = index * (_TOKEN_BAR + _TOKEN_GAP)
+            out.append(f'<rect class="tk-bar" x="{x}" y="{_num(_TOKEN_H - h)}" width="{_TOKEN_BAR}" height="{_num(h)}">'
+                       f"<title>{day.isoformat()}: {value:,} {escape(name)}</title></rect>")
+        out.append(f'</svg><span class="tk-peak" title="{peak:,} {escape(name)} on the busiest day">'
+                   f"peak {_compact(peak)}</span></div>")
+    out.append(f'<div class="tk-axis" aria-hidden="true"><span>{days[0][0].isoformat()}</span>'
+               f"<span>{days[-1][0].isoformat()}</span></div>")
+    out.append("</div>")
     return Markup("".join(out))

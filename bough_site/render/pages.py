@@ -830,17 +830,40 @@ def asset_name(name: str, data: bytes) -> str:
 
 
 @dataclass
+class Month:
+    """The sessions of one calendar month (UTC) on a project page, newest first."""
+
+    key: str  # 2026-02, or "" for sessions without a date
+    label: str  # February 2026
+    sessions: list[Session]
+
+
+@dataclass
 class ProjectSummary:
     project: Project
     sessions: list[Session]  # newest first
     first: When | None
     last: When | None
     sources: list[str]  # labels, sorted
-    chart: Markup
     last_moment: datetime | None
+    models: list[str] = field(default_factory=list)  # short names (short_model), sorted
+    kept: int = 0  # sessions whose original is deleted (kept by bough's archive)
+
+    @property
+    def months(self) -> list[Month]:
+        return by_month(self.sessions)
+
+    @property
+    def chart(self) -> Markup:
+        """Sessions per week (the project page shows it; the index's rows do not)."""
+        return charts.activity_chart(self.sessions)
 
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
+# Written out, not strftime("%B"): a page must not depend on the build's locale.
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December")
+_MODEL_DATE = re.compile(r"-(?:20\d{6}|\d{4}-\d{2}-\d{2})$")
 
 
 def session_moment(session: Session) -> datetime:
@@ -849,6 +872,38 @@ def session_moment(session: Session) -> datetime:
 
 def newest_first(sessions: Iterable[Session]) -> list[Session]:
     return sorted(sessions, key=lambda s: (session_moment(s), s.id, s.slug), reverse=True)
+
+
+def short_model(name: str) -> str:
+    """A model as a list row shows it: ``claude-sonnet-4-5-20250929`` → ``sonnet-4-5``
+    (the vendor prefix and a release date say little in a column of them)."""
+    short = _MODEL_DATE.sub("", name.removeprefix("claude-"))
+    return short or name
+
+
+def short_models(names: Iterable[str]) -> list[str]:
+    """Short names, once each, in the order first seen."""
+    return list(dict.fromkeys(short_model(n) for n in names if isinstance(n, str) and n))
+
+
+def seconds(start: object, end: object) -> int:
+    """A session's length in whole seconds; -1 when unknown (sorts first)."""
+    a, b = parse_time(start), parse_time(end)
+    return int((b - a).total_seconds()) if a is not None and b is not None and b >= a else -1
+
+
+def by_month(sessions: list[Session]) -> list[Month]:
+    """Sessions (newest first) grouped by the UTC month they started in; undated last."""
+    months: dict[str, Month] = {}
+    for session in sessions:
+        moment = parse_time(session.started) or parse_time(session.ended)
+        key = moment.strftime("%Y-%m") if moment else ""
+        if key not in months:
+            label = f"{MONTH_NAMES[moment.month - 1]} {moment.year}" if moment else "Undated"
+            months[key] = Month(key, label, [])
+        months[key].sessions.append(session)
+    dated = [m for k, m in months.items() if k]
+    return dated + ([months[""]] if "" in months else [])
 
 
 def summarize(project: Project) -> ProjectSummary:
@@ -863,8 +918,9 @@ def summarize(project: Project) -> ProjectSummary:
         first=when(first.isoformat()) if first else None,
         last=when(last.isoformat()) if last else None,
         sources=sorted({source_label(s.source) for s in sessions}),
-        chart=charts.activity_chart(sessions),
         last_moment=last,
+        models=sorted(set(short_models(m for s in sessions for m in s.models or ()))),
+        kept=sum(1 for s in sessions if s.kept_since),
     )
 
 
@@ -939,6 +995,8 @@ class Renderer:
             "num": num,
             "compact": compact,
             "tokens": tokens,
+            "seconds": seconds,
+            "short_models": short_models,
             "source_label": source_label,
             "one_line": one_line,
             "markdown": render_markdown,
@@ -962,11 +1020,13 @@ class Renderer:
         return self.env.get_template(template).render(**context)
 
     def index_page(self, site: Site) -> bytes:
+        projects = by_recent_activity(site.projects)
         html = self._render(
             "index.html",
             page=urls.INDEX_HTML,
             site=site,
-            projects=by_recent_activity(site.projects),
+            projects=projects,
+            sources=sorted({source for p in projects for source in p.sources}),
             session_count=sum(len(p.sessions) for p in site.projects),
             chart=charts.activity_chart(s for p in site.projects for s in p.sessions),
         )

@@ -1,0 +1,126 @@
+"""A project page's "what was built" for a heavy user (render/built.py): the lists
+cut to their latest or most edited entries, the timeline kept under its byte
+budget, and charts whose labels are HTML (or unscaled SVG text), never text that
+grows with the chart."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bough_site.model import Project, Session
+from bough_site.render import built
+from bough_site.render.built import LIST_LIMIT, TIMELINE_BYTES, TOKEN_MIN_DAYS, project_work, tokens_chart
+
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def session(n: int, *, day: int = 0, **extra: Any) -> Session:
+    start = START + timedelta(days=day, hours=n % 12)
+    fields: dict[str, Any] = dict(
+        id=f"s{n}", source="claude-code", cwd="/w", title=f"Session {n}", started=iso(start),
+        ended=iso(start + timedelta(minutes=30)), versions=[], models=[], git_branch=None, files=[],
+        timeline=[], stats={}, slug=f"s{n}",
+    )
+    fields.update(extra)
+    return Session(**fields)
+
+
+def commit(n: int, moment: datetime) -> dict[str, Any]:
+    return {"id": f"c{n}", "hash": f"{n:07x}", "branch": "main", "message": f"change {n}", "amend": False,
+            "call_id": f"t{n}", "anchor": f"r{n}", "timestamp": iso(moment), "agent": None}
+
+
+def edit(n: int, moment: datetime) -> dict[str, Any]:
+    return {"call_id": f"e{n}", "tool": "Edit", "action": "edit", "anchor": f"r{n}", "timestamp": iso(moment),
+            "lines_added": 1, "lines_removed": 0, "agent": None}
+
+
+def link(s: Session, anchor: str | None) -> str:
+    return f"sessions/{s.slug}.html" + (f"#{anchor}" if anchor else "")
+
+
+def newest_first(sessions: list[Session]) -> list[Session]:
+    return sorted(sessions, key=lambda s: s.started, reverse=True)
+
+
+def test_lists_keep_the_latest_commits_and_the_most_edited_files() -> None:
+    sessions = []
+    for n in range(25):
+        moment = START + timedelta(days=n)
+        sessions.append(session(n, day=n, commits=[commit(n, moment)], agents=[
+            {"agent_id": f"a{n}", "agent_type": "Explore", "description": f"look {n}", "tool_calls": 1,
+             "files_changed": 0, "commits": 0, "anchor": f"r{n}", "timestamp": iso(moment)}],
+            file_changes=[{"path": f"/w/f{k}.py", "edits": [edit(100 * n + k, moment + timedelta(minutes=k))]}
+                          for k in range(n % 3 + 1)] + [{"path": f"/w/only{n}.py", "edits": [edit(9000 + n, moment)]}]))
+    project = Project(id="p", name="p", cwd="/w", sessions=sessions, stats={})
+    work = project_work(project, newest_first(sessions), link)
+    assert (work.commit_count, work.file_count, work.agent_count) == (25, 3 + 25, 25)
+    assert [c["hash"] for c, _ in work.commits] == [f"{n:07x}" for n in range(24, 4, -1)]  # newest first
+    assert len(work.files) == len(work.agents) == LIST_LIMIT
+    # f0 is edited in every session, f1 in two of three, f2 in one of three: most edited first.
+    assert [(f["display"], f["edits"], len(f["sessions"])) for f in work.files[:3]] == [
+        ("f0.py", 25, 25), ("f1.py", 16, 16), ("f2.py", 8, 8)]
+    last_session, last_edit = work.files[0]["last"]
+    assert (last_session.id, last_edit["call_id"]) == ("s24", "e2400")
+    assert [a["agent_id"] for a, _ in work.agents][:2] == ["a24", "a23"]
+
+
+def test_the_timeline_keeps_under_its_byte_budget_and_says_how_many_days_it_shows() -> None:
+    # 80 days of 12 sessions each, every one with commits: far more than the budget holds.
+    sessions = [session(day * 12 + n, day=day, title="A title of a fair length, as people write them " * 2,
+                        commits=[commit(day * 100 + n * 5 + k, START + timedelta(days=day, hours=n, minutes=k))
+                                 for k in range(5)])
+                for day in range(80) for n in range(12)]
+    ordered = newest_first(sessions)
+    work = project_work(Project(id="p", name="p", cwd="/w", sessions=sessions, stats={}), ordered, link)
+    rows = re.findall(r'<div class="tl-row">.*?</svg></div>', work.timeline)
+    assert 0 < len(rows) == work.timeline_days < 60 and work.active_days == 80
+    assert sum(len(r.encode()) for r in rows) <= TIMELINE_BYTES
+    days = re.findall(r'<span class="tl-day">([\d-]+)</span>', work.timeline)
+    assert days[-1] == "2026-05-19" and days == sorted(days)  # the latest days, oldest first
+    assert f"Timeline, {len(rows)} days with activity from {days[0]} to 2026-05-19" in work.timeline
+
+
+def test_a_quiet_project_shows_sixty_days_at_most() -> None:
+    sessions = [session(n, day=n) for n in range(70)]
+    work = project_work(Project(id="p", name="p", cwd="/w", sessions=sessions, stats={}), newest_first(sessions), link)
+    assert (work.timeline_days, work.active_days) == (60, 70)
+
+
+def test_the_timeline_labels_are_html_or_unscaled_svg_text() -> None:
+    sessions = [session(1, prompt_times=[iso(START + timedelta(hours=1, minutes=5))])]
+    work = project_work(Project(id="p", name="p", cwd="/w", sessions=sessions, stats={}), sessions, link)
+    timeline = str(work.timeline)
+    # The hours: SVG text in an SVG without a viewBox, placed in percent (no scaling).
+    hours = re.search(r'<svg class="tl-hours"[^>]*>', timeline).group(0)
+    assert "viewBox" not in hours
+    assert re.findall(r'<text x="([\d.]+%)"', timeline) == ["0%", "25%", "50%", "75%", "100%"]
+    # The plots stretch, and hold no text; the day is HTML.
+    for plot in re.findall(r'<svg class="tl-plot".*?</svg>', timeline):
+        assert 'preserveAspectRatio="none"' in plot and "<text" not in plot
+    assert '<span class="tl-day">2026-03-01</span>' in timeline
+    assert '<path class="tl-prompt" d="M605 2v12"></path>' in timeline  # 10:05, in minutes
+    assert not re.search(r"\sstyle=", timeline)
+
+
+def test_tokens_chart_shows_at_least_a_month_and_labels_in_html() -> None:
+    one_day = [session(1, reply_usage=[["m1", "2026-03-01", 120, 3400, 56000], ["m2", "2026-03-01", 5, 10, 0]])]
+    chart = str(tokens_chart(one_day))
+    assert "<text" not in chart
+    assert [re.sub("<[^>]+>", "", label) for label in re.findall(r'<span class="tk-label">.*?</span>', chart)] == [
+        "input tokens", "output tokens", "cache reads"]
+    assert re.findall(r'<span class="tk-peak"[^>]*>(.*?)</span>', chart) == ["peak 125", "peak 3.4k", "peak 56k"]
+    # One day of spend: one narrow bar per kind in a month of days, at its end.
+    plots = re.findall(r'<svg class="tk-plot" viewBox="0 0 (\d+) 24".*?</svg>', chart, re.S)
+    assert plots == [str(TOKEN_MIN_DAYS * 8)] * 3
+    bars = re.findall(r'<rect class="tk-bar" x="(\d+)"', chart)
+    assert bars == [str((TOKEN_MIN_DAYS - 1) * 8)] * 3
+    assert re.search(r'<div class="tk-axis" aria-hidden="true"><span>2026-01-31</span><span>2026-03-01</span></div>',
+                     chart)
+    assert built.daily_tokens([])[:1] == []
