@@ -283,7 +283,8 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
         projects, lambda s: _signature_parts(by_session[id(s)]), warnings)
     pages = publish(projects, lambda s: _tally(by_session[id(s)], previous, out, config.report), warnings,
                     signature=signature, project_signatures=project_signatures, previous=previous,
-                    same_options=plan.same_options, options=options, outputs=outputs, report=config.report)
+                    same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
+                    workers=workers)
     pruned = _prune(outputs, previous, config.prune)
     _save(out, digest, unit_states, entries, plan, pages, previous)
     site = pages.site

@@ -78,7 +78,7 @@ def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
 
 def publish(projects: list[Project], tally: Callable[[Session], Tally | None], warnings: list[Warning], *,
             signature: str, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
-            options: Options, outputs: Outputs, report: Callable[[str], None]) -> SitePages:
+            options: Options, outputs: Outputs, report: Callable[[str], None], workers: int = 1) -> SitePages:
     """The site's own pages, rendered or kept. ``tally`` gives a session's counting
     identities (read only when something changed)."""
     if same_options and previous.site_outputs and previous.site_signature == signature:
@@ -106,7 +106,8 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
         files.append((search.FALLBACK_PATH, search.fallback_script(site)))
     paths = sorted(kept + outputs.write(files))
     if options.search:  # after the session pages, which Pagefind reads from OUT; a bundle per project
-        paths += search.pagefind_shards(outputs.writer, previous.site_outputs, outputs.write, outputs.keep, report)
+        paths += search.pagefind_shards(outputs.writer, previous.site_outputs, outputs.write, outputs.keep, report,
+                                        workers=workers)
     return SitePages(site, paths, signature, project_signatures)
 
 

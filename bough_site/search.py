@@ -44,6 +44,7 @@ import re
 import subprocess
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -200,13 +201,16 @@ def pagefind_version(binary: Path) -> str:
 
 
 def pagefind_shards(writer: SiteWriter, previous: list[str], write: Callable[[list[tuple[str, bytes]]], list[str]],
-                    keep: Callable[[str], None], report: Callable[[str], None] = lambda line: None) -> list[str]:
+                    keep: Callable[[str], None], report: Callable[[str], None] = lambda line: None, *,
+                    workers: int = 1) -> list[str]:
     """Make or keep each project's shard and write ``shards.js``; return every path
     written or kept. ``writer`` (the build's SiteWriter) tells the session pages this
     build owns and which of them it rendered; ``previous`` is what the last build's
     site pages were (its shards among them); ``write`` and ``keep`` are the build's,
-    so what is kept is neither written again nor pruned. A shard is written as soon
-    as it is made: the main process holds one shard at a time."""
+    so what is kept is neither written again nor pruned. Up to ``workers`` Pagefind
+    runs at once (the render pool is done by now; each run is a process of its own);
+    each shard is written, in project order, as soon as it and those before it are
+    made: the main process holds a few shards at a time."""
     out = Path(writer.out)
     rendered = set(writer.written) | set(writer.unchanged)
     by_project: dict[str, list[str]] = {}
@@ -217,17 +221,26 @@ def pagefind_shards(writer: SiteWriter, previous: list[str], write: Callable[[li
     binary = pagefind_binary()
     stamp = {"format": SHARD_FORMAT, "max_page": MAX_INDEXED_PAGE, "pagefind": pagefind_version(binary)}
     owned_before = set(previous)
-    paths: list[str] = []
-    shards = []
+    owned: dict[str, list[str]] = {}
+    to_make: list[tuple[str, dict[str, Any]]] = []
     for project in sorted(by_project):
         pages = sorted(by_project[project])
         root = f"{PAGEFIND_DIR}/{project}"
         made = {**stamp, "pages": pages}
-        owned = None if rendered.intersection(pages) else _keep_shard(out, root, made, owned_before, keep)
-        if owned is None:
-            owned = _make_shard(out, root, made, binary, write, report)
-        paths += owned
-        if owned:
+        kept = None if rendered.intersection(pages) else _keep_shard(out, root, made, owned_before, keep)
+        if kept is None:
+            to_make.append((root, made))
+        else:
+            owned[root] = kept
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(to_make) or 1))) as pool:
+        bundles = pool.map(lambda job: _pagefind_bundle(out, job[1]["pages"], report, job[0], binary), to_make)
+        for (root, made), files in zip(to_make, bundles):
+            owned[root] = _write_shard(root, made, files, write)
+    paths: list[str] = []
+    shards = []
+    for root in sorted(owned):
+        paths += owned[root]
+        if owned[root]:
             shards.append(f"{root}/")
     paths += write([(SHARDS_PATH, shards_module(shards))])
     return paths
@@ -273,12 +286,11 @@ def _keep_shard(out: Path, root: str, made: dict[str, Any], owned_before: set[st
     return [*paths, stamp_path]
 
 
-def _make_shard(out: Path, root: str, made: dict[str, Any], binary: Path,
-                write: Callable[[list[tuple[str, bytes]]], list[str]], report: Callable[[str], None]) -> list[str]:
-    """Index the pages ``made`` names into a shard under ``root`` and write it, its
-    stamp last (so a stamp never names files that were not written); nothing when
-    none of the pages may be indexed."""
-    files = _pagefind_bundle(out, made["pages"], report, root, binary)
+def _write_shard(root: str, made: dict[str, Any], files: list[tuple[str, bytes]],
+                 write: Callable[[list[tuple[str, bytes]]], list[str]]) -> list[str]:
+    """Write a shard Pagefind made from the pages ``made`` names, its stamp last (so
+    a stamp never names files that were not written); nothing when none of the
+    pages could be indexed."""
     if not files:
         return []
     stamp = {**made, "files": {path.removeprefix(root + "/"): _digest(data) for path, data in files}}
