@@ -1,24 +1,43 @@
-"""Shared test setup: no test ever touches the real ~/.claude, ~/.codex, ~/.gemini or data dirs."""
+"""Shared test setup: no test ever touches the real ~/.claude, ~/.codex, ~/.gemini or data dirs.
+
+Also the fixtures more than one test module uses: pytest finds them here, so no test
+module imports another (tests/test_layout.py checks). Plain helpers are in helpers.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import os
+import posixpath
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
+import pygments.lexer
 import pytest
 from hypothesis import settings
 
-from .records import reset_clock
+from bough_site.render import highlight as highlight_module
+from bough_site.render.blockstore import BlockStore
+
+from .helpers import (
+    CHROMIUM,
+    LAUNCH_ARGS,
+    VIEWPORT,
+    ExampleSite,
+    Server,
+    Tab,
+    Watch,
+    be,
+    require_browser,
+    reset_clock,
+    serving,
+)
 
 # In CI the property tests run a fixed, reproducible set of examples (a red CI run can be
 # replayed exactly); locally they keep exploring new random ones.
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-FIXTURES = SHARED / "fixtures"
 
 
 @pytest.fixture(autouse=True)
@@ -39,21 +58,77 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home
 
 
-def fixtures_dir(kind: str) -> Path:
-    """The shared real transcripts, or a skip when this checkout has none beside it."""
-    folder = FIXTURES / kind
-    if not folder.is_dir():
-        pytest.skip(f"{folder} is not here (the shared fixtures live beside the checkout)")
-    return folder
+# --- highlighting ------------------------------------------------------------------------------
 
 
-def file_tree(root: Path, *, site_only: bool = False) -> dict[str, bytes]:
-    """Every regular file under root by its relative path. ``site_only`` leaves out
-    bough's own bookkeeping (the writer's marker and lock, the incremental state:
-    every name starting ``.bough-``), keeping what a host would publish."""
-    tree = {}
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if path.is_file() and not (site_only and any(part.startswith(".bough-") for part in relative.parts)):
-            tree[relative.as_posix()] = path.read_bytes()
-    return tree
+@pytest.fixture
+def lexing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Counts the texts Pygments lexes; the process's default store starts empty."""
+    monkeypatch.setattr(highlight_module._DEFAULT, "store", BlockStore(None))
+    calls: list[str] = []
+    real = pygments.lexer.Lexer.get_tokens
+
+    def counting(self: pygments.lexer.Lexer, text: str, unfiltered: bool = False) -> object:
+        calls.append(text)
+        return real(self, text, unfiltered)
+
+    monkeypatch.setattr(pygments.lexer.Lexer, "get_tokens", counting)
+    return calls
+
+
+# --- the browser: each module that asks builds the site and starts the browser once -------------
+
+
+@pytest.fixture(scope="module")
+def browser_site(tmp_path_factory: pytest.TempPathFactory) -> ExampleSite:
+    """The bundled examples' site, and a session page with a sub-agent run and a collapsed tool result."""
+    require_browser()  # before building anything
+    root = tmp_path_factory.mktemp("browser") / "site"
+    files = be.build_example_site(root)
+    rich = [
+        path
+        for path, data in sorted(files.items())
+        if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", path)
+        and b'<details class="subagent">' in data
+        and b'<details class="more">' in data
+    ]
+    assert rich, "no example session has both a sub-agent run and a collapsed tool result"
+    session = rich[0]
+    project = posixpath.join(posixpath.dirname(posixpath.dirname(session)), "index.html")
+    return ExampleSite(root, files, project, session)
+
+
+@pytest.fixture(scope="module")
+def server(browser_site: ExampleSite) -> Iterator[Server]:
+    with serving(browser_site.root) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Callable[..., Tab]]:
+    contexts = []
+
+    def opener(color_scheme: str = "light") -> Tab:
+        context = browser.new_context(viewport=VIEWPORT, color_scheme=color_scheme)
+        contexts.append(context)
+        context.set_default_timeout(10_000)  # a local static site: 10 s means it is stuck
+        watch = Watch()
+        watch.attach(context)
+        return Tab(context.new_page(), watch)
+
+    yield opener
+    for context in contexts:
+        context.close()

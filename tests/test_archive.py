@@ -22,8 +22,7 @@ from bough_site.cli import main, summary
 from bough_site.config import BuildConfig, archive_dir
 from bough_site.discover import EXAMPLES
 
-from .conftest import file_tree
-from .records import SESSION, prompt, reply, text, write_jsonl
+from .helpers import SESSION, file_tree, prompt, reply, text, write_jsonl
 
 NOTES = "-home-ada-src-notes-api"
 TIDEPOOL = "-home-ada-src-tidepool"  # with an old-layout sub-agent file

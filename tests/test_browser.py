@@ -10,275 +10,62 @@ page kinds in light and dark mode into test-artifacts/screenshots/.
 Any console error, uncaught page error, CSP violation, failed request or HTTP
 error fails a test. Without Chromium or Playwright the tests are skipped with
 the reason, unless BOUGH_REQUIRE_BROWSER=1 (set by .ci/run): then they fail.
+The site (``browser_site``), its ``server``, the ``browser`` and ``open_page`` are
+fixtures in conftest.py, shared with the other browser tests; ``Watch`` and the
+rest they share are in helpers.py.
 """
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
-import sys
-import threading
-import tomllib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from .test_example_output import REPO, be
+from . import helpers
+from .helpers import (
+    SCREENSHOTS,
+    SUBPATH,
+    VIEWPORT,
+    ExampleSite,
+    Server,
+    Tab,
+    require_browser,
+    start_url,
+)
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-SUBPATH = "/archive/"
-SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
-VIEWPORT = {"width": 1280, "height": 900}
 # Full-page screenshots of long sessions are cut here (pixels).
 SCREENSHOT_MAX_HEIGHT = 6000
 BLOCKING_IMPACTS = ("serious", "critical")
-
-
-# --- skip or fail ---------------------------------------------------------------------
-
-
-def browser_unavailable() -> str | None:
-    """Why the browser tests cannot run here, or None when they can."""
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    for module, package in (("playwright.sync_api", "playwright"), ("axe_playwright_python", "axe-playwright-python")):
-        try:
-            __import__(module)
-        except ImportError:
-            return f"the {package} package is not installed (pip install -e '.[test]')"
-    return None
-
-
-def require_browser() -> None:
-    """Skip with the reason when no browser is here; fail instead when BOUGH_REQUIRE_BROWSER=1."""
-    reason = browser_unavailable()
-    if reason is None:
-        return
-    if os.environ.get("BOUGH_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"browser tests are required (BOUGH_REQUIRE_BROWSER=1) but {reason}", pytrace=False)
-    pytest.skip(f"browser tests skipped: {reason}")
-
-
-# --- the site and a server for it ------------------------------------------------------
-
-
-@dataclass
-class ExampleSite:
-    root: Path
-    files: dict[str, bytes]
-    project: str  # projects/<id>/index.html of the session below
-    session: str  # a session page with a sub-agent run and a collapsed tool result
-
-    def pages(self) -> list[str]:
-        return sorted(p for p in self.files if p.endswith(".html"))
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> ExampleSite:
-    require_browser()  # before building anything
-    root = tmp_path_factory.mktemp("browser") / "site"
-    files = be.build_example_site(root)
-    rich = [
-        path
-        for path, data in sorted(files.items())
-        if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", path)
-        and b'<details class="subagent">' in data
-        and b'<details class="more">' in data
-    ]
-    assert rich, "no example session has both a sub-agent run and a collapsed tool result"
-    session = rich[0]
-    project = posixpath.join(posixpath.dirname(posixpath.dirname(session)), "index.html")
-    return ExampleSite(root, files, project, session)
-
-
-def netlify_headers() -> list[tuple[str, dict[str, str]]]:
-    with (REPO / "netlify.toml").open("rb") as handle:
-        rules = tomllib.load(handle)["headers"]
-    return [(rule["for"], rule["values"]) for rule in rules]
-
-
-def _matches(pattern: str, path: str) -> bool:
-    return path.startswith(pattern[:-1]) if pattern.endswith("*") else path == pattern
-
-
-class _SiteHandler(SimpleHTTPRequestHandler):
-    """Serves the site under SUBPATH only, with netlify.toml's headers; remembers every 4xx/5xx."""
-
-    rules: ClassVar[list[tuple[str, dict[str, str]]]] = []
-    errors: ClassVar[list[str]] = []
-
-    def send_head(self):  # type: ignore[no-untyped-def]
-        if not urlsplit(self.path).path.startswith(SUBPATH):
-            self.send_error(404, "outside the site's sub-path")
-            return None
-        return super().send_head()
-
-    def translate_path(self, path: str) -> str:
-        path = urlsplit(path).path
-        return super().translate_path("/" + path[len(SUBPATH) :] if path.startswith(SUBPATH) else path)
-
-    def end_headers(self) -> None:
-        site_path = "/" + urlsplit(self.path).path[len(SUBPATH) :]
-        for pattern, values in self.rules:
-            if _matches(pattern, site_path):
-                for name, value in values.items():
-                    self.send_header(name, value)
-        super().end_headers()
-
-    def send_response(self, code: int, message: str | None = None) -> None:
-        if code >= 400:
-            self.errors.append(f"HTTP {code} for {self.path}")
-        super().send_response(code, message)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@dataclass
-class Server:
-    base: str  # http://127.0.0.1:PORT/archive/
-    errors: list[str]
-
-
-@pytest.fixture(scope="module")
-def server(site: ExampleSite) -> Iterator[Server]:
-    errors: list[str] = []
-    handler = type("Handler", (_SiteHandler,), {"rules": netlify_headers(), "errors": errors})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(site.root)))
-    thread = threading.Thread(target=httpd.serve_forever, name="bough-test-http", daemon=True)
-    thread.start()
-    try:
-        yield Server(f"http://127.0.0.1:{httpd.server_address[1]}{SUBPATH}", errors)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=10)
-
-
-# --- the browser and what it reports ------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-# Runs before any page script; Playwright injects it outside the page's CSP.
-_REPORT_VIOLATIONS = """
-document.addEventListener("securitypolicyviolation", function (e) {
-  window.__boughViolation(e.violatedDirective + " blocked " + (e.blockedURI || "inline") +
-    " in " + e.sourceFile + ":" + e.lineNumber);
-});
-"""
-
-
-@dataclass
-class Watch:
-    """Everything that went wrong in a browser context, as text lines."""
-
-    problems: list[str] = field(default_factory=list)
-
-    def attach(self, context: Any) -> None:
-        context.expose_function("__boughViolation", lambda text: self.problems.append(f"CSP violation: {text}"))
-        context.add_init_script(_REPORT_VIOLATIONS)
-        context.on("page", self._attach_page)
-
-    def _attach_page(self, page: Any) -> None:
-        page.on("console", lambda msg: self._console(msg))
-        page.on("pageerror", lambda err: self.problems.append(f"page error: {err}"))
-        page.on("requestfailed", self._request_failed)
-        page.on("response", self._response)
-
-    def _console(self, msg: Any) -> None:
-        if msg.type == "error":
-            self.problems.append(f"console error: {msg.text} at {msg.location}")
-
-    def _request_failed(self, request: Any) -> None:
-        # ERR_ABORTED: a request cut short because the test navigated on; a missing
-        # file fails with ERR_FILE_NOT_FOUND, a missing page over HTTP with a status.
-        if "ERR_ABORTED" not in (request.failure or ""):
-            self.problems.append(f"request failed: {request.url} ({request.failure})")
-
-    def _response(self, response: Any) -> None:
-        if response.status >= 400:
-            self.problems.append(f"HTTP {response.status}: {response.url}")
-
-
-@dataclass
-class Tab:
-    page: Any
-    watch: Watch
-
-
-@pytest.fixture
-def open_page(browser: Any) -> Iterator[Callable[..., Tab]]:
-    contexts = []
-
-    def opener(color_scheme: str = "light") -> Tab:
-        context = browser.new_context(viewport=VIEWPORT, color_scheme=color_scheme)
-        contexts.append(context)
-        context.set_default_timeout(10_000)  # a local static site: 10 s means it is stuck
-        watch = Watch()
-        watch.attach(context)
-        return Tab(context.new_page(), watch)
-
-    yield opener
-    for context in contexts:
-        context.close()
-
-
-def start_url(site: ExampleSite, server: Server, origin: str, path: str = "index.html") -> str:
-    if origin == "file":
-        return (site.root / path).as_uri()
-    return server.base + path
 
 
 # --- the tests ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("origin", ["file", "http"])
-def test_click_through_the_site(site: ExampleSite, server: Server, open_page, origin: str) -> None:
+def test_click_through_the_site(browser_site: ExampleSite, server: Server, open_page, origin: str) -> None:
     s = open_page()
     page = s.page
     # Over HTTP, start at the sub-path itself, as a visitor of the published site would.
-    page.goto(start_url(site, server, origin, "" if origin == "http" else "index.html"))
+    page.goto(start_url(browser_site, server, origin, "" if origin == "http" else "index.html"))
     assert page.title().startswith("Projects")
     _assert_styled(page)
 
     # index -> project (by a text link, as a person would; charts link too)
-    page.locator(f'a[href="{site.project}"]:not(svg a)').first.click()
-    page.wait_for_url(re.compile(re.escape(site.project) + "$"))
+    page.locator(f'a[href="{browser_site.project}"]:not(svg a)').first.click()
+    page.wait_for_url(re.compile(re.escape(browser_site.project) + "$"))
     _assert_styled(page)
 
     # project -> session
-    session_href = posixpath.relpath(site.session, posixpath.dirname(site.project))
+    session_href = posixpath.relpath(browser_site.session, posixpath.dirname(browser_site.project))
     page.locator(f'a[href="{session_href}"]:not(svg a)').first.click()
-    page.wait_for_url(re.compile(re.escape(site.session) + "$"))
+    page.wait_for_url(re.compile(re.escape(browser_site.session) + "$"))
     _assert_styled(page)
     # bough.js ran (under the CSP): it reveals the toolbar.
     page.locator("[data-bough-toolbar]").wait_for(state="visible")
@@ -333,7 +120,7 @@ def test_click_through_the_site(site: ExampleSite, server: Server, open_page, or
 
     # Breadcrumbs lead back up.
     page.locator(".crumbs a").nth(1).click()
-    page.wait_for_url(re.compile(re.escape(site.project) + "$"))
+    page.wait_for_url(re.compile(re.escape(browser_site.project) + "$"))
     page.locator(".crumbs a").first.click()
     page.wait_for_url(re.compile(r"/index\.html$"))
 
@@ -343,13 +130,13 @@ def test_click_through_the_site(site: ExampleSite, server: Server, open_page, or
 
 @pytest.mark.parametrize("origin", ["file", "http"])
 def test_every_page_loads_cleanly_and_every_link_resolves(
-    site: ExampleSite, server: Server, open_page, origin: str
+    browser_site: ExampleSite, server: Server, open_page, origin: str
 ) -> None:
     s = open_page()
     page = s.page
     targets: dict[str, str] = {}  # a linked URL without its fragment -> the page that links it
-    for path in site.pages():
-        page.goto(start_url(site, server, origin, path))
+    for path in browser_site.pages():
+        page.goto(start_url(browser_site, server, origin, path))
         _assert_styled(page)
         # Attributes, resolved against the page: an SVG <a>'s .href is not a string.
         hrefs = page.evaluate(
@@ -360,7 +147,7 @@ def test_every_page_loads_cleanly_and_every_link_resolves(
         for href in hrefs:
             if href.startswith(("file:", "http://127.0.0.1")):
                 targets.setdefault(href.split("#")[0], path)
-    assert len(targets) > len(site.pages())
+    assert len(targets) > len(browser_site.pages())
     broken = []
     for url, linked_from in sorted(targets.items()):
         if origin == "file":
@@ -375,7 +162,7 @@ def test_every_page_loads_cleanly_and_every_link_resolves(
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_accessibility_and_screenshots(site: ExampleSite, server: Server, open_page, scheme: str) -> None:
+def test_accessibility_and_screenshots(browser_site: ExampleSite, server: Server, open_page, scheme: str) -> None:
     """axe-core finds nothing serious or critical on any page (contrast differs by
     colour scheme, so both are checked); the three page kinds are photographed."""
     from axe_playwright_python.sync_playwright import Axe
@@ -384,10 +171,10 @@ def test_accessibility_and_screenshots(site: ExampleSite, server: Server, open_p
     s = open_page(color_scheme=scheme)
     page = s.page
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shots = {"index.html": "index", site.project: "project", site.session: "session"}
+    shots = {"index.html": "index", browser_site.project: "project", browser_site.session: "session"}
     blocking = []
-    for path in site.pages():
-        page.goto(start_url(site, server, "http", path))
+    for path in browser_site.pages():
+        page.goto(start_url(browser_site, server, "http", path))
         assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
         if path in shots:
             height = min(page.evaluate("document.documentElement.scrollHeight"), SCREENSHOT_MAX_HEIGHT)
@@ -413,7 +200,7 @@ def test_accessibility_and_screenshots(site: ExampleSite, server: Server, open_p
     assert server.errors == []
 
 
-def test_the_server_sends_the_hosts_headers(site: ExampleSite, server: Server, open_page) -> None:
+def test_the_server_sends_the_hosts_headers(browser_site: ExampleSite, server: Server, open_page) -> None:
     s = open_page()
     page = s.page
     response = page.goto(server.base + "index.html")
@@ -421,7 +208,7 @@ def test_the_server_sends_the_hosts_headers(site: ExampleSite, server: Server, o
     csp = response.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in csp and "'unsafe-inline'" not in csp
     assert response.headers["x-content-type-options"] == "nosniff"
-    asset = next(p for p in site.files if p.startswith("assets/") and p.endswith(".css"))
+    asset = next(p for p in browser_site.files if p.startswith("assets/") and p.endswith(".css"))
     cached = page.request.get(server.base + asset)
     assert cached.headers["cache-control"] == "public, max-age=31536000, immutable"
     # Outside the sub-path there is nothing: a root-absolute link would break.
@@ -429,7 +216,7 @@ def test_the_server_sends_the_hosts_headers(site: ExampleSite, server: Server, o
     server.errors.clear()
 
 
-def test_injected_inline_script_is_blocked(site: ExampleSite, server: Server, open_page) -> None:
+def test_injected_inline_script_is_blocked(browser_site: ExampleSite, server: Server, open_page) -> None:
     """The check itself works: an inline script is a CSP violation the watch reports."""
     s = open_page()
     page = s.page
@@ -447,7 +234,7 @@ def test_injected_inline_script_is_blocked(site: ExampleSite, server: Server, op
 
 
 def test_a_missing_browser_skips_or_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(helpers, "CHROMIUM", tmp_path / "no-chromium")
     monkeypatch.delenv("BOUGH_REQUIRE_BROWSER", raising=False)
     with pytest.raises(pytest.skip.Exception, match="no-chromium is missing"):
         require_browser()
@@ -477,7 +264,7 @@ def test_the_plain_text_marker_shows_and_is_not_copied(
     from bough_site import urls
     from bough_site.render.pages import Renderer
 
-    from .test_budget import READ_TEXT, page, read_session
+    from .helpers import READ_TEXT, page, read_session
 
     renderer = Renderer()
     html = page(renderer, read_session("s1")).replace('<details class="more">', '<details class="more" open>')

@@ -7,41 +7,37 @@ import html
 import re
 from pathlib import Path
 
-import pytest
 from markupsafe import escape
 
-from bough_site import urls
-from bough_site.model import Project, Reply, Session, Text, ToolCall, Usage
+from bough_site.model import Reply, Session, ToolCall, Usage
 from bough_site.render.blockstore import BlockStore, store_path
 from bough_site.render.pages import Renderer
 
-from .test_highlight import lexing  # noqa: F401 (a fixture)
-from .test_render import result, session
+from .helpers import (
+    READ_LINES,
+    READ_TEXT,
+    SESSION,
+    page,
+    prompt,
+    read_session,
+    reply,
+    result,
+    session,
+    text,
+    tool_result,
+    tool_use,
+    write_jsonl,
+)
 
-# 300 short lines (~7 KB): the line budget comes first.
-READ_LINES = [f"v{i} = f('<&>')  # n{i}\n" for i in range(1, 301)]
-READ_TEXT = "".join(READ_LINES)
 MARK = re.compile(r'<span class="hl-plain" data-line="(\d+)"></span>')
 CODE = re.compile(r'<pre class="code"><code>(.*?)</code></pre>', re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
-
-
-def read_session(sid: str, text: str = READ_TEXT) -> Session:
-    calls = [ToolCall(f"{sid}-read", "Read", {"file_path": "src/big.py"}, result=result(text))]
-    reply = Reply("m1", "r1", "2025-03-04T10:00:10Z", "claude", [Text("Reading."), *calls], Usage())
-    return session(sid, sid, "claude", [reply])
 
 
 def write_session(sid: str, content: str) -> Session:
     calls = [ToolCall(f"{sid}-write", "Write", {"file_path": "src/new.py", "content": content}, result=result("ok"))]
     reply = Reply("m1", "r1", "2025-03-04T10:00:10Z", "claude", [*calls], Usage())
     return session(sid, sid, "claude", [reply])
-
-
-def page(renderer: Renderer, session: Session, store_key: str | None = None) -> str:
-    project = Project(id="p", name="p", cwd="/w", sessions=[session], stats={})
-    files = dict(renderer.session_pages(project, session, {}, store_key=store_key))
-    return files[urls.session_html("p", session.slug)].decode()
 
 
 def code_blocks(html_page: str) -> list[str]:
@@ -112,8 +108,6 @@ def test_the_cli_option_enters_the_options_digest(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from bough_site.cli import main
-
-    from .records import SESSION, prompt, reply, text, tool_result, tool_use, write_jsonl
 
     write_jsonl(tmp_path / "src" / "-home-ada-src-app" / f"{SESSION}.jsonl", [
         prompt("u1", "read it"),

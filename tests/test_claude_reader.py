@@ -12,7 +12,7 @@ from bough_site.build import load_site
 from bough_site.model import Command, Marker, Prompt, Reply, Session, Text, Thinking, ToolCall
 from bough_site.readers.claude import ClaudeSource, read_claude_session
 
-from .records import SESSION, prompt, reply, system, text, tool_result, tool_use, write_jsonl
+from .helpers import SESSION, fixtures_dir, prompt, reply, system, text, tool_result, tool_use, write_jsonl
 
 
 def read(path: Path, subagents: list[Path] | None = None) -> tuple[Session, list]:
@@ -442,8 +442,6 @@ def test_a_reminder_appended_to_a_prompt_is_a_note_after_it_not_the_persons_word
 def test_no_wrapper_tag_is_left_raw_on_a_real_transcript(tmp_path: Path) -> None:
     """A real tool-heavy session (spotter, in the shared fixtures) holds caveats,
     slash commands and their output: no note or command keeps a harness tag."""
-    from .conftest import fixtures_dir
-
     path = fixtures_dir("claude") / "spotter__v2.1.38__tool_heavy.jsonl"
     session, _ = read(path)
     notes = [m.text for m in items(session, Marker)]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bough_site.model import Marker, Prompt, Reply, Session, Text, Thinking, ToolCall, Warning
 from bough_site.readers.codex import find_rollouts, is_codex_rollout, read_codex_sessions
 
-from .conftest import fixtures_dir
+from .helpers import fixtures_dir
 
 CWD = "/home/ada/src/tidepool"
 FERNET = "gAAAAABm" + "Q" * 120

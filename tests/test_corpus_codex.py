@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from corpus.codex import ExpectedCodex, generate_codex_history, write_codex_examples
-from bough_site.model import REASONING_KEY, STAT_KEYS, Marker, Reply, Session, Thinking, ToolCall, Warning
+from bough_site.model import REASONING_KEY, STAT_KEYS, Marker, Reply, Session, Thinking, Warning
 from bough_site.readers.codex import find_rollouts, read_codex_sessions
 from bough_site.work import summarize_work
 
-from .conftest import file_tree
+from .helpers import all_calls, file_tree
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "bough_site" / "examples" / "codex"
 
@@ -28,18 +28,6 @@ def read_history(root: Path) -> tuple[list[Session], list[Warning]]:
     for session in sessions:
         summarize_work(session)  # commits and changed files: computed from the model, as the build does
     return sessions, warnings
-
-
-def all_calls(items: list) -> list[ToolCall]:
-    found = []
-    for item in items:
-        if isinstance(item, Reply):
-            for block in item.blocks:
-                if isinstance(block, ToolCall):
-                    found.append(block)
-                    if block.subagent is not None:
-                        found += all_calls(block.subagent.timeline)
-    return found
 
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:

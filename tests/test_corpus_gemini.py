@@ -17,8 +17,7 @@ from bough_site.readers.gemini_files import find_gemini_files
 from bough_site.work import summarize_work
 from corpus.gemini import ExpectedGemini, generate_gemini_history
 
-from .conftest import file_tree
-from .test_corpus_codex import all_calls
+from .helpers import all_calls, file_tree
 
 
 def read_history(root: Path) -> tuple[list[Session], list[Warning]]:

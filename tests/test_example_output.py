@@ -4,39 +4,21 @@ be exactly what a fresh build gives, and netlify.toml must publish it safely."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
-import sys
 import time
 import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from bough_site.discover import EXAMPLES
 from bough_site.render.pages import CSP, CSP_SEARCH
 
-REPO = Path(__file__).resolve().parents[1]
+from .helpers import REPO, be
+
 EXAMPLE_OUTPUT = REPO / "example_output"
-
-
-def load_build_examples() -> ModuleType:
-    """scripts/build_examples.py as a module (scripts/ is not a package)."""
-    name = "bough_build_examples"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "build_examples.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-be = load_build_examples()
 STALE = f"example_output/ is stale: regenerate it with `{be.COMMAND}` and commit the result"
 
 

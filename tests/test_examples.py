@@ -1,9 +1,10 @@
 """The bundled example history: regenerated exactly, shaped as intended, counted as
 docs/stats.md says.
 
-The expected STATS below were derived by hand from the stories in
-corpus/examples.py and corpus/gemini_examples.py (the derivation is in the
-comments), not by running a reader over the files.
+The expected STATS below (and the Gemini examples' GEMINI_SESSION_STATS in
+helpers.py, which other test modules check too) were derived by hand from the
+stories in corpus/examples.py and corpus/gemini_examples.py (the derivation is in
+the comments), not by running a reader over the files.
 """
 
 from __future__ import annotations
@@ -17,29 +18,11 @@ from pathlib import Path
 
 from corpus import examples as ex
 from corpus import gemini_examples as gx
-from bough_site.model import REASONING_KEY, STAT_KEYS
+
+from .helpers import BAD_LINES, DOTFILES, GEMINI_SESSION_STATS, NOTES, example_stats
 
 BUNDLED = ex.bundled_root() / "projects"
 TIDEPOOL = "-home-ada-src-tidepool"
-NOTES = "-home-ada-src-notes-api"
-DOTFILES = "-home-ada-dotfiles"
-
-# The only lines that are not JSON objects, on purpose: (file, 1-based line).
-BAD_LINES = {
-    (f"{NOTES}/{ex.N4}.jsonl", 21),  # a tool result cut off mid-write, followed by more records
-    (f"{DOTFILES}/{ex.D1}.jsonl", 22),  # the last line, cut off, no newline after it
-}
-
-
-def _stats(
-    records, replies, prompts, commands, tool_calls, tool_results, tool_errors, subagents,
-    input_tokens, output_tokens, cache_creation, cache_read, lines, skipped, commits, files_changed,
-) -> dict[str, int]:  # fmt: skip
-    values = (
-        records, replies, prompts, commands, tool_calls, tool_results, tool_errors, subagents,
-        input_tokens, output_tokens, cache_creation, cache_read, lines, skipped, commits, files_changed,
-    )  # fmt: skip
-    return dict(zip(STAT_KEYS, values))
 
 
 # Per session: (records, replies, prompts, commands, calls, results, errors, subagents,
@@ -55,51 +38,51 @@ SESSION_STATS = {
     # prompt, 2 replies over 3 records, 1 result). The /model user record is the command;
     # the failing pytest run is the error. Inline sidechains are no sub-agent *files*.
     # Edits: tidepool/noaa.py, tidepool/format.py, tests/test_noaa.py.
-    ex.T1: _stats(33, 11, 1, 1, 10, 10, 1, 0, 63, 1681, 17657, 167243, 33, 0, 0, 3),
+    ex.T1: example_stats(33, 11, 1, 1, 10, 10, 1, 0, 63, 1681, 17657, 167243, 33, 0, 0, 3),
     # T2 (2.0.69): main file 37 lines = summary + 4 snapshots + 32 records (2 prompts,
     # 13 replies over 19 records, 11 results); agent-5e1d0c7a.jsonl 5 records (prompt,
     # 2 replies over 3 records, 1 result). The Edit that missed is the error.
     # Write cache.py; Edit noaa.py (twice; the miss changed nothing) and cli.py; the commit.
-    ex.T2: _stats(37, 15, 2, 0, 12, 12, 1, 1, 82, 2742, 19152, 228517, 42, 0, 1, 3),
+    ex.T2: example_stats(37, 15, 2, 0, 12, 12, 1, 1, 82, 2742, 19152, 228517, 42, 0, 1, 3),
     # N1 (2.1.42): 34 lines = progress + snapshot + 32 records. Prompts: the question,
     # "don't touch .env", the README request, "try again?" (the interruption marker and
     # the caveat do not count). 8 replies; the <synthetic> record is a record but no
     # reply. The command is the system/local_command /model; the rejected edit the error.
     # app/settings.py and README.md (the rejected .env edit changed nothing).
-    ex.N1: _stats(32, 8, 4, 1, 7, 7, 1, 0, 42, 1374, 13476, 139191, 34, 0, 0, 2),
+    ex.N1: example_stats(32, 8, 4, 1, 7, 7, 1, 0, 42, 1374, 13476, 139191, 34, 0, 0, 2),
     # N2 (2.1.51): the 32 records copied from N1 (same uuids, so they count here too),
     # then 1 prompt, 4 replies over 5 records, 3 results; 2 snapshots.
     # N1's two files (copied) and tests/test_settings.py.
-    ex.N2: _stats(41, 12, 5, 1, 10, 10, 1, 0, 63, 1922, 35619, 203899, 43, 0, 0, 3),
+    ex.N2: example_stats(41, 12, 5, 1, 10, 10, 1, 0, 63, 1922, 35619, 203899, 43, 0, 0, 3),
     # N3 (2.1.196): main 36 lines = 2 progress + 3 snapshots + ai-title + 30 records
     # (2 prompts, 10 replies over 12 records, 8 results, compact boundary, summary,
     # /compact and its output, 2 turn_durations); explorer 8 records (4 replies, 3
     # results); compaction agent 2 records (1 reply). /compact is the command.
     # app/db.py, app/routes/notes.py (three edits), Write tests/test_pagination.py.
-    ex.N3: _stats(40, 15, 2, 1, 11, 11, 0, 2, 77, 3662, 29843, 251887, 46, 0, 0, 3),
+    ex.N3: example_stats(40, 15, 2, 1, 11, 11, 0, 2, 77, 3662, 29843, 251887, 46, 0, 0, 3),
     # N4 (2.1.228/229): 37 lines = 3 snapshots + 1 cut-off line + 30 distinct records +
     # 3 replayed copies (same uuids; the prompt's copy has another promptId, and the
     # first copy's wins). 13 replies, 12 calls, 11 results (the cut-off Bash has none).
     # Write app/ratelimit.py and tests/test_ratelimit.py; Edit app/main.py, app/routes/notes.py, tests/conftest.py.
-    ex.N4: _stats(30, 13, 2, 0, 12, 11, 1, 0, 72, 2883, 21546, 274028, 37, 1, 0, 5),
+    ex.N4: example_stats(30, 13, 2, 0, 12, 11, 1, 0, 72, 2883, 21546, 274028, 37, 1, 0, 5),
     # D1 (2.1.118): 22 lines = 2 snapshots + 19 records + the cut-off last line.
     # zsh/exports.zsh and zsh/prompt.zsh.
-    ex.D1: _stats(19, 8, 2, 0, 6, 6, 0, 0, 80, 1299, 12896, 75133, 22, 1, 0, 2),
+    ex.D1: example_stats(19, 8, 2, 0, 6, 6, 0, 0, 80, 1299, 12896, 75133, 22, 1, 0, 2),
 }
 
 PROJECT_STATS = {
     # tidepool: T1 + T2, nothing shared.
     # Files: T1's three and T2's three share tidepool/noaa.py: 5 paths.
-    f"{ex.HOME}/src/tidepool": _stats(70, 26, 3, 1, 22, 22, 2, 1, 145, 4423, 36809, 395760, 75, 0, 1, 5),
+    f"{ex.HOME}/src/tidepool": example_stats(70, 26, 3, 1, 22, 22, 2, 1, 145, 4423, 36809, 395760, 75, 0, 1, 5),
     # notes-api: N2 holds every identity of N1, so the union is N2 + N3 + N4;
     # lines, skipped_lines and subagents add up over all four files' sessions.
     # Files: N2's 3 (N1's inside them) + N3's 3 + N4's 5, app/routes/notes.py in both N3 and N4: 10.
-    f"{ex.HOME}/src/notes-api": _stats(111, 40, 9, 2, 33, 32, 2, 2, 212, 8467, 87008, 729814, 160, 1, 0, 10),
-    f"{ex.HOME}/dotfiles": _stats(19, 8, 2, 0, 6, 6, 0, 0, 80, 1299, 12896, 75133, 22, 1, 0, 2),
+    f"{ex.HOME}/src/notes-api": example_stats(111, 40, 9, 2, 33, 32, 2, 2, 212, 8467, 87008, 729814, 160, 1, 0, 10),
+    f"{ex.HOME}/dotfiles": example_stats(19, 8, 2, 0, 6, 6, 0, 0, 80, 1299, 12896, 75133, 22, 1, 0, 2),
 }
 
 # files_changed: the projects' counts added up (5 + 10 + 2).
-SITE_STATS = _stats(200, 74, 14, 3, 61, 60, 4, 3, 437, 14189, 136713, 1200707, 257, 2, 1, 17)
+SITE_STATS = example_stats(200, 74, 14, 3, 61, 60, 4, 3, 437, 14189, 136713, 1200707, 257, 2, 1, 17)
 
 
 def bundled_files() -> dict[str, bytes]:
@@ -235,44 +218,6 @@ def test_planted_bad_lines_are_reported() -> None:
 # --- the Gemini CLI examples (corpus/gemini_examples.py) -------------------------------------
 
 GEMINI = gx.bundled_root()
-
-
-def _gemini_stats(*values: int, reasoning: int) -> dict[str, int]:
-    return {**_stats(*values), REASONING_KEY: reasoning}
-
-
-# Derived by hand from the stories in corpus/gemini_examples.py (docs/formats-gemini.md §7):
-# tokens per reply are (input, cached, output, thoughts); input_tokens adds input - cached,
-# output_tokens adds output + thoughts, reasoning_output_tokens adds thoughts.
-GEMINI_SESSION_STATS = {
-    # G1 (0.44 log and its investigator's log). Records: 28 in the session's file (13 user
-    # records: the session context, 4 prompts and 8 stored tool results; 12 replies; the
-    # warning, error and info notices), 6 in the sub-agent's (its task, 3 replies, 2 results).
-    # The rewound turn (a prompt, 2 replies, a result) still counts. Replies 12 + 3. Prompts:
-    # the --units ask, "Round feet…" (rewound), "Keep two decimals…", "Commit it.". Calls:
-    # 11 in the session (2 reads, replace, write_file, 2 pytest runs, 2 replaces, invoke_agent,
-    # commit, push) + grep_search and read_file in the sub-agent; each has a result (the
-    # cancelled push too); the read of the missing main.py is the one error.
-    # Session replies (input, cached, output, thoughts): (9120, 0, 64, 210),
-    # (11876, 8900, 612, 340), (13410, 11700, 38, 95), (14702, 13300, 240, 180),
-    # (15380, 14600, 31, 42), (15690, 15200, 156, 60), (15960, 15500, 190, 75),
-    # (16330, 15800, 48, 0), (16010, 15500, 120, 130), (17240, 15900, 88, 70),
-    # (17520, 17100, 52, 40), (17790, 17300, 30, 25): input - cached = 20,228, cached 160,800,
-    # output 1,669, thoughts 1,267. Sub-agent: (5230, 0, 45, 120), (6110, 5100, 40, 60),
-    # (7480, 6000, 210, 150): 7,720, 11,100, 295, 330. So input 27,948, cache reads 171,900,
-    # output 1,669 + 1,267 + 295 + 330 = 3,561, reasoning 1,267 + 330 = 1,597.
-    # Lines: the session's 68 = metadata + 28 records each followed by a $set (56) + 9 replies
-    # written again with their calls + $rewindTo + the title's $set; the sub-agent's 15 =
-    # metadata + 6 × 2 + 2 replies written again. Commit 5d2a8c4; files cli.py, units.py,
-    # format.py (twice, once in the rewound turn).
-    gx.G1: _gemini_stats(34, 15, 4, 0, 13, 13, 1, 1, 27948, 3561, 0, 171900, 83, 0, 1, 3, reasoning=1597),
-    # A1 (0.22 legacy .json, one line): the info notice, the prompt, 5 replies; 4 calls
-    # (read_file, pytest twice, replace), none an error. Replies: (6240, 0, 52, 310),
-    # (7105, 5900, 40, 120), (8020, 6800, 185, 260), (8390, 7900, 35, 30), (8610, 8200, 142, 45):
-    # input 6,240 + 1,205 + 1,220 + 490 + 410 = 9,565; cached 28,800; output 454 + thoughts 765.
-    # File almanac/moon.py.
-    gx.A1: _gemini_stats(7, 5, 1, 0, 4, 4, 0, 0, 9565, 1219, 0, 28800, 1, 0, 0, 1, reasoning=765),
-}
 # Each example project holds one Gemini session: its project counts are the session's.
 GEMINI_PROJECT_STATS = {gx.TIDEPOOL: GEMINI_SESSION_STATS[gx.G1], gx.ALMANAC: GEMINI_SESSION_STATS[gx.A1]}
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from bough_site.discover import EXAMPLES_NOTICE
 
-from .records import SESSION, prompt, reply, text, write_jsonl
-from .test_examples import BAD_LINES
+from .helpers import BAD_LINES, SESSION, prompt, reply, text, write_jsonl
 
 
 def bough(*args: str) -> list[str]:

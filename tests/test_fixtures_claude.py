@@ -17,7 +17,7 @@ import pytest
 from bough_site.build import load_site
 from bough_site.config import BuildConfig
 
-from .conftest import fixtures_dir
+from .helpers import fixtures_dir
 
 TOKEN_KEYS = {
     "inputTokens": "input_tokens",

@@ -15,7 +15,7 @@ from bough_site.readers.gemini import read_gemini_sessions
 from bough_site.readers.gemini_files import find_gemini_files, is_gemini_file
 from bough_site.work import summarize_work
 
-from .conftest import fixtures_dir
+from .helpers import fixtures_dir
 
 # Which fixture files are damaged: none of the seven is (every line of the log and every
 # legacy object parses, and every tokens.total is its parts' sum), so no warning is expected.

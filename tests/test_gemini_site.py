@@ -26,7 +26,7 @@ from bough_site.scrub import scrub_session
 from bough_site.redact import Redactor
 from corpus import gemini_examples as gx
 
-from .test_examples import GEMINI_SESSION_STATS
+from .helpers import GEMINI_SESSION_STATS
 
 EXAMPLES = gx.bundled_root()
 LOG_NAME = "session-2026-05-04T10-00-5b2c7d1e.jsonl"

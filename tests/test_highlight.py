@@ -749,21 +749,6 @@ def _render(blocks: list[str], language: str = "python") -> list[str]:
     return [str(highlight(code, language=language)) for code in blocks]
 
 
-@pytest.fixture
-def lexing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Counts the texts Pygments lexes; the process's default store starts empty."""
-    monkeypatch.setattr(highlight_module._DEFAULT, "store", BlockStore(None))
-    calls: list[str] = []
-    real = pygments.lexer.Lexer.get_tokens
-
-    def counting(self: pygments.lexer.Lexer, text: str, unfiltered: bool = False) -> object:
-        calls.append(text)
-        return real(self, text, unfiltered)
-
-    monkeypatch.setattr(pygments.lexer.Lexer, "get_tokens", counting)
-    return calls
-
-
 def _store(tmp_path: Path) -> BlockStore:
     return BlockStore(store_path(tmp_path))
 

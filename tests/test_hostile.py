@@ -8,21 +8,13 @@ in the session sidecars, and never raise or hang.
 
 from __future__ import annotations
 
-import contextlib
-import gzip
-import html
 import os
 import re
-import signal
-import sqlite3
 import subprocess
 import sys
 import threading
-import zlib
-from collections.abc import Iterator
 from pathlib import Path
 
-import markupsafe
 import orjson
 import pytest
 
@@ -43,8 +35,18 @@ from bough_site.readers.lines import CUT_TEXT, MAX_DEPTH
 from bough_site.redact import Redactor
 from bough_site.write import slug
 
-from .records import SESSION, prompt, reply, text, tool_result, tool_use, write_jsonl
-from .test_output_safety import csp_problems
+from .helpers import (
+    SESSION,
+    csp_problems,
+    deadline,
+    leaks,
+    prompt,
+    reply,
+    text,
+    tool_result,
+    tool_use,
+    write_jsonl,
+)
 
 KEY = b"test-key"  # conftest sets BOUGH_REDACTION_KEY to this
 SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -55,22 +57,6 @@ MAX_RSS_KB = 600 * 1024
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileExpected:
     """Every case but the 50 MB line, written once for the module."""
     return write_hostile_history(tmp_path_factory.mktemp("hostile"), huge=False)
-
-
-@contextlib.contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fail instead of hanging (a FIFO opened for reading blocks forever)."""
-
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError(f"took more than {seconds}s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def load(folder: Path) -> tuple[Site, bytes]:
@@ -307,48 +293,6 @@ def test_a_name_that_is_not_utf8_is_shown_with_replacement_characters(hostile: H
 
 
 # --- secrets -----------------------------------------------------------------------------------
-
-
-def forms(secret: str) -> list[bytes]:
-    """The ways a secret could sit in an output file: raw, JSON-escaped, HTML-escaped
-    (as the standard library and as markupsafe, which the templates and highlighter use)."""
-    return sorted({secret.encode(), orjson.dumps(secret)[1:-1], html.escape(secret).encode(),
-                   str(markupsafe.escape(secret)).encode()})
-
-
-def leaks(out: Path, secrets: list[str]) -> list[tuple[str, str]]:
-    """(file, secret start) for every secret in any form in any file under out,
-    also inside compressed files (the search index, bough's state)."""
-    pattern = re.compile(b"|".join(re.escape(f) for s in secrets for f in forms(s)))
-    found = []
-    for path in sorted(out.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            data = path.read_bytes()
-            data += stored_blocks(path) if data.startswith(SQLITE) else inflated(data)
-            found += [(str(path.relative_to(out)), m.group().decode()[:12]) for m in pattern.finditer(data)]
-    return found
-
-
-SQLITE = b"SQLite format 3\x00"
-
-
-def stored_blocks(path: Path) -> bytes:
-    """Every highlighted block in a block store (render/blockstore.py), inflated."""
-    with sqlite3.connect(path) as conn:
-        return b"".join(zlib.decompress(html) for (html,) in conn.execute("SELECT html FROM blocks"))
-
-
-def inflated(data: bytes) -> bytes:
-    """What a compressed file holds: gzip (the search index), zlib after an
-    optional header line (.bough-state's highlighted blocks and record summaries)."""
-    if data.startswith(b"\x1f\x8b"):
-        return gzip.decompress(data)
-    for start in (0, data.find(b"\n") + 1):
-        try:
-            return zlib.decompressobj().decompress(data[start:])
-        except zlib.error:
-            continue
-    return b""
 
 
 def test_compressed_state_is_searched_too(tmp_path: Path) -> None:

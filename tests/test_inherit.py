@@ -27,8 +27,7 @@ from bough_site.redact import Redactor
 from bough_site.scrub import scrub_session
 from bough_site.work import summarize_work
 
-from .records import prompt, reply, text, tool_result, tool_use, write_jsonl
-from .test_incremental import age, rewritten, tree
+from .helpers import age, prompt, reply, rewritten, text, tool_result, tool_use, tree, write_jsonl
 
 A = "aaaaaaaa-0000-4000-8000-00000000000a"
 B = "bbbbbbbb-0000-4000-8000-00000000000b"

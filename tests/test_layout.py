@@ -1,5 +1,7 @@
 """The shape of the package: its modules import each other without a cycle, so
-each stage can be read (and tested) apart from the ones after it."""
+each stage can be read (and tested) apart from the ones after it. And of the
+tests: no test module imports another, or conftest.py; what several share is in
+helpers.py, the fixtures several use in conftest.py, where pytest finds them."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bough_site"
+TESTS = Path(__file__).resolve().parent
 
 
 def module_files() -> dict[str, Path]:
@@ -79,3 +82,37 @@ def test_discovery_lists_files_and_leaves_the_archive_alone() -> None:
     known = module_files()
     assert not any(target.startswith("bough_site.archive")
                    for target in imported("bough_site.discover", known["bough_site.discover"], known))
+
+
+def imports_of_tests(source: str) -> list[str]:
+    """The test modules (and conftest) a file of tests/ imports, relatively or as ``tests.``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets = [alias.name.removeprefix("tests.") for alias in node.names if alias.name.startswith("tests.")]
+        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == "tests"):
+            module = (node.module or "").removeprefix("tests").removeprefix(".")
+            targets = [module] if module else [alias.name for alias in node.names]
+        else:
+            continue
+        found += [t for t in targets if t.split(".")[0] == "conftest" or t.split(".")[0].startswith("test_")]
+    return sorted(found)
+
+
+def test_the_checker_finds_an_import_of_a_test_module() -> None:
+    source = (
+        "from .test_a import x\nfrom . import helpers, test_b\nfrom .conftest import y\nimport tests.test_c\n"
+        "from tests.test_d import z\nfrom tests import test_e\nfrom .helpers import ok\nfrom bough_site import test_f\n"
+        "def f():\n    from .test_g import w\n"
+    )
+    assert imports_of_tests(source) == ["conftest", "test_a", "test_b", "test_c", "test_d", "test_e", "test_g"]
+    assert imports_of_tests("from .helpers import x\nfrom . import helpers\nimport pytest\n") == []
+
+
+def test_no_test_module_imports_another_or_conftest() -> None:
+    files = sorted(TESTS.glob("*.py"))
+    assert {"test_layout.py", "test_browser.py"} <= {p.name for p in files}
+    # One home for shared code, helpers.py; one for shared fixtures, conftest.py.
+    assert [p.name for p in files if not p.name.startswith("test_")] == ["__init__.py", "conftest.py", "helpers.py"]
+    found = {p.name: imports_of_tests(p.read_text(encoding="utf-8")) for p in files}
+    assert {name: targets for name, targets in found.items() if targets} == {}

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from .test_example_output import be
+from .helpers import be
 
 # Attributes that hold one URL; srcset holds several.
 URL_ATTRS = frozenset({"href", "xlink:href", "src", "action", "poster", "formaction", "cite"})

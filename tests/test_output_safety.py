@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 
 import orjson
@@ -30,51 +29,11 @@ from corpus.hostile import (
 from bough_site.errors import OutputError
 from bough_site.write import SiteWriter
 
-from .conftest import file_tree
-from .records import SESSION, prompt, reply, text, write_jsonl
+from .helpers import SESSION, csp_problems, file_tree, prompt, reply, text, write_jsonl
 
 KEY = b"test-key"
 SAFE_PART = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 OWN_PREFIX = ".bough-"  # marker, lock, manifest: bough's own bookkeeping in OUT
-# Elements no page of ours has and an injected one would use to run, restyle, redirect or post.
-FORBIDDEN_TAGS = frozenset({"style", "iframe", "frame", "object", "embed", "base", "form", "input", "textarea",
-                            "applet", "math", "template", "noscript"})
-URL_ATTRS = frozenset({"href", "src", "action", "formaction", "srcset", "poster", "data", "xlink:href", "background"})
-BAD_SCHEME = re.compile(r"^\s*(javascript|data|vbscript|file)\s*:", re.IGNORECASE)
-
-
-class _CspCheck(HTMLParser):
-    """Collects every markup construct that a CSP without 'unsafe-inline' would block
-    (or that escaping should have stopped)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.problems: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
-        if tag == "script" and not values.get("src"):
-            self.problems.append("inline <script>")
-        if tag in FORBIDDEN_TAGS:
-            self.problems.append(f"<{tag}>")
-        if tag == "meta" and (values.get("http-equiv") or "").lower() not in ("", "content-security-policy"):
-            self.problems.append(f"<meta http-equiv={values['http-equiv']}>")
-        for name, value in attrs:
-            if name.startswith("on"):
-                self.problems.append(f"<{tag} {name}=>")
-            elif name == "style":
-                self.problems.append(f"<{tag} style=>")
-            elif name in URL_ATTRS and value and BAD_SCHEME.match(value):
-                self.problems.append(f"<{tag} {name}={value[:30]}>")
-
-    handle_startendtag = handle_starttag
-
-
-def csp_problems(page: str) -> list[str]:
-    checker = _CspCheck()
-    checker.feed(page)
-    checker.close()
-    return checker.problems
 
 
 def test_the_checker_sees_what_it_must() -> None:

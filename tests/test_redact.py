@@ -23,6 +23,8 @@ from bough_site import redact
 from bough_site.redact import RULES, Redactor, Rule, is_sensitive_path
 from corpus.secrets import id_lookalikes
 
+from .helpers import CODE, FILLER, PROSE
+
 KEY = b"test-fingerprint-key"
 
 _rng = random.Random(20261129)
@@ -198,16 +200,6 @@ def test_each_kind_is_redacted(kind: str, template: str, secret: str) -> None:
     r = Redactor(KEY)
     assert r.text(template.format(secret)) == template.format(label(kind, secret))
     assert dict(r.counts) == {kind: 1}
-
-
-FILLER = [
-    "    for key, value in sorted(mapping.items(), key=lambda kv: kv[0]):",
-    "        tokens = tokenizer.encode(text)  # count tokens before the request",
-    "    if not auth.is_valid(): raise AuthError('bad secret or token')",
-    "x" * 3000 + " key token secret password auth " + "y" * 3000,
-    '    "usage": {"input_tokens": 1200, "output_tokens": 85, "cache_read_input_tokens": 0},',
-    f"commit {hashlib.sha1(b'filler').hexdigest()} Merge branch 'fix/auth-token-refresh'",
-]
 
 
 def test_secrets_inside_long_text() -> None:
@@ -758,12 +750,6 @@ KEYWORD_CASES: list[tuple[str, str, str]] = [
 ]
 ALL_CASES = POSITIVES + KEYWORD_CASES
 _CASE_TEXTS = [t.format(s) for _, t, s in ALL_CASES] + [PEM]
-
-# Long texts without secrets: prose with no "=", ":", "_" or "-" (every rule's gate shut, as in
-# most transcript prose), and code dense with keywords (every gate open).
-_WORDS = "the token session café 日本語 key auth pass secret cookie login value ✓ naïve".split()  # noqa: SIM905
-PROSE = "\n".join(" ".join(_cases_rng.choice(_WORDS) for _ in range(12)) for _ in range(400))
-CODE = "\n".join(FILLER * 3)
 
 
 def _holds(rule: Rule, keyword: str, text: str) -> bool:

@@ -21,8 +21,7 @@ from bough_site import redact
 from bough_site.redact import RULES, Redactor, looks_random
 from bough_site.redact_rules import FAMILIES, SHAPES, Shape, lookalike, sample
 
-from .test_hostile import deadline
-from .test_redact import CODE, PROSE
+from .helpers import CODE, PROSE, deadline
 
 KEY = b"test-fingerprint-key"
 ALNUM = string.ascii_letters + string.digits

@@ -17,7 +17,7 @@ from bough_site import urls
 from bough_site.model import Project, Session, Site
 from bough_site.render.pages import Renderer
 
-from .test_browser import Watch, browser, require_browser  # noqa: F401 (browser: a fixture)
+from .helpers import Watch, require_browser
 
 pytestmark = pytest.mark.browser
 

@@ -26,17 +26,24 @@ from corpus import examples as ex
 from bough_site.model import Prompt, Reply, Session, Text, Usage
 from bough_site.render.pages import CSP, CSP_SEARCH
 
-from .conftest import file_tree
-from .test_incremental import (
+from .helpers import (
     OLD,
+    SESSION,
     age,
     append_turn,
+    file_tree,
     main_file,
     make_history,
+    prompt,
+    reply,
     rewritten,
     run,
     sessions_of,
+    text,
+    tool_result,
+    tool_use,
     tree,
+    write_jsonl,
 )
 
 
@@ -445,8 +452,6 @@ def tree_of_fresh(history: Path, tmp_path: Path) -> dict[str, bytes]:
 def test_text_past_the_highlighting_budget_is_indexed_as_the_text_before_it(tmp_path: Path) -> None:
     """A Write of 70 KB: its first 64 KB highlighted, the rest plain after a marker;
     Pagefind reads both alike (and the marker adds no text to the index)."""
-    from .records import SESSION, prompt, reply, text, tool_result, tool_use, write_jsonl
-
     filler = "".join(f"filler_{i} = {i}\n" for i in range(6000))  # ~80 KB of Python
     content = "aardvarkhead = 1\n" + filler + "zebrafinchtail = 2\n"
     write_jsonl(tmp_path / "src" / "-home-ada-src-app" / f"{SESSION}.jsonl", [

@@ -4,10 +4,10 @@ netlify.toml's headers, CSP included (Pagefind: a bundle per project, merged).
 Type a word known to be in one session, get that session first, open it at the
 matching moment.
 
-Uses the site, server and browser of tests/test_browser.py (skipped with the
-reason where Chromium or Playwright is missing, failed under
-BOUGH_REQUIRE_BROWSER=1); any console error, CSP violation or failed request
-fails a test.
+Uses the example site, its server and the browser of tests/test_browser.py
+(fixtures in conftest.py; skipped with the reason where Chromium or Playwright is
+missing, failed under BOUGH_REQUIRE_BROWSER=1); any console error, CSP violation
+or failed request fails a test.
 """
 
 from __future__ import annotations
@@ -18,14 +18,7 @@ from typing import Any
 
 import pytest
 
-from . import test_browser
-from .test_browser import ExampleSite, Server, Tab, start_url
-
-# The example site, its server and the browser: the fixtures of tests/test_browser.py.
-site = test_browser.site
-server = test_browser.server
-browser = test_browser.browser
-open_page = test_browser.open_page
+from .helpers import ExampleSite, Server, Tab, start_url
 
 pytestmark = pytest.mark.browser
 
@@ -56,15 +49,15 @@ def _clean(tab: Tab) -> None:
 @pytest.mark.parametrize("origin", ORIGINS)
 @pytest.mark.parametrize("word", sorted(WORDS))
 def test_a_word_finds_its_session_and_opens_at_the_moment(
-    site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str, word: str
+    browser_site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str, word: str
 ) -> None:
     session, kind = WORDS[word]
-    pages = [p for p, data in site.files.items() if p.endswith(".html") and "/sessions/" in p
+    pages = [p for p, data in browser_site.files.items() if p.endswith(".html") and "/sessions/" in p
              and word.encode() in data.lower()]
     assert [p.rsplit("/", 1)[1] for p in pages] == [f"{session}.html"], "the word must be in one session only"
     tab = open_page()
     # From a project page, two levels down: links must resolve from there too.
-    first = _search(tab, start_url(site, server, origin, site.project), word)
+    first = _search(tab, start_url(browser_site, server, origin, browser_site.project), word)
     backend = tab.page.locator("[data-bough-search]").get_attribute("data-backend")
     assert backend == ("local" if origin == "file" else "pagefind")
     href = first.get_attribute("href")
@@ -81,10 +74,10 @@ def test_a_word_finds_its_session_and_opens_at_the_moment(
 
 @pytest.mark.parametrize("origin", ORIGINS)
 def test_filters_narrow_the_results(
-    site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str
+    browser_site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str
 ) -> None:
     tab = open_page()
-    _search(tab, start_url(site, server, origin), "tests")
+    _search(tab, start_url(browser_site, server, origin), "tests")
     page = tab.page
     results = page.locator(".search-results .search-result")
     everything = results.count()
@@ -98,17 +91,17 @@ def test_filters_narrow_the_results(
 
 
 def test_every_projects_shard_is_searched_and_filtered(
-    site: ExampleSite, server: Server, open_page: Callable[..., Tab]
+    browser_site: ExampleSite, server: Server, open_page: Callable[..., Tab]
 ) -> None:
     """Over http each project has its own Pagefind bundle: results come from all of
     them, ranked together, and the project filter lists every project."""
-    listed = site.files["pagefind/shards.js"].decode()
+    listed = browser_site.files["pagefind/shards.js"].decode()
     shards = json.loads(listed[listed.index("[") : listed.rindex("]") + 1])
     assert len(shards) >= 2
     tab = open_page()
     loaded: list[str] = []
     tab.page.context.on("request", lambda request: loaded.append(request.url))
-    _search(tab, start_url(site, server, "http"), "file")  # a word in every project's sessions
+    _search(tab, start_url(browser_site, server, "http"), "file")  # a word in every project's sessions
     page = tab.page
     assert page.locator("[data-bough-search]").get_attribute("data-backend") == "pagefind"
     for shard in shards:
@@ -128,10 +121,10 @@ def test_every_projects_shard_is_searched_and_filtered(
 
 
 @pytest.mark.parametrize("origin", ORIGINS)
-def test_no_match_says_so(site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str) -> None:
+def test_no_match_says_so(browser_site: ExampleSite, server: Server, open_page: Callable[..., Tab], origin: str) -> None:
     tab = open_page()
     page = tab.page
-    page.goto(start_url(site, server, origin))
+    page.goto(start_url(browser_site, server, origin))
     page.fill("#bough-search-input", "zzqxjvnotaword")
     page.locator(".search-status", has_text="No session matches").wait_for()
     assert page.locator(".search-results .search-result").count() == 0

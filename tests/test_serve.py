@@ -23,7 +23,7 @@ from bough_site.build import build
 from bough_site.config import BuildConfig
 from bough_site.serve import LIVE_JS, SiteServer, is_watched, serve, stamp, watch_paths
 
-from .records import SESSION, prompt, reply, text, write_jsonl
+from .helpers import CHROMIUM, LAUNCH_ARGS, SESSION, Watch, prompt, reply, require_browser, text, write_jsonl
 
 READY = re.compile(r"Serving .* at (http://127\.0\.0\.1:(\d+)/)")
 PICKUP_SECONDS = 5.0  # the issue asks for "within a couple of seconds"; this leaves room on a busy machine
@@ -179,8 +179,6 @@ def test_the_reload_script_is_never_in_a_built_site(tmp_path: Path) -> None:
 def test_serve_watch_reloads_the_open_page_when_its_file_changes(tmp_path: Path) -> None:
     """In Chromium: a session page open from `bough serve --watch` shows a turn
     appended to its transcript, with no reload by the test, and no console error."""
-    from .test_browser import CHROMIUM, LAUNCH_ARGS, Watch, require_browser
-
     require_browser()
     from playwright.sync_api import sync_playwright
 

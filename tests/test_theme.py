@@ -12,7 +12,8 @@ from bough_site import urls
 from bough_site.errors import BoughError
 from bough_site.render.env import default_theme_dir, make_env
 from bough_site.render.pages import Renderer
-from tests.test_render import EVIL, LINKS, make_site, parse
+
+from .helpers import EVIL, LINKS, make_site, parse
 
 DEFAULT_TEMPLATES = default_theme_dir() / "templates"
 

@@ -10,7 +10,7 @@ Two sites: the bundled examples, and a wide generated history (one project of
 - the page never scrolls sideways;
 - the site header, the page header's parts, the stats grid and the charts'
   parts do not overlap;
-- no console error, page error, CSP violation or failed request (test_browser.Watch).
+- no console error, page error, CSP violation or failed request (helpers.Watch).
 
 Screenshots of the index, a project and a session page of each site, at both
 widths in both colour schemes, go to test-artifacts/screenshots/visual/.
@@ -34,8 +34,7 @@ from bough_site.config import BuildConfig
 from bough_site.discover import EXAMPLES
 from corpus.claude import generate_claude_history
 
-from .test_browser import SCREENSHOTS, Watch, browser, require_browser  # noqa: F401 (browser: a fixture)
-from .test_example_output import be
+from .helpers import SCREENSHOTS, Watch, be
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 SCHEMES = ("light", "dark")

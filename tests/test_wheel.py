@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_example_output import REPO, be
+from .helpers import REPO, be
 
 # What a wheel is built from: the product, and beside it the generators and the
 # benchmark, which must not be packaged (the wheel is checked for them).

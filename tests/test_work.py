@@ -34,7 +34,8 @@ from bough_site.work import (
     summarize_work,
 )
 
-from .records import (
+from .helpers import (
+    CWD,
     SESSION,
     base,
     prompt,
@@ -44,8 +45,6 @@ from .records import (
     tool_use,
     write_jsonl,
 )
-
-CWD = "/home/ada/src/app"
 
 
 def bash(command: str, output: str = "", *, error: bool = False, detail: object = None, name: str = "Bash",

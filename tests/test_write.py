@@ -23,7 +23,8 @@ import pytest
 from bough_site.errors import BoughError, OutputError
 from bough_site.write import SiteWriter, check_separate, json_bytes, slug, unique_slugs
 
-REPO = Path(__file__).resolve().parents[1]
+from .helpers import REPO
+
 SAFE = re.compile(r"[a-z0-9._-]+")
 RESERVED = {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(10)} | {f"lpt{i}" for i in range(10)}
 
