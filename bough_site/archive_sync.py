@@ -91,7 +91,7 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
         entries, problems = archive.entries(clean=True)
         for problem in problems:
             warn(Warning(str(archive.root), 0, f"archive: {problem}"))
-        work = _Sync(archive, entries, utc_now())
+        work = _Sync(archive, entries, utc_now(), found.stat)
         work.look(found)
         if work.records or work.copies:
             archive.forget_index()  # written again below, once the copies and records are
@@ -128,8 +128,9 @@ class _Sync:
     """What the live files ask of the archive: copies to make, records whose facts
     changed (a file moved, a sub-agent more), files shorter than their copy."""
 
-    def __init__(self, archive: Archive, entries: dict[tuple[str, str], Entry], now: str) -> None:
-        self.archive, self.entries, self.now = archive, entries, now
+    def __init__(self, archive: Archive, entries: dict[tuple[str, str], Entry], now: str,
+                 stat_of: Callable[[Path], os.stat_result]) -> None:
+        self.archive, self.entries, self.now, self.stat = archive, entries, now, stat_of
         self.copies: list[_Copy] = []
         self.records: list[Entry] = []
         self.shorter: set[tuple[str, str]] = set()
@@ -165,7 +166,7 @@ class _Sync:
         key = (kind, label)
         old = self.entries.get(key)
         try:
-            info = os.stat(path)
+            info = self.stat(path)
         except OSError:
             return  # gone since discovery listed it: the reader will say so
         if not stat.S_ISREG(info.st_mode):

@@ -23,8 +23,11 @@ included, for tests and tools that want the numbers without a site.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -220,6 +223,38 @@ class _Progress:
 def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildResult:
     """Build the site in ``config.out``, reusing what the last build there made
     from sources that have not changed since."""
+    with _bookkeeping():
+        return _build(config, redaction_key)
+
+
+@contextlib.contextmanager
+def _bookkeeping() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for the build's own bookkeeping:
+    the manifest, the archive's index, units, plans and summaries are hundreds of
+    thousands of objects without a cycle, which it would otherwise walk again and
+    again (a third of a no-change build of 20,000 sessions). Reading and rendering,
+    which do make cycles, collect as usual (``_collecting``; the workers too)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def _collecting() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.enable()
+    try:
+        yield
+    finally:
+        if not enabled:
+            gc.disable()
+
+
+def _build(config: BuildConfig, redaction_key: bytes | None) -> BuildResult:
     warnings, warn = _collector(config)
     # Read before OUT is locked: only as a hint (which files are unchanged need not
     # be opened to tell their format); read again under the lock if it changed since.
@@ -238,21 +273,23 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
             previous = early if early.stamp is not None and early.stamp == Manifest.stamp_of(writer.out) \
                 else Manifest.load(writer.out)
             result = _build_in(writer, config, options, units, scrub_warnings(warnings, options.redactor()),
-                               previous)
+                               previous, found.stat)
             result.written, result.unchanged, result.kept = len(writer.written), len(writer.unchanged), len(writer.kept)
     result.used_examples, result.notes = found.used_examples, notes
     return result
 
 
 def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: list[Unit],
-              discovery_warnings: list[Warning], previous: Manifest) -> BuildResult:
-    """Stages 3 to 7, with OUT held; ``previous`` is the last build's manifest."""
+              discovery_warnings: list[Warning], previous: Manifest,
+              stat_of: Callable[[Any], os.stat_result]) -> BuildResult:
+    """Stages 3 to 7, with OUT held; ``previous`` is the last build's manifest,
+    ``stat_of`` what discovery saw of each file."""
     out = writer.out
     workers = workers_for(config.jobs)
     progress = _Progress(config)
     digest = options.digest(config.theme)
     redactor = options.redactor()
-    plan = make_plan(previous, units, {unit.key: unit.states() for unit in units}, digest,
+    plan = make_plan(previous, units, {unit.key: unit.states(stat_of) for unit in units}, digest,
                      name=redactor.text, checksum=lambda path, size: sha256_prefix(Path(path), size),
                      present=_presence(writer), scan=lambda files: scan_files(files, workers),
                      out=out, prune=config.prune)
@@ -268,7 +305,8 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
         _take_first(result, entries, outputs, progress, plan.estimates)
 
-    run_jobs(jobs, options, workers, take_first)
+    with _collecting():
+        run_jobs(jobs, options, workers, take_first)
     gone = gone_sessions(previous, set(entries), _live(entries), prune=config.prune)
     entries.update((stored.key, Entry.stored(stored, "gone")) for stored in gone)
     projects, links = _assemble(entries)
@@ -281,10 +319,11 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
     warnings = _site_warnings(discovery_warnings, units, unit_states)
     signature, project_signatures = signatures(
         projects, lambda s: _signature_parts(by_session[id(s)]), warnings)
-    pages = publish(projects, lambda s: _tally(by_session[id(s)], previous, out, config.report), warnings,
-                    signature=signature, project_signatures=project_signatures, previous=previous,
-                    same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
-                    workers=workers)
+    with _collecting():
+        pages = publish(projects, lambda s: _tally(by_session[id(s)], previous, out, config.report), warnings,
+                        signature=signature, project_signatures=project_signatures, previous=previous,
+                        same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
+                        workers=workers)
     pruned = _prune(outputs, previous, config.prune)
     _save(out, digest, unit_states, entries, plan, pages, previous)
     site = pages.site
@@ -430,7 +469,8 @@ def _final_pass(redo: list[Entry], entries: dict[str, Entry], links: dict[str, s
                 _written(entry, one, outputs)
                 _note_parts(entry, one.summary)
 
-    run_jobs(jobs, options, workers, take_final)
+    with _collecting():
+        run_jobs(jobs, options, workers, take_final)
 
 
 def _note_parts(entry: Entry, summary: dict[str, Any]) -> None:

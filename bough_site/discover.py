@@ -48,9 +48,20 @@ class Discovered:
     gemini: list[Path] = field(default_factory=list)
     gemini_roots: list[Path] = field(default_factory=list)
     gemini_passed: set[str] = field(default_factory=set)
+    # What os.stat said of the files, as discovery listed them: the archive's sync and
+    # the planner ask again (a build of 20,000 files stats each once, not three times).
+    stats: dict[str, os.stat_result] = field(default_factory=dict)
 
     def label(self, path: Path) -> str:
         return self.labels.get(path, path.name)
+
+    def stat(self, path: Path | str) -> os.stat_result:
+        """``os.stat(path)``, as discovery saw it when it did (OSError when it cannot)."""
+        key = str(path)
+        info = self.stats.get(key)
+        if info is None:
+            info = self.stats[key] = os.stat(key)
+        return info
 
     def empty(self) -> bool:
         return not self.claude and not self.codex and not self.gemini
@@ -141,7 +152,7 @@ def _scan_project_dir(found: Discovered, project_dir: Path, label_root: Path, co
             old_agents.append(path)
             continue
         label = _relative_label(path, label_root)
-        _add_file(found, path, label_root, config, warn, sessions, kind=_known_kind(entry, label, known),
+        _add_file(found, path, label_root, config, warn, sessions, kind=_known_kind(entry, label, known, found),
                   subagents=path.stem in folders, label=label)
     for agent in old_agents:
         _attach_old_agent(found, agent, label_root, sessions, warn)
@@ -175,7 +186,7 @@ def _add_file(
         sessions[path.stem] = source
 
 
-def _known_kind(entry: os.DirEntry, label: str, known: Known) -> str | None:
+def _known_kind(entry: os.DirEntry, label: str, known: Known, found: Discovered) -> str | None:
     """The kind an earlier build read this very file as (same label, size and
     mtime), if it is still a regular file; None: look inside."""
     if not known:
@@ -186,6 +197,7 @@ def _known_kind(entry: os.DirEntry, label: str, known: Known) -> str | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
+    found.stats[entry.path] = info  # not a link: what os.stat says too
     return known.get((hide(label), info.st_size, info.st_mtime_ns))
 
 

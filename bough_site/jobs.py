@@ -24,6 +24,7 @@ plan/units.py's; what to read is the planner's (plan/).
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -95,6 +96,7 @@ _RENDERERS: dict[tuple[str | None, bool], Any] = {}
 def _init_worker(options: Options, parent: int) -> None:
     global _OPTIONS
     _OPTIONS = options
+    gc.enable()  # forked from a build that paused it for its bookkeeping (build._bookkeeping)
     _die_with(parent)
 
 

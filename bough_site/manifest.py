@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -219,10 +220,10 @@ def _text(value: Any) -> str:
     return value
 
 
-def file_state(path: Path | str, label: str) -> FileState | None:
+def file_state(path: Path | str, label: str, stat_of: Callable[[Any], os.stat_result] = os.stat) -> FileState | None:
     """Size and mtime of a file now (the checksum is filled in when it is read)."""
     try:
-        info = os.stat(path)
+        info = stat_of(path)
     except OSError:
         return None
     if not stat.S_ISREG(info.st_mode):

@@ -45,8 +45,8 @@ class Unit:
         """Stands for the archive's dates of its files (a change reads the unit again)."""
         return hide(repr(self.since)) if self.since else ""
 
-    def states(self) -> list[FileState | None]:
-        return [file_state(p, hide(label)) for p, label in zip(self.paths, self.labels)]
+    def states(self, stat_of: Callable[[Any], os.stat_result] = os.stat) -> list[FileState | None]:
+        return [file_state(p, hide(label), stat_of) for p, label in zip(self.paths, self.labels)]
 
 
 def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], str],
