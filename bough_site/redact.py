@@ -145,6 +145,12 @@ class Rule:
     search per keyword, and prose, listings and logs without "=", ":" or "_"
     skip most rules that way. The tests check each rule against its positive
     cases with these characters taken out.
+
+    ``in_runs``: every match is _RULE_RUN_MIN (15) or more token characters
+    (``_RUN_CHARS``) holding one of the keywords, so it lies inside a run of them:
+    in a long string the keywords are then looked up in those runs only (a few
+    percent of the text) instead of in all of it. The tests check each such
+    pattern's characters and shortest match.
     """
 
     kind: str
@@ -158,6 +164,7 @@ class Rule:
     reach: int = 0
     near: re.Pattern[str] | None = None
     needs: str = ""
+    in_runs: bool = False
 
     def secret_spans(self, m: re.Match[str]) -> list[Span]:
         if self.spans is not None:
@@ -394,6 +401,7 @@ RULES: tuple[Rule, ...] = (
         "AKIA ASIA ABIA ACCA A3T",
         rf"(?P<s>{_lit('A', _A)}(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z2-7]{{16}})(?![{_A}])",
         needs="A",
+        in_runs=True,
     ),
     # AWS secret keys: 40 base64 characters are everywhere, so only next to aws + secret/key,
     # or as the SecretAccessKey of an STS / credentials JSON.
@@ -417,36 +425,42 @@ RULES: tuple[Rule, ...] = (
         "gh",
         rf"(?P<s>{_lit('gh', _A + '_')}[pousr]_[{_A}]{{36,251}})(?![{_A}_])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "github-token",
         "github_pat_",
         rf"(?P<s>{_lit('github_pat_', _A + '_')}[{_A}_]{{22,255}})(?![{_A}_])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "gitlab-token",
         "gl",
         rf"(?P<s>{_lit('gl', _A + '_')}(?:pat|dt|rt|ptt|cbt|oas)-[{_B}]{{20,300}}(?:\.[{_B}]{{1,300}}){{0,3}})",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "slack-webhook",
         "hooks.slack.com",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,300})",
         needs="/",
+        in_runs=True,
     ),
     _provider(
         "slack-token",
         "xox xapp-",
         rf"(?P<s>{_lit('x', _A)}(?:ox[abposre](?:\.xox[a-z])?|app-[0-9])-[{_A}-]{{10,300}})",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "stripe-key",
         "k_live_ k_test_ k_prod_ whsec_",
         rf"(?<![{_A}_])(?P<s>[sr]k_(?:live|test|prod)_[{_A}]{{10,250}}|whsec_[{_A}+/=]{{20,250}})",
         needs="_",
+        in_runs=True,
     ),
     # sk-ant-… and sk-or-… come before openai-key, which wins ties on a plain sk-….
     _provider(
@@ -454,12 +468,14 @@ RULES: tuple[Rule, ...] = (
         "sk-",
         rf"(?P<s>{_lit('sk-', _B)}ant-[a-z]{{2,10}}[0-9]{{0,3}}-[{_B}]{{20,300}})",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "openrouter-key",
         "sk-",
         rf"(?P<s>{_lit('sk-', _B)}or-v[0-9]-[0-9a-f]{{64}})(?![{_A}])",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "openai-key",
@@ -468,18 +484,21 @@ RULES: tuple[Rule, ...] = (
         rf"|[{_B}]{{0,150}}T3BlbkFJ[{_B}]{{10,150}}"
         rf"|[{_A}]{{32,200}}(?![{_B}])))",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "google-api-key",
         "AIza",
         rf"(?P<s>{_lit('AIza', _B)}[{_B}]{{35}})(?![{_B}])",
         needs="A",
+        in_runs=True,
     ),
     _provider(
         "google-oauth-secret",
         "GOCSPX-",
         rf"(?P<s>{_lit('GOCSPX-', _B)}[{_B}]{{28}})(?![{_B}])",
         needs="-",
+        in_runs=True,
     ),
     # Google OAuth access tokens, as gcloud auth print-access-token prints them.
     _provider(
@@ -487,12 +506,14 @@ RULES: tuple[Rule, ...] = (
         "ya29.",
         rf"(?P<s>{_lit('ya29.', _B)}[{_B}]{{20,2000}})",
         needs=".",
+        in_runs=True,
     ),
     _provider(
         "npm-token",
         "npm_",
         rf"(?P<s>{_lit('npm_', _A + '_')}[{_A}]{{36}})(?![{_A}])",
         needs="_",
+        in_runs=True,
     ),
     # pypi.org and test.pypi.org macaroons: "pypi-" + base64 of a header naming the index.
     _provider(
@@ -500,18 +521,21 @@ RULES: tuple[Rule, ...] = (
         "pypi-AgE",
         rf"(?P<s>{_lit('pypi-AgE', _A + '_')}[{_B}]{{50,2000}})",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "huggingface-token",
         "hf_",
         rf"(?P<s>{_lit('hf_', _A + '_')}[{_A}]{{34,40}})(?![{_A}])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "sendgrid-key",
         "SG.",
         rf"(?P<s>{_lit('SG.', _A + '_')}[{_B}]{{22}}\.[{_B}]{{43}})(?![{_B}])",
         needs=".",
+        in_runs=True,
     ),
     # Twilio API key SIDs: SK + 32 hex on their own (hex hashes never hold an upper-case SK) ...
     _provider(
@@ -519,6 +543,7 @@ RULES: tuple[Rule, ...] = (
         "SK",
         rf"(?P<s>{_lit('SK', _A + '_')}[0-9a-f]{{32}})(?![{_A}_])",
         needs="S",
+        in_runs=True,
     ),
     # ... and auth tokens: any 32 hex assigned next to the word twilio.
     _provider(
@@ -535,24 +560,28 @@ RULES: tuple[Rule, ...] = (
         "_v1_",
         r"(?<![0-9A-Za-z_])(?P<s>do[opr]_v1_[0-9a-f]{64})(?![0-9A-Za-z])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "supabase-token",
         "sbp_ sb_secret_",
         rf"(?<![{_A}_])(?P<s>sbp_[0-9a-f]{{40}}|sb_secret_[{_B}]{{20,100}})(?![{_A}])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "telegram-bot-token",
         ":AA",
         rf"(?<![0-9])(?P<s>[0-9]{{8,10}}:AA[{_B}]{{33}})(?![{_B}])",
         needs=":",
+        in_runs=True,
     ),
     _provider(
         "azure-storage-key",
         "AccountKey= SharedAccessKey=",
         r"(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{40,88}={0,2})",
         needs="=",
+        in_runs=True,
     ),
     # JWT: header and payload are base64url JSON objects ("eyJ" is the encoding of '{"').
     _provider(
@@ -560,6 +589,7 @@ RULES: tuple[Rule, ...] = (
         "eyJ",
         rf"(?P<s>{_lit('eyJ', _B)}[{_B}]{{5,4000}}\.eyJ[{_B}]{{5,8000}}\.[{_B}]{{0,4000}})",
         needs=".",
+        in_runs=True,
     ),
     # ---- generic rules: the shape of a secret, not who issued it ----
     _rule(
@@ -715,13 +745,39 @@ RULES: tuple[Rule, ...] = (
 # A short string is checked against all keywords at once (one regex call instead of one `in`
 # per keyword: most transcript strings are ids, names and times of 20-40 characters).
 _SHORT = 200
-_ANY_KEYWORD = re.compile("|".join(re.escape(k) for k in sorted({k.lower() for r in RULES for k in r.keywords})))
+
+
+def _trie(words: list[str]) -> str:
+    """One regex matching any of ``words``, factored by common prefixes (the engine then
+    tests one character per branch instead of every word at every position)."""
+    tree: dict[str, Any] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = "(?:" + "|".join(alts) + ")"
+        return body + "?" if "" in node else body
+
+    return build(tree)
+
+
+_ANY_KEYWORD = re.compile(_trie(sorted({k.lower() for r in RULES for k in r.keywords})))
 
 # Sets of rules are bit masks (bit i: RULES[i]): a few int operations per string instead of set unions.
-# (keyword, case-sensitive?) -> the rules it unlocks, so each distinct keyword is scanned once.
-_KEYWORD_RULES: tuple[tuple[str, bool, int], ...] = tuple(
-    (kw, case, sum(1 << i for i, r in enumerate(RULES) if kw in r.keywords and r.case_sensitive == case))
-    for kw, case in sorted({(k, r.case_sensitive) for r in RULES for k in r.keywords})
+# (keyword, case-sensitive?, the rules it unlocks, whether all of them are Rule.in_runs): each
+# distinct keyword is scanned once.
+_KEYWORD_RULES: tuple[tuple[str, bool, int, bool], ...] = tuple(
+    (kw, case, mask, all(RULES[i].in_runs for i in range(len(RULES)) if mask >> i & 1))
+    for kw, case, mask in (
+        (kw, case, sum(1 << i for i, r in enumerate(RULES) if kw in r.keywords and r.case_sensitive == case))
+        for kw, case in sorted({(k, r.case_sensitive) for r in RULES for k in r.keywords})
+    )
 )
 # Character -> the rules that need it (Rule.needs), and the rules that need nothing.
 _GATES: tuple[tuple[str, int], ...] = tuple(
@@ -748,47 +804,65 @@ def _live_rules(s: str) -> int:
 # in C, a few milliseconds per megabyte. Only those runs (a few percent of a
 # transcript's text) are searched by the prefix trie, the signatures and the
 # fallback, which is what keeps the shapes cheap.
+#
+# The runs are joined, one space between two, into one text (_Runs), and each
+# pattern searches that text once instead of each run on its own (a long listing
+# has thousands of runs: a Python call per run and pattern cost more than the
+# search). That finds the same matches as a search of each run in s
+# (``finditer(s, lo, hi)``), because of what the patterns are made of: every
+# character a pattern consumes is a token character and the space is none, so
+# no match spans two runs; every lookahead and lookbehind asks for token
+# characters (``(?<![A-Za-z0-9])``, ``(?![A-Za-z0-9_+/=-])``), and what stands
+# beside a run, in s a character that is no token character or the string's
+# end, in the joined text a space or its end, is never one; and no pattern uses
+# ``$``, ``\b`` or a positive lookahead. tests/test_redact_shapes.py checks
+# these facts for every pattern; tests/test_redact_same.py checks the output
+# against the search run by run.
 # --------------------------------------------------------------------------
 
 _RUN_MIN = 20  # the shortest shape (SCW + 17) and the fallbacks' shortest token fit
+_RULE_RUN_MIN = 15  # the shortest match of a Rule.in_runs rule (Slack's xoxb- and 10 more)
 _RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=:~$!@%")
 _RUN_MAP = bytes(0x61 if chr(b) in _RUN_CHARS else 0x20 for b in range(256))
-_RUN_NEEDLE = b"a" * _RUN_MIN
 
 
-def _runs(s: str) -> list[Span]:
-    """The runs of token characters in s that are _RUN_MIN long or longer."""
+def _runs(s: str, least: int = _RUN_MIN) -> list[Span]:
+    """The runs of token characters in s that are ``least`` long or longer."""
     mapped = s.encode("ascii", "replace").translate(_RUN_MAP)  # one byte per character: offsets match s
+    needle = b"a" * least
     out: list[Span] = []
-    pos = mapped.find(_RUN_NEEDLE)
+    pos = mapped.find(needle)
     while pos >= 0:  # pos is a run's first character: the run before it ended at a space
-        end = mapped.find(b" ", pos + _RUN_MIN)
+        end = mapped.find(b" ", pos + least)
         if end < 0:
             out.append((pos, len(mapped)))
             break
         out.append((pos, end))
-        pos = mapped.find(_RUN_NEEDLE, end)
+        pos = mapped.find(needle, end)
     return out
 
 
-def _trie(words: list[str]) -> str:
-    """One regex matching any of ``words``, factored by common prefixes (the engine then
-    tests one character per branch instead of every word at every position)."""
-    tree: dict[str, Any] = {}
-    for w in words:
-        node = tree
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+class _Runs:
+    """Runs of s (``spans``) joined into one ``text``, a space between two.
 
-    def build(node: dict[str, Any]) -> str:
-        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = "(?:" + "|".join(alts) + ")"
-        return body + "?" if "" in node else body
+    A position q of the text is ``q + delta`` in s, delta from ``at(q)``.
+    """
 
-    return build(tree)
+    __slots__ = ("spans", "starts", "text")
+
+    def __init__(self, s: str, spans: list[Span]) -> None:
+        self.spans = spans
+        starts, pos = [], 0
+        for lo, hi in spans:
+            starts.append(pos)
+            pos += hi - lo + 1
+        self.starts = starts
+        self.text = " ".join([s[lo:hi] for lo, hi in spans])
+
+    def at(self, q: int) -> tuple[int, int]:
+        """The run holding position q of the text, and what to add to q for its position in s."""
+        k = bisect.bisect_right(self.starts, q) - 1
+        return k, self.spans[k][0] - self.starts[k]
 
 
 _SHAPE_BASE = 10_000  # a shape's rule order: after every rule, so rules win ties
@@ -822,6 +896,14 @@ _PREFIXED_KEY_RE = re.compile(
     r"(?P<r>[A-Za-z0-9]{32,256})(?:[_-][A-Za-z0-9]{1,64})?(?![A-Za-z0-9_+/=-])"
 )
 _LOOSE_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{24,256}(?![A-Za-z0-9_+/=-])")
+# The same tokens, but only those holding an upper-case letter, a lower-case letter and a digit
+# (looks_random needs all three): most long names in code have no digit or no capital, and
+# three bounded lookaheads at a token's start are cheaper than a Python call per token.
+_MIXED_TOKEN_RE = re.compile(
+    r"(?<![A-Za-z0-9_+/=-])"
+    r"(?=[A-Za-z_+/=-]{0,255}[0-9])(?=[a-z0-9_+/=-]{0,255}[A-Z])(?=[A-Z0-9_+/=-]{0,255}[a-z])"
+    r"[A-Za-z0-9_+/=-]{24,256}(?![A-Za-z0-9_+/=-])"
+)
 _SECRET_WORD_RE = re.compile(
     r"(?<![a-z])(?:api[ _-]?keys?|keys?|tokens?|secrets?|passwords?|passwd|passphrase|credentials?|bearer)(?![a-z])"
 )
@@ -837,23 +919,29 @@ _ID_PREFIXES = frozenset(  # one string, split: easier to read and extend than a
     sha1 sha224 sha256 sha384 sha512 md5
     """.split()  # noqa: SIM905
 )
+_ID_HEAD_RE = re.compile(r"[_-]")
 _LOWER_RUN_RE = re.compile("a+")
+_CLASS_RUN_RE = re.compile("A+|a+|0+")
 _CLASS_MAP = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
     "A" * 26 + "a" * 26 + "0" * 10,
 )
+_ASCII_NOT_ALNUM = dict.fromkeys(c for c in range(128) if not chr(c).isalnum())  # str.translate deletes these
 
 
 def looks_random(token: str, *, least: int) -> bool:
     """Does the letters-and-digits part of ``token`` (``least`` or more of them) look randomly drawn?"""
-    alnum = "".join(ch for ch in token if ch.isascii() and ch.isalnum())
+    if token.isascii():  # every token the fallback meets: one translate instead of a test per character
+        alnum = token.translate(_ASCII_NOT_ALNUM)
+    else:
+        alnum = "".join(ch for ch in token if ch.isascii() and ch.isalnum())
     n = len(alnum)
     if n < least:
         return False
     classes = alnum.translate(_CLASS_MAP)
     if "A" not in classes or "a" not in classes or "0" not in classes:
         return False
-    changes = sum(1 for x, y in zip(classes, classes[1:]) if x != y)
+    changes = len(_CLASS_RUN_RE.findall(classes)) - 1  # one fewer than the runs of one class
     if changes < 0.35 * (n - 1):  # random base62 changes class at about 60% of positions
         return False
     lower_runs = _LOWER_RUN_RE.findall(classes)
@@ -865,75 +953,100 @@ def looks_random(token: str, *, least: int) -> bool:
 
 
 def _is_id(token: str) -> bool:
-    head = re.split(r"[_-]", token, maxsplit=1)[0].lower()
+    head = _ID_HEAD_RE.split(token, maxsplit=1)[0].lower()
     return head in _ID_PREFIXES
 
 
 def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
     """Every span of a known token shape, and of the fallback, in the token runs of s."""
     out: list[_Candidate] = []
-    runs = _runs(s)
-    if not runs:
+    runs = scan.joined(_RUN_MIN)
+    if not runs.spans:
         return out
-    for lo, hi in runs:
-        for m in _PREFIX_RE.finditer(s, lo, hi):
-            p = m.start()
-            for order, shape in _BY_HEAD.get(s[p : p + 2], ()):
-                if s.startswith(shape.prefix, p):
-                    hit = shape.regex.match(s, p, hi)
-                    if hit:
-                        out.append((TIER_PROVIDER, p, hit.end(), shape.kind, order))
-        out.extend(_anchored(s, lo, hi))
-        if hi - lo > _FALLBACK_MAX_RUN:
-            continue
-        for m in _PREFIXED_KEY_RE.finditer(s, lo, hi):
-            if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
-                out.append((TIER_FALLBACK, *m.span(), "prefixed-key", _SHAPE_BASE + len(SHAPES)))
-    out.extend(_keyword_secrets(s, scan, [(lo, hi) for lo, hi in runs if hi - lo <= _FALLBACK_MAX_RUN]))
+    _prefixed(runs, out)
+    _anchored(s, runs, out)
+    if any(hi - lo > _FALLBACK_MAX_RUN for lo, hi in runs.spans):
+        runs = _Runs(s, [(lo, hi) for lo, hi in runs.spans if hi - lo <= _FALLBACK_MAX_RUN])
+    _prefixed_keys(runs, out)
+    _keyword_secrets(s, scan, runs, out)
     return out
 
 
-def _anchored(s: str, lo: int, hi: int) -> list[_Candidate]:
-    """The shapes told by a signature inside them, in the run [lo, hi).
+def _prefixed(runs: _Runs, out: list[_Candidate]) -> None:
+    """The shapes told by their prefix: one trie of every prefix, each hit confirmed by its shape."""
+    text = runs.text
+    for m in _PREFIX_RE.finditer(text):
+        q = m.start()
+        for order, shape in _BY_HEAD.get(text[q : q + 2], ()):
+            if text.startswith(shape.prefix, q):
+                hit = shape.regex.match(text, q)
+                if hit:
+                    delta = runs.at(q)[1]
+                    out.append((TIER_PROVIDER, q + delta, hit.end() + delta, shape.kind, order))
+
+
+def _anchored(s: str, runs: _Runs, out: list[_Candidate]) -> None:
+    """The shapes told by a signature inside them.
 
     A signature of three characters or more is rare: its shapes are searched only around
-    each occurrence (a 5 MB base64 blob holds a few by chance). Shorter ones ("." "-" "Q~")
-    are everywhere: their shapes search the whole run when it holds the signature at all.
+    each occurrence, within its run (a 5 MB base64 blob holds a few by chance). Shorter ones
+    ("." "-" "Q~") are everywhere: their shapes search every run (a match holds its
+    signature, so a run without it has none).
     """
-    windows: dict[str, list[Span]] = collections.defaultdict(list)
-    for a in _LONG_ANCHOR_RE.finditer(s, lo, hi):
-        start, end = max(lo, a.start() - _ANCHOR_REACH), min(hi, a.end() + _ANCHOR_REACH)
-        spans = windows[a.group()]
+    text = runs.text
+    windows: dict[tuple[int, str], list[Span]] = {}  # (run, signature) -> stretches of s
+    for a in _LONG_ANCHOR_RE.finditer(text):
+        k, delta = runs.at(a.start())
+        lo, hi = runs.spans[k]
+        start, end = max(lo, a.start() + delta - _ANCHOR_REACH), min(hi, a.end() + delta + _ANCHOR_REACH)
+        spans = windows.setdefault((k, a.group()), [])
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], end)
         else:
             spans.append((start, end))
-    for anchor in _SHORT_ANCHORS:
-        if s.find(anchor, lo, hi) >= 0:
-            windows[anchor].append((lo, hi))
-    out: list[_Candidate] = []
-    for anchor, spans in windows.items():
+    for (_, anchor), spans in windows.items():
         for order, shape in _BY_ANCHOR[anchor]:
             for a, b in spans:
                 out.extend((TIER_PROVIDER, *h.span(), shape.kind, order) for h in shape.regex.finditer(s, a, b))
-    return out
+    for anchor in _SHORT_ANCHORS:
+        if anchor in text:
+            for order, shape in _BY_ANCHOR[anchor]:
+                for h in shape.regex.finditer(text):
+                    delta = runs.at(h.start())[1]
+                    out.append((TIER_PROVIDER, h.start() + delta, h.end() + delta, shape.kind, order))
 
 
-def _keyword_secrets(s: str, scan: _Scan, runs: list[Span]) -> list[_Candidate]:
-    """Random tokens in the same sentence as a secret word (key, token, password ...)."""
-    low = scan.low
-    out: list[_Candidate] = []
+def _prefixed_keys(runs: _Runs, out: list[_Candidate]) -> None:
+    """Unknown keys with a vendor-like prefix and a random body."""
+    for m in _PREFIXED_KEY_RE.finditer(runs.text):
+        if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
+            delta = runs.at(m.start())[1]
+            out.append((TIER_FALLBACK, m.start() + delta, m.end() + delta, "prefixed-key", _SHAPE_BASE + len(SHAPES)))
+
+
+def _keyword_secrets(s: str, scan: _Scan, runs: _Runs, out: list[_Candidate]) -> None:
+    """Random tokens in the same sentence as a secret word (key, token, password ...).
+
+    A token counts when it is no known id, its run has a secret word near it (from
+    _KEYWORD_BEFORE characters before the run to _KEYWORD_AFTER after it), it looks
+    random and a secret word stands in its own sentence: the tests in that order,
+    the cheap and selective ones first.
+    """
+    near: dict[int, bool] = {}  # run -> a secret word near it
     n = len(s)
-    for lo, hi in runs:
-        if _SECRET_WORD_RE.search(low, max(0, lo - _KEYWORD_BEFORE), min(n, hi + _KEYWORD_AFTER)) is None:
+    for m in _MIXED_TOKEN_RE.finditer(runs.text):
+        token = m.group()
+        if _is_id(token):
             continue
-        for m in _LOOSE_TOKEN_RE.finditer(s, lo, hi):
-            a, b = m.span()
-            if _is_id(m.group()) or not looks_random(m.group(), least=24):
-                continue
-            if _same_sentence_keyword(low, a, b):
-                out.append((TIER_FALLBACK, a, b, "keyword-secret", _SHAPE_BASE + len(SHAPES) + 1))
-    return out
+        k, delta = runs.at(m.start())
+        low = scan.low
+        if k not in near:
+            lo, hi = runs.spans[k]
+            near[k] = _SECRET_WORD_RE.search(low, max(0, lo - _KEYWORD_BEFORE), min(n, hi + _KEYWORD_AFTER)) is not None
+        if not near[k] or not looks_random(token, least=24):
+            continue
+        if _same_sentence_keyword(low, m.start() + delta, m.end() + delta):
+            out.append((TIER_FALLBACK, m.start() + delta, m.end() + delta, "keyword-secret", _SHAPE_BASE + len(SHAPES) + 1))
 
 
 def _same_sentence_keyword(low: str, a: int, b: int) -> bool:
@@ -1050,7 +1163,8 @@ def _file_value_spans(path: str, s: str) -> list[Span]:
 # --------------------------------------------------------------------------
 
 _Candidate = tuple[int, int, int, str, int]  # tier, start, end, kind, rule order
-_MEMO_SIZE = 50_000  # short strings remembered per Redactor (ids, paths and names repeat)
+_MEMO_SIZE = 50_000  # strings remembered per Redactor (ids, paths and names repeat)
+_MEMO_CHARS = 1 << 25  # ... and at most this many characters of long ones (files read again)
 
 
 class Redactor:
@@ -1068,7 +1182,8 @@ class Redactor:
         self.enabled = enabled
         self.counts: collections.Counter[str] = collections.Counter()
         self._fingerprints: dict[str, str] = {}
-        self._memo: dict[str, tuple[str, tuple[str, ...]]] = {}  # short string -> (output, kinds replaced)
+        self._memo: dict[str, tuple[str, tuple[str, ...]]] = {}  # string -> (output, kinds replaced)
+        self._memo_chars = 0  # characters of the long strings in _memo
         # (literal, pattern) pairs for --redact-paths, applied in order: the home path, then the user name.
         self._path_subs: list[tuple[str, re.Pattern[str]]] = []
         home = (home or "").rstrip("/\\")
@@ -1083,14 +1198,16 @@ class Redactor:
         """Redact one string."""
         if not s:
             return s
-        if len(s) > _SHORT:
-            return self._apply(s, self._find(s) if self.enabled else [])
-        # Short strings repeat a lot (ids, paths, names): remember what became of them.
+        # Strings repeat (ids, paths and names; a file read twice, a result quoted again):
+        # remember what became of them. The session holds them anyway, so a long string
+        # costs the memo little memory; _MEMO_CHARS bounds it all the same.
         hit = self._memo.get(s)
         if hit is None:
             hit = self._replace(s, self._find(s) if self.enabled else [])
-            if len(self._memo) < _MEMO_SIZE:
+            if len(self._memo) < _MEMO_SIZE and (len(s) <= _SHORT or self._memo_chars + len(s) <= _MEMO_CHARS):
                 self._memo[s] = hit
+                if len(s) > _SHORT:
+                    self._memo_chars += len(s)
         if hit[1]:  # Counter.update is slow even with nothing to add, and most strings add nothing
             self.counts.update(hit[1])
         return hit[0]
@@ -1174,9 +1291,12 @@ class Redactor:
         if not live:
             return []
         wanted = 0
-        for kw, case, rules in _KEYWORD_RULES:
+        # In a long string, the keywords of rules whose matches lie in token runs are looked up
+        # in those runs only (Rule.in_runs): no match elsewhere, so the same rules are found.
+        runs = scan.joined(_RULE_RUN_MIN).text if len(s) > _SHORT else None
+        for kw, case, rules, in_runs in _KEYWORD_RULES:
             # Look a keyword up only when it could unlock a live rule not unlocked yet.
-            if rules & live & ~wanted and scan.occurs(kw, case):
+            if rules & live & ~wanted and (kw in runs if in_runs and runs is not None else scan.occurs(kw, case)):
                 wanted |= rules
         wanted &= live
         found: list[_Candidate] = []
@@ -1229,6 +1349,19 @@ class _Scan:
         self._low: str | None = None
         self._first: dict[tuple[str, bool], int] = {}  # first position, -1 if absent; only keywords looked up
         self._hits: dict[tuple[str, bool], list[int]] = {}
+        self._runs: tuple[int, list[Span]] | None = None  # (least, the runs of s that long or longer)
+        self._joined: dict[int, _Runs] = {}
+
+    def joined(self, least: int) -> _Runs:
+        """The token runs of s that are ``least`` characters long or longer, joined."""
+        if least not in self._joined:
+            if self._runs is None or self._runs[0] > least:
+                self._runs = (least, _runs(self.s, least))
+            known, spans = self._runs
+            if known < least:
+                spans = [(lo, hi) for lo, hi in spans if hi - lo >= least]
+            self._joined[least] = _Runs(self.s, spans)
+        return self._joined[least]
 
     @property
     def low(self) -> str:
