@@ -95,11 +95,12 @@ from __future__ import annotations
 
 import bisect
 import collections
+import functools
 import hashlib
 import hmac
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,7 +123,7 @@ class Rule:
     """One kind of secret.
 
     ``keywords``: literals of which at least one must occur in the string before
-    ``regex`` runs, so each must be implied by every match of the regex. They are
+    ``regex`` (``pattern`` compiled with ``flags``, on first use) runs, so each must be implied by every match of the regex. They are
     looked up in the lower-cased string, or in the string as it is when
     ``case_sensitive`` (provider prefixes: fewer chance hits in base64 data).
     ``groups`` names the regex groups holding the secret (the first that took
@@ -151,11 +152,17 @@ class Rule:
     in a long string the keywords are then looked up in those runs only (a few
     percent of the text) instead of in all of it. The tests check each such
     pattern's characters and shortest match.
+
+    ``starts``: the characters every match starts with (the pattern's first
+    item is a class of them). The regex is then tried only at those
+    characters, found with ``str.find``, instead of scanning the whole string
+    (the engine tests such a class at every character, some ten times slower);
+    see _matches_starting.
     """
 
     kind: str
     keywords: tuple[str, ...]
-    regex: re.Pattern[str]
+    pattern: str
     groups: tuple[int | str, ...] = ("s",)
     tier: int = TIER_PROVIDER
     check: Callable[[re.Match[str], str], bool] | None = None
@@ -165,6 +172,14 @@ class Rule:
     near: re.Pattern[str] | None = None
     needs: str = ""
     in_runs: bool = False
+    starts: str = ""
+    flags: int = 0
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        """``pattern`` compiled, when first used: importing this module compiles no rule
+        (a build where nothing changed redacts nothing)."""
+        return re.compile(self.pattern, self.flags)
 
     def secret_spans(self, m: re.Match[str]) -> list[Span]:
         if self.spans is not None:
@@ -192,7 +207,7 @@ _PLACEHOLDER_WORDS = frozenset(  # one string, split: easier to read and extend 
 )
 
 # A value that refers to a secret instead of holding it, or is plainly fake.
-_PLACEHOLDER_RE = re.compile(
+_PLACEHOLDER_PATTERN = (
     r"""^(?:
         \$.*                                  # $VAR ${VAR} $(command)
       | %[\w(].*                              # %VAR% %s %(name)s
@@ -207,15 +222,19 @@ _PLACEHOLDER_RE = re.compile(
       | (.)\1*                                # xxx **** 0000
       | [x*._-]*x{3,}[x*._-]*                 # xxx-xxx, xxxx_xxxx
       | (?:process\.env|os\.environ|os\.getenv|getenv|env|self|this|settings|config)[.(\[].*
-    )$""",
-    re.IGNORECASE | re.VERBOSE | re.DOTALL,
+    )$"""
 )
+
+
+@functools.cache
+def _placeholder_re() -> re.Pattern[str]:
+    return re.compile(_PLACEHOLDER_PATTERN, re.IGNORECASE | re.VERBOSE | re.DOTALL)
 
 
 def is_placeholder(value: str) -> bool:
     """True when a value found by a generic rule is not worth redacting."""
     v = value.strip()
-    return not v or v.lower() in _PLACEHOLDER_WORDS or _PLACEHOLDER_RE.match(v) is not None
+    return not v or v.lower() in _PLACEHOLDER_WORDS or _placeholder_re().match(v) is not None
 
 
 # Words in a name that say it describes a secret instead of holding one
@@ -352,7 +371,7 @@ _BACK = 120  # how far before a keyword a windowed rule's match can start (name 
 
 
 def _rule(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
-    return Rule(kind, tuple(keywords.split()), re.compile(pattern, flags), **kw)
+    return Rule(kind, tuple(keywords.split()), pattern, flags=flags, **kw)
 
 
 def _provider(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
@@ -601,7 +620,7 @@ RULES: tuple[Rule, ...] = (
         needs="@",
     ),
     # Secret-named query parameters: ?access_token=… &password=… (not JS's && or ==).
-    # [?&] first: the engine skips quickly to those two characters.
+    # Every match starts with ? or &: the regex runs only where those are (Rule.starts).
     _rule(
         "url-password",
         _NAME_KW + " sig",
@@ -609,6 +628,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_query_ok,
         needs="?&",
+        starts="?&",
     ),
     # ... and the first field of curl form data: -d "password=…&…".
     _rule(
@@ -767,7 +787,13 @@ def _trie(words: list[str]) -> str:
     return build(tree)
 
 
-_ANY_KEYWORD = re.compile(_trie(sorted({k.lower() for r in RULES for k in r.keywords})))
+
+
+@functools.cache
+def _any_keyword() -> re.Pattern[str]:
+    """Any keyword of any rule, lower-case (compiled when first used, like every large pattern here)."""
+    return re.compile(_trie(sorted({k.lower() for r in RULES for k in r.keywords})))
+
 
 # Sets of rules are bit masks (bit i: RULES[i]): a few int operations per string instead of set unions.
 # (keyword, case-sensitive?, the rules it unlocks, whether all of them are Rule.in_runs): each
@@ -868,7 +894,13 @@ class _Runs:
 _SHAPE_BASE = 10_000  # a shape's rule order: after every rule, so rules win ties
 _PREFIXED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.prefix]
 _ANCHORED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.anchor]
-_PREFIX_RE = re.compile(r"(?<![A-Za-z0-9])" + _trie([sh.prefix for _, sh in _PREFIXED_SHAPES]))
+
+
+@functools.cache
+def _prefix_re() -> re.Pattern[str]:
+    """One trie of every shape's prefix, not preceded by a letter or digit."""
+    return re.compile(r"(?<![A-Za-z0-9])" + _trie([sh.prefix for _, sh in _PREFIXED_SHAPES]))
+
 _BY_HEAD: dict[str, list[tuple[int, Shape]]] = collections.defaultdict(list)
 for _i, _sh in _PREFIXED_SHAPES:
     _BY_HEAD[_sh.prefix[:2]].append((_SHAPE_BASE + _i, _sh))
@@ -895,10 +927,10 @@ _PREFIXED_KEY_RE = re.compile(
     r"(?<![A-Za-z0-9_.-])(?P<p>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,11}[_-])?)"
     r"(?P<r>[A-Za-z0-9]{32,256})(?:[_-][A-Za-z0-9]{1,64})?(?![A-Za-z0-9_+/=-])"
 )
-_LOOSE_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{24,256}(?![A-Za-z0-9_+/=-])")
-# The same tokens, but only those holding an upper-case letter, a lower-case letter and a digit
-# (looks_random needs all three): most long names in code have no digit or no capital, and
-# three bounded lookaheads at a token's start are cheaper than a Python call per token.
+# "keyword-secret" candidates: whole tokens of 24 to 256 letters, digits and _+/=-, and only
+# those holding an upper-case letter, a lower-case letter and a digit (looks_random wants all
+# three): most long names in code lack a digit or a capital, and three bounded lookaheads at
+# a token's start cost less than a Python call per token.
 _MIXED_TOKEN_RE = re.compile(
     r"(?<![A-Za-z0-9_+/=-])"
     r"(?=[A-Za-z_+/=-]{0,255}[0-9])(?=[a-z0-9_+/=-]{0,255}[A-Z])(?=[A-Z0-9_+/=-]{0,255}[a-z])"
@@ -975,7 +1007,7 @@ def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
 def _prefixed(runs: _Runs, out: list[_Candidate]) -> None:
     """The shapes told by their prefix: one trie of every prefix, each hit confirmed by its shape."""
     text = runs.text
-    for m in _PREFIX_RE.finditer(text):
+    for m in _prefix_re().finditer(text):
         q = m.start()
         for order, shape in _BY_HEAD.get(text[q : q + 2], ()):
             if text.startswith(shape.prefix, q):
@@ -1163,8 +1195,7 @@ def _file_value_spans(path: str, s: str) -> list[Span]:
 # --------------------------------------------------------------------------
 
 _Candidate = tuple[int, int, int, str, int]  # tier, start, end, kind, rule order
-_MEMO_SIZE = 50_000  # strings remembered per Redactor (ids, paths and names repeat)
-_MEMO_CHARS = 1 << 25  # ... and at most this many characters of long ones (files read again)
+_MEMO_SIZE = 50_000  # short strings remembered per Redactor (ids, paths and names repeat)
 
 
 class Redactor:
@@ -1182,8 +1213,7 @@ class Redactor:
         self.enabled = enabled
         self.counts: collections.Counter[str] = collections.Counter()
         self._fingerprints: dict[str, str] = {}
-        self._memo: dict[str, tuple[str, tuple[str, ...]]] = {}  # string -> (output, kinds replaced)
-        self._memo_chars = 0  # characters of the long strings in _memo
+        self._memo: dict[str, tuple[str, tuple[str, ...]]] = {}  # short string -> (output, kinds replaced)
         # (literal, pattern) pairs for --redact-paths, applied in order: the home path, then the user name.
         self._path_subs: list[tuple[str, re.Pattern[str]]] = []
         home = (home or "").rstrip("/\\")
@@ -1198,16 +1228,14 @@ class Redactor:
         """Redact one string."""
         if not s:
             return s
-        # Strings repeat (ids, paths and names; a file read twice, a result quoted again):
-        # remember what became of them. The session holds them anyway, so a long string
-        # costs the memo little memory; _MEMO_CHARS bounds it all the same.
+        if len(s) > _SHORT:
+            return self._apply(s, self._find(s) if self.enabled else [])
+        # Short strings repeat a lot (ids, paths, names): remember what became of them.
         hit = self._memo.get(s)
         if hit is None:
             hit = self._replace(s, self._find(s) if self.enabled else [])
-            if len(self._memo) < _MEMO_SIZE and (len(s) <= _SHORT or self._memo_chars + len(s) <= _MEMO_CHARS):
+            if len(self._memo) < _MEMO_SIZE:
                 self._memo[s] = hit
-                if len(s) > _SHORT:
-                    self._memo_chars += len(s)
         if hit[1]:  # Counter.update is slow even with nothing to add, and most strings add nothing
             self.counts.update(hit[1])
         return hit[0]
@@ -1272,7 +1300,20 @@ class Redactor:
     # ---- internals ----
 
     def _find(self, s: str) -> list[_Candidate]:
-        """Every candidate secret span: the rules' (``RULES``) and the token shapes' (``SHAPES``)."""
+        """Every candidate secret span: the rules' (``RULES``) and the token shapes' (``SHAPES``).
+
+        A long string's are kept in this process (_FOUND): a file read twice, a resumed
+        session's copy of its parent's history are searched once.
+        """
+        if len(s) <= _SHORT:
+            return self._search(s)
+        found = _FOUND.get(s)
+        if found is None:
+            found = tuple(self._search(s))
+            _remember(s, found)
+        return list(found)
+
+    def _search(self, s: str) -> list[_Candidate]:
         scan = _Scan(s)
         found = self._rule_candidates(s, scan)
         if len(s) >= _RUN_MIN:
@@ -1285,18 +1326,26 @@ class Redactor:
         Only rules that can match s at all (_live_rules) count: the others would
         find nothing, so leaving them out changes no output and saves their keywords' scans.
         """
-        if len(s) <= _SHORT and _ANY_KEYWORD.search(scan.low) is None:  # rejects more short strings than the gates
+        if len(s) <= _SHORT and _any_keyword().search(scan.low) is None:  # rejects more short strings than the gates
             return []
         live = _live_rules(s)
         if not live:
             return []
         wanted = 0
-        # In a long string, the keywords of rules whose matches lie in token runs are looked up
-        # in those runs only (Rule.in_runs): no match elsewhere, so the same rules are found.
-        runs = scan.joined(_RULE_RUN_MIN).text if len(s) > _SHORT else None
+        long = len(s) > _SHORT
+        runs: str | None = None
         for kw, case, rules, in_runs in _KEYWORD_RULES:
             # Look a keyword up only when it could unlock a live rule not unlocked yet.
-            if rules & live & ~wanted and (kw in runs if in_runs and runs is not None else scan.occurs(kw, case)):
+            if not rules & live & ~wanted:
+                continue
+            if in_runs and long:
+                # Its rules' matches lie in token runs (Rule.in_runs): look it up in those only.
+                if runs is None:
+                    runs = scan.joined(_RULE_RUN_MIN).text
+                found = kw in runs
+            else:
+                found = scan.occurs(kw, case)
+            if found:
                 wanted |= rules
         wanted &= live
         found: list[_Candidate] = []
@@ -1305,6 +1354,8 @@ class Redactor:
                 continue
             if rule.reach:
                 matches: Any = (m for lo, hi in scan.windows(rule) for m in rule.regex.finditer(s, lo, hi))
+            elif rule.starts:
+                matches = _matches_starting(rule.regex, s, rule.starts)
             else:
                 matches = rule.regex.finditer(s)
             for m in matches:
@@ -1339,6 +1390,50 @@ class Redactor:
             if literal in seg:
                 seg = pattern.sub("~", seg)
         return seg
+
+
+def _matches_starting(regex: re.Pattern[str], s: str, chars: str) -> Iterable[re.Match[str]]:
+    """What ``regex.finditer(s)`` finds, for a pattern whose every match starts with one of ``chars``.
+
+    finditer takes the leftmost match, then the leftmost one from its end on, and so on;
+    here the candidates are the positions of those characters, taken in order, each one
+    before the end of the last match skipped. ``match(s, p)`` sees s before p as a search
+    does (lookbehinds), and no match is empty, so the matches are the same. Where the
+    characters are dense (one in 64 or more), one finditer is cheaper than a call at each.
+    """
+    limit = len(s) >> 6
+    points: list[int] = []
+    for char in chars:
+        p = s.find(char)
+        while p >= 0:
+            points.append(p)
+            if len(points) > limit:
+                return regex.finditer(s)
+            p = s.find(char, p + 1)
+    points.sort()
+    out: list[re.Match[str]] = []
+    end = 0
+    for p in points:
+        if p >= end:
+            m = regex.match(s, p)
+            if m:
+                out.append(m)
+                end = m.end()
+    return out
+
+
+_FOUND: dict[str, tuple[_Candidate, ...]] = {}  # long string -> its candidates (Redactor._find)
+_FOUND_BUDGET = 16 << 20  # characters of strings kept in _FOUND per process
+_found_chars = 0
+
+
+def _remember(s: str, found: tuple[_Candidate, ...]) -> None:
+    global _found_chars
+    if _found_chars + len(s) > _FOUND_BUDGET:
+        _FOUND.clear()
+        _found_chars = 0
+    _FOUND[s] = found
+    _found_chars += len(s)
 
 
 class _Scan:

@@ -33,10 +33,8 @@ from bough_site.redact import (
     _KEYWORD_AFTER,
     _KEYWORD_BEFORE,
     _LONG_ANCHOR_RE,
-    _LOOSE_TOKEN_RE,
     _LOWER_RUN_RE,
     _MEMO_SIZE,
-    _PREFIX_RE,
     _PREFIXED_KEY_RE,
     _RUN_MIN,
     _SECRET_WORD_RE,
@@ -49,12 +47,14 @@ from bough_site.redact import (
     TIER_PROVIDER,
     Redactor,
     Rule,
+    _prefix_re,
     _same_sentence_keyword,
 )
 
 Span = tuple[int, int]
 _Candidate = tuple[int, int, int, str, int]
 
+_LOOSE_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{24,256}(?![A-Za-z0-9_+/=-])")
 _ANY_KEYWORD = re.compile("|".join(re.escape(k) for k in sorted({k.lower() for r in RULES for k in r.keywords})))
 _KEYWORD_RULES: tuple[tuple[str, bool, int], ...] = tuple(
     (kw, case, sum(1 << i for i, r in enumerate(RULES) if kw in r.keywords and r.case_sensitive == case))
@@ -213,7 +213,7 @@ def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
     if not runs:
         return out
     for lo, hi in runs:
-        for m in _PREFIX_RE.finditer(s, lo, hi):
+        for m in _prefix_re().finditer(s, lo, hi):
             p = m.start()
             for order, shape in _BY_HEAD.get(s[p : p + 2], ()):
                 if s.startswith(shape.prefix, p):
