@@ -16,9 +16,10 @@ How it works (the shape gitleaks uses, our own rules):
 - The token shapes of ``redact_rules.SHAPES`` (a provider's prefix or signature,
   then the alphabet and length of each part: ``shpat_…``, ``dckr_pat_…``, Azure's
   ``…AzFu…``) are found the other way round: the string is cut into runs of 20 or
-  more token characters (``_runs``, in C), and only those runs meet one trie of
-  every prefix and one alternation of every signature; a hit is confirmed by its
-  shape's own pattern. So a key pasted as prose is found by its look alone.
+  more token characters (``_runs``, in C), and only those runs, joined into one
+  text (``_Runs``), meet one trie of every prefix and one alternation of every
+  signature; a hit is confirmed by its shape's own pattern. So a key pasted as
+  prose is found by its look alone.
 - The fallback, over the same runs, for keys no shape names: ``prefixed-key`` (a
   vendor-like prefix and then 32 or more random letters and digits) and
   ``keyword-secret`` (a random token of 24 or more characters in the same sentence
@@ -35,7 +36,13 @@ How it works (the shape gitleaks uses, our own rules):
   so this changes no output.
 - Generic rules whose keywords are everywhere in code ("key", "token") run
   only on the lines where such a keyword is followed by their operator
-  (``=``, ``:``), not over the whole string.
+  (``=``, ``:``), not over the whole string. A provider rule whose every match is
+  a run of token characters (``Rule.in_runs``) looks its keywords up in the runs
+  of a long string only; a rule whose matches start with one of a few characters
+  (``Rule.starts``) is tried only where they are.
+- A long string's candidates are kept per process (``_FOUND``), a short string's
+  result per Redactor: files read again and a resumed session's copied history
+  are searched once. Large patterns are compiled when first used.
 - Every quantifier is bounded and none is nested, so a 5 MB base64 blob costs a
   few linear scans.
 - Overlaps: a private key block beats everything inside it; provider rules (a
@@ -153,6 +160,10 @@ class Rule:
     percent of the text) instead of in all of it. The tests check each such
     pattern's characters and shortest match.
 
+    ``holds``: a literal every match holds, rarer than the keywords (the
+    ``-p`` of ``mysql -pSECRET``): a string without it skips the rule before
+    any keyword is looked up, one scan instead of one per keyword.
+
     ``starts``: the characters every match starts with (the pattern's first
     item is a class of them). The regex is then tried only at those
     characters, found with ``str.find``, instead of scanning the whole string
@@ -173,6 +184,7 @@ class Rule:
     needs: str = ""
     in_runs: bool = False
     starts: str = ""
+    holds: str = ""
     flags: int = 0
 
     @functools.cached_property
@@ -736,6 +748,7 @@ RULES: tuple[Rule, ...] = (
         reach=_NAME_REACH,
         near=re.compile(r"(?:login|sshpass)\b[^\n|;&]{0,200}?[ \t]-p[ \t]"),
         needs="-",
+        holds="-p",
     ),
     _rule(
         "password-assignment",
@@ -745,6 +758,7 @@ RULES: tuple[Rule, ...] = (
         check=_value_ok,
         reach=_NAME_REACH,
         needs="-",
+        holds="-p",
     ),
     # Command-line flags: --api-key xyz, --password=xyz.
     _rule(
@@ -810,15 +824,36 @@ _GATES: tuple[tuple[str, int], ...] = tuple(
     (c, sum(1 << i for i, r in enumerate(RULES) if c in r.needs)) for c in sorted({c for r in RULES for c in r.needs})
 )
 _UNGATED = sum(1 << i for i, r in enumerate(RULES) if not r.needs)
+# Literal -> the rules whose every match holds it (Rule.holds).
+_HOLDS: tuple[tuple[str, int], ...] = tuple(
+    (h, sum(1 << i for i, r in enumerate(RULES) if r.holds == h)) for h in sorted({r.holds for r in RULES if r.holds})
+)
 
 
 def _live_rules(s: str) -> int:
-    """The rules that can match somewhere in s: those holding one of the characters they need."""
+    """The rules that can match somewhere in s: those holding one of the characters they need
+    (Rule.needs) and the literal they hold (Rule.holds)."""
     live = _UNGATED
     for char, rules in _GATES:
         if char in s:  # a single character: memchr, several times faster than a keyword's find
             live |= rules
+    for literal, rules in _HOLDS:
+        if live & rules and literal not in s:
+            live &= ~rules
     return live
+
+
+# Lower-case keywords that start with "-" ("-key", "-token", "-u" ...) and hold no other "-" are
+# looked up together: the engine finds a pattern's literal first character as fast as str.find
+# finds a keyword, then tries each of them there. No one of them can start inside another's
+# match (their "-" is only at the start), so every place each one occurs is seen.
+_DASH_KEYWORDS = tuple(sorted({k.lower() for r in RULES if not r.case_sensitive for k in r.keywords
+                               if k.startswith("-") and "-" not in k[1:]}))
+
+
+@functools.cache
+def _dash_keywords_re() -> re.Pattern[str]:
+    return re.compile(_trie(list(_DASH_KEYWORDS)))
 
 
 # --------------------------------------------------------------------------
@@ -874,21 +909,24 @@ class _Runs:
     A position q of the text is ``q + delta`` in s, delta from ``at(q)``.
     """
 
-    __slots__ = ("spans", "starts", "text")
+    __slots__ = ("_starts", "spans", "text")
 
     def __init__(self, s: str, spans: list[Span]) -> None:
         self.spans = spans
-        starts, pos = [], 0
-        for lo, hi in spans:
-            starts.append(pos)
-            pos += hi - lo + 1
-        self.starts = starts
         self.text = " ".join([s[lo:hi] for lo, hi in spans])
+        self._starts: list[int] | None = None  # where each run starts in the text, once a match needs it
 
     def at(self, q: int) -> tuple[int, int]:
         """The run holding position q of the text, and what to add to q for its position in s."""
-        k = bisect.bisect_right(self.starts, q) - 1
-        return k, self.spans[k][0] - self.starts[k]
+        starts = self._starts
+        if starts is None:
+            starts, pos = [], 0
+            for lo, hi in self.spans:
+                starts.append(pos)
+                pos += hi - lo + 1
+            self._starts = starts
+        k = bisect.bisect_right(starts, q) - 1
+        return k, self.spans[k][0] - starts[k]
 
 
 _SHAPE_BASE = 10_000  # a shape's rule order: after every rule, so rules win ties
@@ -997,7 +1035,7 @@ def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
         return out
     _prefixed(runs, out)
     _anchored(s, runs, out)
-    if any(hi - lo > _FALLBACK_MAX_RUN for lo, hi in runs.spans):
+    if len(runs.text) > _FALLBACK_MAX_RUN and any(hi - lo > _FALLBACK_MAX_RUN for lo, hi in runs.spans):
         runs = _Runs(s, [(lo, hi) for lo, hi in runs.spans if hi - lo <= _FALLBACK_MAX_RUN])
     _prefixed_keys(runs, out)
     _keyword_secrets(s, scan, runs, out)
@@ -1466,8 +1504,26 @@ class _Scan:
         return self._low
 
     def occurs(self, kw: str, case: bool) -> bool:
-        p = self._first[kw, case] = (self.s if case else self.low).find(kw)
+        if not case and kw in _DASH_KEYWORDS:
+            if (kw, case) not in self._first:
+                self._dash_keywords()
+            return self._first[kw, case] >= 0
+        p = self._first[kw, case] = (self.s if case else self._low or self.low).find(kw)
         return p >= 0
+
+    def _dash_keywords(self) -> None:
+        """The first place of each of _DASH_KEYWORDS in the lower-cased string (-1: nowhere), in one search."""
+        first = dict.fromkeys(_DASH_KEYWORDS, -1)
+        missing = len(first)
+        for m in _dash_keywords_re().finditer(self.low):
+            for kw in _DASH_KEYWORDS:  # the longest keyword at a place, and those it starts with
+                if first[kw] < 0 and m.group().startswith(kw):
+                    first[kw] = m.start()
+                    missing -= 1
+            if not missing:
+                break
+        for kw, p in first.items():
+            self._first[kw, False] = p
 
     def hits(self, kw: str, case: bool) -> list[int]:
         """Every position of a keyword (in s, or in its lower-cased copy)."""
