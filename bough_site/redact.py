@@ -40,9 +40,9 @@ How it works (the shape gitleaks uses, our own rules):
   a run of token characters (``Rule.in_runs``) looks its keywords up in the runs
   of a long string only; a rule whose matches start with one of a few characters
   (``Rule.starts``) is tried only where they are.
-- A long string's candidates are kept per process (``_FOUND``), a short string's
-  result per Redactor: files read again and a resumed session's copied history
-  are searched once. Large patterns are compiled when first used.
+- A string's candidates are kept per process (``_FOUND``), a short string's
+  result also per Redactor: files read again, a resumed session's copied history
+  and repeated ids are searched once. Large patterns are compiled when first used.
 - Every quantifier is bounded and none is nested, so a 5 MB base64 blob costs a
   few linear scans.
 - Overlaps: a private key block beats everything inside it; provider rules (a
@@ -913,7 +913,7 @@ class _Runs:
 
     def __init__(self, s: str, spans: list[Span]) -> None:
         self.spans = spans
-        self.text = " ".join([s[lo:hi] for lo, hi in spans])
+        self.text = s if spans == [(0, len(s))] else " ".join([s[lo:hi] for lo, hi in spans])
         self._starts: list[int] | None = None  # where each run starts in the text, once a match needs it
 
     def at(self, q: int) -> tuple[int, int]:
@@ -969,6 +969,8 @@ _PREFIXED_KEY_RE = re.compile(
 # those holding an upper-case letter, a lower-case letter and a digit (looks_random wants all
 # three): most long names in code lack a digit or a capital, and three bounded lookaheads at
 # a token's start cost less than a Python call per token.
+_ALNUM_MAP = bytes(0x61 if chr(b).isascii() and chr(b).isalnum() else 0x20 for b in range(256))
+_ALNUM_32 = b"a" * 32  # the shortest random part of a prefixed key (_PREFIXED_KEY_RE's "r")
 _MIXED_TOKEN_RE = re.compile(
     r"(?<![A-Za-z0-9_+/=-])"
     r"(?=[A-Za-z_+/=-]{0,255}[0-9])(?=[a-z0-9_+/=-]{0,255}[A-Z])(?=[A-Z0-9_+/=-]{0,255}[a-z])"
@@ -1088,6 +1090,10 @@ def _anchored(s: str, runs: _Runs, out: list[_Candidate]) -> None:
 
 def _prefixed_keys(runs: _Runs, out: list[_Candidate]) -> None:
     """Unknown keys with a vendor-like prefix and a random body."""
+    # The body is 32 letters and digits in a row, which most texts do not hold: one translate
+    # and one find (in C) spare them the search (the runs' text is ASCII).
+    if _ALNUM_32 not in runs.text.encode("ascii").translate(_ALNUM_MAP):
+        return
     for m in _PREFIXED_KEY_RE.finditer(runs.text):
         if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
             delta = runs.at(m.start())[1]
@@ -1340,11 +1346,10 @@ class Redactor:
     def _find(self, s: str) -> list[_Candidate]:
         """Every candidate secret span: the rules' (``RULES``) and the token shapes' (``SHAPES``).
 
-        A long string's are kept in this process (_FOUND): a file read twice, a resumed
-        session's copy of its parent's history are searched once.
+        They are kept in this process (_FOUND): a file read twice, a resumed session's
+        copy of its parent's history, the ids and names every session repeats are
+        searched once.
         """
-        if len(s) <= _SHORT:
-            return self._search(s)
         found = _FOUND.get(s)
         if found is None:
             found = tuple(self._search(s))
@@ -1460,7 +1465,7 @@ def _matches_starting(regex: re.Pattern[str], s: str, chars: str) -> Iterable[re
     return out
 
 
-_FOUND: dict[str, tuple[_Candidate, ...]] = {}  # long string -> its candidates (Redactor._find)
+_FOUND: dict[str, tuple[_Candidate, ...]] = {}  # string -> its candidates (Redactor._find)
 _FOUND_BUDGET = 16 << 20  # characters of strings kept in _FOUND per process
 _found_chars = 0
 
@@ -1482,6 +1487,7 @@ class _Scan:
         self._low: str | None = None
         self._first: dict[tuple[str, bool], int] = {}  # first position, -1 if absent; only keywords looked up
         self._hits: dict[tuple[str, bool], list[int]] = {}
+        self._sorted: dict[tuple[tuple[str, ...], bool], list[int]] = {}
         self._runs: tuple[int, list[Span]] | None = None  # (least, the runs of s that long or longer)
         self._joined: dict[int, _Runs] = {}
 
@@ -1539,6 +1545,13 @@ class _Scan:
             self._hits[key] = out
         return self._hits[key]
 
+    def _sorted_hits(self, keywords: tuple[str, ...], case: bool) -> list[int]:
+        """Every position of any of ``keywords``, in order (shared by the rules that have the same)."""
+        key = (keywords, case)
+        if key not in self._sorted:
+            self._sorted[key] = sorted(p for kw in keywords for p in self.hits(kw, case))
+        return self._sorted[key]
+
     def windows(self, rule: Rule) -> list[Span]:
         """The stretches of s a windowed rule must search: around each keyword, within its line.
 
@@ -1549,12 +1562,12 @@ class _Scan:
         """
         s, near = self.s, rule.near
         hay = s if rule.case_sensitive else self.low
-        raw = [p for kw in rule.keywords for p in self.hits(kw, rule.case_sensitive)]
+        raw = self._sorted_hits(rule.keywords, rule.case_sensitive)
         if len(raw) > _DENSE_HITS and len(raw) * 50 > len(s):
             # Keywords every few characters (hostile or generated text): one pass of the
             # regex over the whole string is cheaper than a check at every keyword.
             return [(0, len(s))]
-        hits = sorted(p for p in raw if near is None or near.match(hay, p))
+        hits = raw if near is None else [p for p in raw if near.match(hay, p)]
         out: list[Span] = []
         n, reach = len(s), rule.reach
         for p in hits:

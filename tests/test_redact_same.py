@@ -433,3 +433,13 @@ def test_dash_keywords_are_found_where_find_finds_them(s: str) -> None:
     for kw in redact._DASH_KEYWORDS:
         assert scan.occurs(kw, False) is (kw in s.lower())
         assert scan.hits(kw, False) == [i for i in range(len(s)) if s.lower().startswith(kw, i)]
+
+
+def test_a_prefixed_key_holds_32_letters_and_digits_in_a_row() -> None:
+    """Text without 32 letters and digits in a row skips the prefixed-key search (redact._ALNUM_32)."""
+    tree = _P.parse(redact._PREFIXED_KEY_RE.pattern)
+    body = next(av for op, av in tree if op is _C.SUBPATTERN and av[0] == redact._PREFIXED_KEY_RE.groupindex["r"])[3]
+    (op, (least, _most, item)), = body
+    assert op is _C.MAX_REPEAT and least == len(redact._ALNUM_32)
+    assert _chars_of(item[0]) == set(string.ascii_letters + string.digits)
+    assert bytes(redact._ALNUM_MAP).count(b"a") == 62
