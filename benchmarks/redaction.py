@@ -2,7 +2,7 @@
 """The redactor alone, over the strings a build of one benchmark project passes it.
 
     python3 benchmarks/redaction.py --history realcode --project work-spotter
-    python3 benchmarks/redaction.py --history realcode --project work-spotter --against tests/redact_reference.py
+    python3 benchmarks/redaction.py --history realcode --project work-spotter --against corpus/redact_reference.py
 
 First (once per history and project, kept in the work directory) a build of the
 project runs in this process at ``-j 1`` with rendering left out, and every call
@@ -11,7 +11,7 @@ from scrub.py and jobs.py) is recorded, per session. Then those calls are replay
 one fresh ``Redactor`` per session as a build makes them, ``--rounds`` times, and
 the best ``time.process_time`` of the replays is printed, with the number of
 strings and characters. ``--against FILE`` also replays them through the redactor
-of another copy of ``redact.py`` (tests/redact_reference.py, the implementation
+of another copy of ``redact.py`` (corpus/redact_reference.py, the implementation
 before the redactor was made cheaper) and checks that both return the same values
 and the same counts.
 

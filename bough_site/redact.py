@@ -1567,23 +1567,28 @@ class _Scan:
             # Keywords every few characters (hostile or generated text): one pass of the
             # regex over the whole string is cheaper than a check at every keyword.
             return [(0, len(s))]
-        hits = raw if near is None else [p for p in raw if near.match(hay, p)]
-        out: list[Span] = []
-        n, reach = len(s), rule.reach
-        for p in hits:
-            if out and p < out[-1][1]:  # inside the previous stretch: only its end can grow
-                nl = s.find("\n", out[-1][1], p + reach)
-                out[-1] = (out[-1][0], max(out[-1][1], nl if nl >= 0 else min(n, p + reach)))
-                continue
-            nl = s.rfind("\n", max(0, p - _BACK), p)
-            lo = nl + 1 if nl >= 0 else max(0, p - _BACK)
-            nl = s.find("\n", p, p + reach)
-            hi = nl if nl >= 0 else min(n, p + reach)
-            if out and lo <= out[-1][1]:
-                out[-1] = (out[-1][0], max(out[-1][1], hi))
-            else:
-                out.append((lo, hi))
-        return out
+        return _stretches(s, raw if near is None else [p for p in raw if near.match(hay, p)], rule.reach)
+
+
+def _stretches(s: str, hits: list[int], reach: int) -> list[Span]:
+    """Around each of ``hits`` (in order), its line from at most _BACK characters back to
+    at most ``reach`` on; overlapping stretches merged, so no match is found twice."""
+    out: list[Span] = []
+    n = len(s)
+    for p in hits:
+        if out and p < out[-1][1]:  # inside the previous stretch: only its end can grow
+            nl = s.find("\n", out[-1][1], p + reach)
+            out[-1] = (out[-1][0], max(out[-1][1], nl if nl >= 0 else min(n, p + reach)))
+            continue
+        nl = s.rfind("\n", max(0, p - _BACK), p)
+        lo = nl + 1 if nl >= 0 else max(0, p - _BACK)
+        nl = s.find("\n", p, p + reach)
+        hi = nl if nl >= 0 else min(n, p + reach)
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
 
 
 def _resolve(candidates: list[_Candidate], s: str) -> list[tuple[int, int, str]]:

@@ -7,7 +7,7 @@ searched on its own (``finditer(s, lo, hi)``) by the prefix trie, every signatur
 prefixed-key fallback and the secret-word check. It uses the live module's tables (RULES,
 SHAPES and the patterns made from them), so it stays a reference for the way of searching,
 whatever keys are added; only ``_find`` and what it calls are the old code, copied here as
-they were. Test-only: never imported by bough itself.
+they were. Test-only (corpus/ is not installed): never imported by bough itself.
 
 When redaction's output is meant to change, change this copy the same way (or the
 differential test will say the two differ).
@@ -23,7 +23,6 @@ from typing import Any
 from bough_site import redact as live
 from bough_site.redact import (
     _ANCHOR_REACH,
-    _BACK,
     _BY_ANCHOR,
     _BY_HEAD,
     _CLASS_MAP,
@@ -34,7 +33,6 @@ from bough_site.redact import (
     _KEYWORD_BEFORE,
     _LONG_ANCHOR_RE,
     _LOWER_RUN_RE,
-    _MEMO_SIZE,
     _PREFIXED_KEY_RE,
     _RUN_MIN,
     _SECRET_WORD_RE,
@@ -66,21 +64,7 @@ _RUN_NEEDLE = b"a" * _RUN_MIN
 
 
 class ReferenceRedactor(Redactor):
-    """Redactor with the search of a6ee0b6 (and its memo of short strings only)."""
-
-    def text(self, s: str) -> str:
-        if not s:
-            return s
-        if len(s) > _SHORT:
-            return self._apply(s, self._find(s) if self.enabled else [])
-        hit = self._memo.get(s)
-        if hit is None:
-            hit = self._replace(s, self._find(s) if self.enabled else [])
-            if len(self._memo) < _MEMO_SIZE:
-                self._memo[s] = hit
-        if hit[1]:
-            self.counts.update(hit[1])
-        return hit[0]
+    """Redactor with the search of a6ee0b6: no candidates kept per process, the old _find."""
 
     def _find(self, s: str) -> list[_Candidate]:
         scan = _Scan(s)
@@ -115,34 +99,13 @@ class ReferenceRedactor(Redactor):
         return found
 
 
-class _Scan:
-    def __init__(self, s: str) -> None:
-        self.s = s
-        self._low: str | None = None
-        self._first: dict[tuple[str, bool], int] = {}
-        self._hits: dict[tuple[str, bool], list[int]] = {}
-
-    @property
-    def low(self) -> str:
-        if self._low is None:
-            self._low = self.s.lower()
-        return self._low
+class _Scan(live._Scan):
+    """The live _Scan (its ``low`` and ``hits`` are as they were) with the old ``occurs``
+    (one find per keyword) and ``windows`` (the hits gathered and sorted for each rule)."""
 
     def occurs(self, kw: str, case: bool) -> bool:
         p = self._first[kw, case] = (self.s if case else self.low).find(kw)
         return p >= 0
-
-    def hits(self, kw: str, case: bool) -> list[int]:
-        key = (kw, case)
-        if key not in self._hits:
-            hay = self.s if case else self.low
-            out: list[int] = []
-            p = self._first[key] if key in self._first else hay.find(kw)
-            while p >= 0:
-                out.append(p)
-                p = hay.find(kw, p + 1)
-            self._hits[key] = out
-        return self._hits[key]
 
     def windows(self, rule: Rule) -> list[Span]:
         s, near = self.s, rule.near
@@ -150,23 +113,7 @@ class _Scan:
         raw = [p for kw in rule.keywords for p in self.hits(kw, rule.case_sensitive)]
         if len(raw) > _DENSE_HITS and len(raw) * 50 > len(s):
             return [(0, len(s))]
-        hits = sorted(p for p in raw if near is None or near.match(hay, p))
-        out: list[Span] = []
-        n, reach = len(s), rule.reach
-        for p in hits:
-            if out and p < out[-1][1]:
-                nl = s.find("\n", out[-1][1], p + reach)
-                out[-1] = (out[-1][0], max(out[-1][1], nl if nl >= 0 else min(n, p + reach)))
-                continue
-            nl = s.rfind("\n", max(0, p - _BACK), p)
-            lo = nl + 1 if nl >= 0 else max(0, p - _BACK)
-            nl = s.find("\n", p, p + reach)
-            hi = nl if nl >= 0 else min(n, p + reach)
-            if out and lo <= out[-1][1]:
-                out[-1] = (out[-1][0], max(out[-1][1], hi))
-            else:
-                out.append((lo, hi))
-        return out
+        return live._stretches(s, sorted(p for p in raw if near is None or near.match(hay, p)), rule.reach)
 
 
 def _runs(s: str) -> list[Span]:
