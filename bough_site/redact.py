@@ -16,9 +16,10 @@ How it works (the shape gitleaks uses, our own rules):
 - The token shapes of ``redact_rules.SHAPES`` (a provider's prefix or signature,
   then the alphabet and length of each part: ``shpat_…``, ``dckr_pat_…``, Azure's
   ``…AzFu…``) are found the other way round: the string is cut into runs of 20 or
-  more token characters (``_runs``, in C), and only those runs meet one trie of
-  every prefix and one alternation of every signature; a hit is confirmed by its
-  shape's own pattern. So a key pasted as prose is found by its look alone.
+  more token characters (``_runs``, in C), and only those runs, joined into one
+  text (``_Runs``), meet one trie of every prefix and one alternation of every
+  signature; a hit is confirmed by its shape's own pattern. So a key pasted as
+  prose is found by its look alone.
 - The fallback, over the same runs, for keys no shape names: ``prefixed-key`` (a
   vendor-like prefix and then 32 or more random letters and digits) and
   ``keyword-secret`` (a random token of 24 or more characters in the same sentence
@@ -35,7 +36,13 @@ How it works (the shape gitleaks uses, our own rules):
   so this changes no output.
 - Generic rules whose keywords are everywhere in code ("key", "token") run
   only on the lines where such a keyword is followed by their operator
-  (``=``, ``:``), not over the whole string.
+  (``=``, ``:``), not over the whole string. A provider rule whose every match is
+  a run of token characters (``Rule.in_runs``) looks its keywords up in the runs
+  of a long string only; a rule whose matches start with one of a few characters
+  (``Rule.starts``) is tried only where they are.
+- A string's candidates are kept per process (``_FOUND``), a short string's
+  result also per Redactor: files read again, a resumed session's copied history
+  and repeated ids are searched once. Large patterns are compiled when first used.
 - Every quantifier is bounded and none is nested, so a 5 MB base64 blob costs a
   few linear scans.
 - Overlaps: a private key block beats everything inside it; provider rules (a
@@ -95,11 +102,12 @@ from __future__ import annotations
 
 import bisect
 import collections
+import functools
 import hashlib
 import hmac
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,7 +130,7 @@ class Rule:
     """One kind of secret.
 
     ``keywords``: literals of which at least one must occur in the string before
-    ``regex`` runs, so each must be implied by every match of the regex. They are
+    ``regex`` (``pattern`` compiled with ``flags``, on first use) runs, so each must be implied by every match of the regex. They are
     looked up in the lower-cased string, or in the string as it is when
     ``case_sensitive`` (provider prefixes: fewer chance hits in base64 data).
     ``groups`` names the regex groups holding the secret (the first that took
@@ -145,11 +153,27 @@ class Rule:
     search per keyword, and prose, listings and logs without "=", ":" or "_"
     skip most rules that way. The tests check each rule against its positive
     cases with these characters taken out.
+
+    ``in_runs``: every match is _RULE_RUN_MIN (15) or more token characters
+    (``_RUN_CHARS``) holding one of the keywords, so it lies inside a run of them:
+    in a long string the keywords are then looked up in those runs only (a few
+    percent of the text) instead of in all of it. The tests check each such
+    pattern's characters and shortest match.
+
+    ``holds``: a literal every match holds, rarer than the keywords (the
+    ``-p`` of ``mysql -pSECRET``): a string without it skips the rule before
+    any keyword is looked up, one scan instead of one per keyword.
+
+    ``starts``: the characters every match starts with (the pattern's first
+    item is a class of them). The regex is then tried only at those
+    characters, found with ``str.find``, instead of scanning the whole string
+    (the engine tests such a class at every character, some ten times slower);
+    see _matches_starting.
     """
 
     kind: str
     keywords: tuple[str, ...]
-    regex: re.Pattern[str]
+    pattern: str
     groups: tuple[int | str, ...] = ("s",)
     tier: int = TIER_PROVIDER
     check: Callable[[re.Match[str], str], bool] | None = None
@@ -158,6 +182,16 @@ class Rule:
     reach: int = 0
     near: re.Pattern[str] | None = None
     needs: str = ""
+    in_runs: bool = False
+    starts: str = ""
+    holds: str = ""
+    flags: int = 0
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        """``pattern`` compiled, when first used: importing this module compiles no rule
+        (a build where nothing changed redacts nothing)."""
+        return re.compile(self.pattern, self.flags)
 
     def secret_spans(self, m: re.Match[str]) -> list[Span]:
         if self.spans is not None:
@@ -185,7 +219,7 @@ _PLACEHOLDER_WORDS = frozenset(  # one string, split: easier to read and extend 
 )
 
 # A value that refers to a secret instead of holding it, or is plainly fake.
-_PLACEHOLDER_RE = re.compile(
+_PLACEHOLDER_PATTERN = (
     r"""^(?:
         \$.*                                  # $VAR ${VAR} $(command)
       | %[\w(].*                              # %VAR% %s %(name)s
@@ -200,15 +234,19 @@ _PLACEHOLDER_RE = re.compile(
       | (.)\1*                                # xxx **** 0000
       | [x*._-]*x{3,}[x*._-]*                 # xxx-xxx, xxxx_xxxx
       | (?:process\.env|os\.environ|os\.getenv|getenv|env|self|this|settings|config)[.(\[].*
-    )$""",
-    re.IGNORECASE | re.VERBOSE | re.DOTALL,
+    )$"""
 )
+
+
+@functools.cache
+def _placeholder_re() -> re.Pattern[str]:
+    return re.compile(_PLACEHOLDER_PATTERN, re.IGNORECASE | re.VERBOSE | re.DOTALL)
 
 
 def is_placeholder(value: str) -> bool:
     """True when a value found by a generic rule is not worth redacting."""
     v = value.strip()
-    return not v or v.lower() in _PLACEHOLDER_WORDS or _PLACEHOLDER_RE.match(v) is not None
+    return not v or v.lower() in _PLACEHOLDER_WORDS or _placeholder_re().match(v) is not None
 
 
 # Words in a name that say it describes a secret instead of holding one
@@ -345,7 +383,7 @@ _BACK = 120  # how far before a keyword a windowed rule's match can start (name 
 
 
 def _rule(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
-    return Rule(kind, tuple(keywords.split()), re.compile(pattern, flags), **kw)
+    return Rule(kind, tuple(keywords.split()), pattern, flags=flags, **kw)
 
 
 def _provider(kind: str, keywords: str, pattern: str, flags: int = 0, **kw: Any) -> Rule:
@@ -394,6 +432,7 @@ RULES: tuple[Rule, ...] = (
         "AKIA ASIA ABIA ACCA A3T",
         rf"(?P<s>{_lit('A', _A)}(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z2-7]{{16}})(?![{_A}])",
         needs="A",
+        in_runs=True,
     ),
     # AWS secret keys: 40 base64 characters are everywhere, so only next to aws + secret/key,
     # or as the SecretAccessKey of an STS / credentials JSON.
@@ -417,36 +456,42 @@ RULES: tuple[Rule, ...] = (
         "gh",
         rf"(?P<s>{_lit('gh', _A + '_')}[pousr]_[{_A}]{{36,251}})(?![{_A}_])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "github-token",
         "github_pat_",
         rf"(?P<s>{_lit('github_pat_', _A + '_')}[{_A}_]{{22,255}})(?![{_A}_])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "gitlab-token",
         "gl",
         rf"(?P<s>{_lit('gl', _A + '_')}(?:pat|dt|rt|ptt|cbt|oas)-[{_B}]{{20,300}}(?:\.[{_B}]{{1,300}}){{0,3}})",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "slack-webhook",
         "hooks.slack.com",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,300})",
         needs="/",
+        in_runs=True,
     ),
     _provider(
         "slack-token",
         "xox xapp-",
         rf"(?P<s>{_lit('x', _A)}(?:ox[abposre](?:\.xox[a-z])?|app-[0-9])-[{_A}-]{{10,300}})",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "stripe-key",
         "k_live_ k_test_ k_prod_ whsec_",
         rf"(?<![{_A}_])(?P<s>[sr]k_(?:live|test|prod)_[{_A}]{{10,250}}|whsec_[{_A}+/=]{{20,250}})",
         needs="_",
+        in_runs=True,
     ),
     # sk-ant-… and sk-or-… come before openai-key, which wins ties on a plain sk-….
     _provider(
@@ -454,12 +499,14 @@ RULES: tuple[Rule, ...] = (
         "sk-",
         rf"(?P<s>{_lit('sk-', _B)}ant-[a-z]{{2,10}}[0-9]{{0,3}}-[{_B}]{{20,300}})",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "openrouter-key",
         "sk-",
         rf"(?P<s>{_lit('sk-', _B)}or-v[0-9]-[0-9a-f]{{64}})(?![{_A}])",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "openai-key",
@@ -468,18 +515,21 @@ RULES: tuple[Rule, ...] = (
         rf"|[{_B}]{{0,150}}T3BlbkFJ[{_B}]{{10,150}}"
         rf"|[{_A}]{{32,200}}(?![{_B}])))",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "google-api-key",
         "AIza",
         rf"(?P<s>{_lit('AIza', _B)}[{_B}]{{35}})(?![{_B}])",
         needs="A",
+        in_runs=True,
     ),
     _provider(
         "google-oauth-secret",
         "GOCSPX-",
         rf"(?P<s>{_lit('GOCSPX-', _B)}[{_B}]{{28}})(?![{_B}])",
         needs="-",
+        in_runs=True,
     ),
     # Google OAuth access tokens, as gcloud auth print-access-token prints them.
     _provider(
@@ -487,12 +537,14 @@ RULES: tuple[Rule, ...] = (
         "ya29.",
         rf"(?P<s>{_lit('ya29.', _B)}[{_B}]{{20,2000}})",
         needs=".",
+        in_runs=True,
     ),
     _provider(
         "npm-token",
         "npm_",
         rf"(?P<s>{_lit('npm_', _A + '_')}[{_A}]{{36}})(?![{_A}])",
         needs="_",
+        in_runs=True,
     ),
     # pypi.org and test.pypi.org macaroons: "pypi-" + base64 of a header naming the index.
     _provider(
@@ -500,18 +552,21 @@ RULES: tuple[Rule, ...] = (
         "pypi-AgE",
         rf"(?P<s>{_lit('pypi-AgE', _A + '_')}[{_B}]{{50,2000}})",
         needs="-",
+        in_runs=True,
     ),
     _provider(
         "huggingface-token",
         "hf_",
         rf"(?P<s>{_lit('hf_', _A + '_')}[{_A}]{{34,40}})(?![{_A}])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "sendgrid-key",
         "SG.",
         rf"(?P<s>{_lit('SG.', _A + '_')}[{_B}]{{22}}\.[{_B}]{{43}})(?![{_B}])",
         needs=".",
+        in_runs=True,
     ),
     # Twilio API key SIDs: SK + 32 hex on their own (hex hashes never hold an upper-case SK) ...
     _provider(
@@ -519,6 +574,7 @@ RULES: tuple[Rule, ...] = (
         "SK",
         rf"(?P<s>{_lit('SK', _A + '_')}[0-9a-f]{{32}})(?![{_A}_])",
         needs="S",
+        in_runs=True,
     ),
     # ... and auth tokens: any 32 hex assigned next to the word twilio.
     _provider(
@@ -535,24 +591,28 @@ RULES: tuple[Rule, ...] = (
         "_v1_",
         r"(?<![0-9A-Za-z_])(?P<s>do[opr]_v1_[0-9a-f]{64})(?![0-9A-Za-z])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "supabase-token",
         "sbp_ sb_secret_",
         rf"(?<![{_A}_])(?P<s>sbp_[0-9a-f]{{40}}|sb_secret_[{_B}]{{20,100}})(?![{_A}])",
         needs="_",
+        in_runs=True,
     ),
     _provider(
         "telegram-bot-token",
         ":AA",
         rf"(?<![0-9])(?P<s>[0-9]{{8,10}}:AA[{_B}]{{33}})(?![{_B}])",
         needs=":",
+        in_runs=True,
     ),
     _provider(
         "azure-storage-key",
         "AccountKey= SharedAccessKey=",
         r"(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{40,88}={0,2})",
         needs="=",
+        in_runs=True,
     ),
     # JWT: header and payload are base64url JSON objects ("eyJ" is the encoding of '{"').
     _provider(
@@ -560,6 +620,7 @@ RULES: tuple[Rule, ...] = (
         "eyJ",
         rf"(?P<s>{_lit('eyJ', _B)}[{_B}]{{5,4000}}\.eyJ[{_B}]{{5,8000}}\.[{_B}]{{0,4000}})",
         needs=".",
+        in_runs=True,
     ),
     # ---- generic rules: the shape of a secret, not who issued it ----
     _rule(
@@ -571,7 +632,7 @@ RULES: tuple[Rule, ...] = (
         needs="@",
     ),
     # Secret-named query parameters: ?access_token=… &password=… (not JS's && or ==).
-    # [?&] first: the engine skips quickly to those two characters.
+    # Every match starts with ? or &: the regex runs only where those are (Rule.starts).
     _rule(
         "url-password",
         _NAME_KW + " sig",
@@ -579,6 +640,7 @@ RULES: tuple[Rule, ...] = (
         tier=TIER_GENERIC,
         check=_query_ok,
         needs="?&",
+        starts="?&",
     ),
     # ... and the first field of curl form data: -d "password=…&…".
     _rule(
@@ -686,6 +748,7 @@ RULES: tuple[Rule, ...] = (
         reach=_NAME_REACH,
         near=re.compile(r"(?:login|sshpass)\b[^\n|;&]{0,200}?[ \t]-p[ \t]"),
         needs="-",
+        holds="-p",
     ),
     _rule(
         "password-assignment",
@@ -695,6 +758,7 @@ RULES: tuple[Rule, ...] = (
         check=_value_ok,
         reach=_NAME_REACH,
         needs="-",
+        holds="-p",
     ),
     # Command-line flags: --api-key xyz, --password=xyz.
     _rule(
@@ -715,60 +779,6 @@ RULES: tuple[Rule, ...] = (
 # A short string is checked against all keywords at once (one regex call instead of one `in`
 # per keyword: most transcript strings are ids, names and times of 20-40 characters).
 _SHORT = 200
-_ANY_KEYWORD = re.compile("|".join(re.escape(k) for k in sorted({k.lower() for r in RULES for k in r.keywords})))
-
-# Sets of rules are bit masks (bit i: RULES[i]): a few int operations per string instead of set unions.
-# (keyword, case-sensitive?) -> the rules it unlocks, so each distinct keyword is scanned once.
-_KEYWORD_RULES: tuple[tuple[str, bool, int], ...] = tuple(
-    (kw, case, sum(1 << i for i, r in enumerate(RULES) if kw in r.keywords and r.case_sensitive == case))
-    for kw, case in sorted({(k, r.case_sensitive) for r in RULES for k in r.keywords})
-)
-# Character -> the rules that need it (Rule.needs), and the rules that need nothing.
-_GATES: tuple[tuple[str, int], ...] = tuple(
-    (c, sum(1 << i for i, r in enumerate(RULES) if c in r.needs)) for c in sorted({c for r in RULES for c in r.needs})
-)
-_UNGATED = sum(1 << i for i, r in enumerate(RULES) if not r.needs)
-
-
-def _live_rules(s: str) -> int:
-    """The rules that can match somewhere in s: those holding one of the characters they need."""
-    live = _UNGATED
-    for char, rules in _GATES:
-        if char in s:  # a single character: memchr, several times faster than a keyword's find
-            live |= rules
-    return live
-
-
-# --------------------------------------------------------------------------
-# Token shapes (redact_rules.SHAPES) and the fallback for unknown keys.
-#
-# A token is a run of token characters. The string is mapped to one byte per
-# character (ASCII, anything else "?"), each byte to "a" (token character) or
-# " " (any other), and runs of _RUN_MIN or more are found with bytes.find: all
-# in C, a few milliseconds per megabyte. Only those runs (a few percent of a
-# transcript's text) are searched by the prefix trie, the signatures and the
-# fallback, which is what keeps the shapes cheap.
-# --------------------------------------------------------------------------
-
-_RUN_MIN = 20  # the shortest shape (SCW + 17) and the fallbacks' shortest token fit
-_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=:~$!@%")
-_RUN_MAP = bytes(0x61 if chr(b) in _RUN_CHARS else 0x20 for b in range(256))
-_RUN_NEEDLE = b"a" * _RUN_MIN
-
-
-def _runs(s: str) -> list[Span]:
-    """The runs of token characters in s that are _RUN_MIN long or longer."""
-    mapped = s.encode("ascii", "replace").translate(_RUN_MAP)  # one byte per character: offsets match s
-    out: list[Span] = []
-    pos = mapped.find(_RUN_NEEDLE)
-    while pos >= 0:  # pos is a run's first character: the run before it ended at a space
-        end = mapped.find(b" ", pos + _RUN_MIN)
-        if end < 0:
-            out.append((pos, len(mapped)))
-            break
-        out.append((pos, end))
-        pos = mapped.find(_RUN_NEEDLE, end)
-    return out
 
 
 def _trie(words: list[str]) -> str:
@@ -791,10 +801,144 @@ def _trie(words: list[str]) -> str:
     return build(tree)
 
 
+
+
+@functools.cache
+def _any_keyword() -> re.Pattern[str]:
+    """Any keyword of any rule, lower-case (compiled when first used, like every large pattern here)."""
+    return re.compile(_trie(sorted({k.lower() for r in RULES for k in r.keywords})))
+
+
+# Sets of rules are bit masks (bit i: RULES[i]): a few int operations per string instead of set unions.
+# (keyword, case-sensitive?, the rules it unlocks, whether all of them are Rule.in_runs): each
+# distinct keyword is scanned once.
+_KEYWORD_RULES: tuple[tuple[str, bool, int, bool], ...] = tuple(
+    (kw, case, mask, all(RULES[i].in_runs for i in range(len(RULES)) if mask >> i & 1))
+    for kw, case, mask in (
+        (kw, case, sum(1 << i for i, r in enumerate(RULES) if kw in r.keywords and r.case_sensitive == case))
+        for kw, case in sorted({(k, r.case_sensitive) for r in RULES for k in r.keywords})
+    )
+)
+# Character -> the rules that need it (Rule.needs), and the rules that need nothing.
+_GATES: tuple[tuple[str, int], ...] = tuple(
+    (c, sum(1 << i for i, r in enumerate(RULES) if c in r.needs)) for c in sorted({c for r in RULES for c in r.needs})
+)
+_UNGATED = sum(1 << i for i, r in enumerate(RULES) if not r.needs)
+# Literal -> the rules whose every match holds it (Rule.holds).
+_HOLDS: tuple[tuple[str, int], ...] = tuple(
+    (h, sum(1 << i for i, r in enumerate(RULES) if r.holds == h)) for h in sorted({r.holds for r in RULES if r.holds})
+)
+
+
+def _live_rules(s: str) -> int:
+    """The rules that can match somewhere in s: those holding one of the characters they need
+    (Rule.needs) and the literal they hold (Rule.holds)."""
+    live = _UNGATED
+    for char, rules in _GATES:
+        if char in s:  # a single character: memchr, several times faster than a keyword's find
+            live |= rules
+    for literal, rules in _HOLDS:
+        if live & rules and literal not in s:
+            live &= ~rules
+    return live
+
+
+# Lower-case keywords that start with "-" ("-key", "-token", "-u" ...) and hold no other "-" are
+# looked up together: the engine finds a pattern's literal first character as fast as str.find
+# finds a keyword, then tries each of them there. No one of them can start inside another's
+# match (their "-" is only at the start), so every place each one occurs is seen.
+_DASH_KEYWORDS = tuple(sorted({k.lower() for r in RULES if not r.case_sensitive for k in r.keywords
+                               if k.startswith("-") and "-" not in k[1:]}))
+
+
+@functools.cache
+def _dash_keywords_re() -> re.Pattern[str]:
+    return re.compile(_trie(list(_DASH_KEYWORDS)))
+
+
+# --------------------------------------------------------------------------
+# Token shapes (redact_rules.SHAPES) and the fallback for unknown keys.
+#
+# A token is a run of token characters. The string is mapped to one byte per
+# character (ASCII, anything else "?"), each byte to "a" (token character) or
+# " " (any other), and runs of _RUN_MIN or more are found with bytes.find: all
+# in C, a few milliseconds per megabyte. Only those runs (a few percent of a
+# transcript's text) are searched by the prefix trie, the signatures and the
+# fallback, which is what keeps the shapes cheap.
+#
+# The runs are joined, one space between two, into one text (_Runs), and each
+# pattern searches that text once instead of each run on its own (a long listing
+# has thousands of runs: a Python call per run and pattern cost more than the
+# search). That finds the same matches as a search of each run in s
+# (``finditer(s, lo, hi)``), because of what the patterns are made of: every
+# character a pattern consumes is a token character and the space is none, so
+# no match spans two runs; every lookahead and lookbehind asks for token
+# characters (``(?<![A-Za-z0-9])``, ``(?![A-Za-z0-9_+/=-])``), and what stands
+# beside a run, in s a character that is no token character or the string's
+# end, in the joined text a space or its end, is never one; and no pattern uses
+# ``$``, ``\b`` or a positive lookahead. tests/test_redact_shapes.py checks
+# these facts for every pattern; tests/test_redact_same.py checks the output
+# against the search run by run.
+# --------------------------------------------------------------------------
+
+_RUN_MIN = 20  # the shortest shape (SCW + 17) and the fallbacks' shortest token fit
+_RULE_RUN_MIN = 15  # the shortest match of a Rule.in_runs rule (Slack's xoxb- and 10 more)
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=:~$!@%")
+_RUN_MAP = bytes(0x61 if chr(b) in _RUN_CHARS else 0x20 for b in range(256))
+
+
+def _runs(s: str, least: int = _RUN_MIN) -> list[Span]:
+    """The runs of token characters in s that are ``least`` long or longer."""
+    mapped = s.encode("ascii", "replace").translate(_RUN_MAP)  # one byte per character: offsets match s
+    needle = b"a" * least
+    out: list[Span] = []
+    pos = mapped.find(needle)
+    while pos >= 0:  # pos is a run's first character: the run before it ended at a space
+        end = mapped.find(b" ", pos + least)
+        if end < 0:
+            out.append((pos, len(mapped)))
+            break
+        out.append((pos, end))
+        pos = mapped.find(needle, end)
+    return out
+
+
+class _Runs:
+    """Runs of s (``spans``) joined into one ``text``, a space between two.
+
+    A position q of the text is ``q + delta`` in s, delta from ``at(q)``.
+    """
+
+    __slots__ = ("_starts", "spans", "text")
+
+    def __init__(self, s: str, spans: list[Span]) -> None:
+        self.spans = spans
+        self.text = s if spans == [(0, len(s))] else " ".join([s[lo:hi] for lo, hi in spans])
+        self._starts: list[int] | None = None  # where each run starts in the text, once a match needs it
+
+    def at(self, q: int) -> tuple[int, int]:
+        """The run holding position q of the text, and what to add to q for its position in s."""
+        starts = self._starts
+        if starts is None:
+            starts, pos = [], 0
+            for lo, hi in self.spans:
+                starts.append(pos)
+                pos += hi - lo + 1
+            self._starts = starts
+        k = bisect.bisect_right(starts, q) - 1
+        return k, self.spans[k][0] - starts[k]
+
+
 _SHAPE_BASE = 10_000  # a shape's rule order: after every rule, so rules win ties
 _PREFIXED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.prefix]
 _ANCHORED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.anchor]
-_PREFIX_RE = re.compile(r"(?<![A-Za-z0-9])" + _trie([sh.prefix for _, sh in _PREFIXED_SHAPES]))
+
+
+@functools.cache
+def _prefix_re() -> re.Pattern[str]:
+    """One trie of every shape's prefix, not preceded by a letter or digit."""
+    return re.compile(r"(?<![A-Za-z0-9])" + _trie([sh.prefix for _, sh in _PREFIXED_SHAPES]))
+
 _BY_HEAD: dict[str, list[tuple[int, Shape]]] = collections.defaultdict(list)
 for _i, _sh in _PREFIXED_SHAPES:
     _BY_HEAD[_sh.prefix[:2]].append((_SHAPE_BASE + _i, _sh))
@@ -821,7 +965,17 @@ _PREFIXED_KEY_RE = re.compile(
     r"(?<![A-Za-z0-9_.-])(?P<p>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,11}[_-])?)"
     r"(?P<r>[A-Za-z0-9]{32,256})(?:[_-][A-Za-z0-9]{1,64})?(?![A-Za-z0-9_+/=-])"
 )
-_LOOSE_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{24,256}(?![A-Za-z0-9_+/=-])")
+# "keyword-secret" candidates: whole tokens of 24 to 256 letters, digits and _+/=-, and only
+# those holding an upper-case letter, a lower-case letter and a digit (looks_random wants all
+# three): most long names in code lack a digit or a capital, and three bounded lookaheads at
+# a token's start cost less than a Python call per token.
+_ALNUM_MAP = bytes(0x61 if chr(b).isascii() and chr(b).isalnum() else 0x20 for b in range(256))
+_ALNUM_32 = b"a" * 32  # the shortest random part of a prefixed key (_PREFIXED_KEY_RE's "r")
+_MIXED_TOKEN_RE = re.compile(
+    r"(?<![A-Za-z0-9_+/=-])"
+    r"(?=[A-Za-z_+/=-]{0,255}[0-9])(?=[a-z0-9_+/=-]{0,255}[A-Z])(?=[A-Z0-9_+/=-]{0,255}[a-z])"
+    r"[A-Za-z0-9_+/=-]{24,256}(?![A-Za-z0-9_+/=-])"
+)
 _SECRET_WORD_RE = re.compile(
     r"(?<![a-z])(?:api[ _-]?keys?|keys?|tokens?|secrets?|passwords?|passwd|passphrase|credentials?|bearer)(?![a-z])"
 )
@@ -837,23 +991,29 @@ _ID_PREFIXES = frozenset(  # one string, split: easier to read and extend than a
     sha1 sha224 sha256 sha384 sha512 md5
     """.split()  # noqa: SIM905
 )
+_ID_HEAD_RE = re.compile(r"[_-]")
 _LOWER_RUN_RE = re.compile("a+")
+_CLASS_RUN_RE = re.compile("A+|a+|0+")
 _CLASS_MAP = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
     "A" * 26 + "a" * 26 + "0" * 10,
 )
+_ASCII_NOT_ALNUM = dict.fromkeys(c for c in range(128) if not chr(c).isalnum())  # str.translate deletes these
 
 
 def looks_random(token: str, *, least: int) -> bool:
     """Does the letters-and-digits part of ``token`` (``least`` or more of them) look randomly drawn?"""
-    alnum = "".join(ch for ch in token if ch.isascii() and ch.isalnum())
+    if token.isascii():  # every token the fallback meets: one translate instead of a test per character
+        alnum = token.translate(_ASCII_NOT_ALNUM)
+    else:
+        alnum = "".join(ch for ch in token if ch.isascii() and ch.isalnum())
     n = len(alnum)
     if n < least:
         return False
     classes = alnum.translate(_CLASS_MAP)
     if "A" not in classes or "a" not in classes or "0" not in classes:
         return False
-    changes = sum(1 for x, y in zip(classes, classes[1:]) if x != y)
+    changes = len(_CLASS_RUN_RE.findall(classes)) - 1  # one fewer than the runs of one class
     if changes < 0.35 * (n - 1):  # random base62 changes class at about 60% of positions
         return False
     lower_runs = _LOWER_RUN_RE.findall(classes)
@@ -865,75 +1025,104 @@ def looks_random(token: str, *, least: int) -> bool:
 
 
 def _is_id(token: str) -> bool:
-    head = re.split(r"[_-]", token, maxsplit=1)[0].lower()
+    head = _ID_HEAD_RE.split(token, maxsplit=1)[0].lower()
     return head in _ID_PREFIXES
 
 
 def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
     """Every span of a known token shape, and of the fallback, in the token runs of s."""
     out: list[_Candidate] = []
-    runs = _runs(s)
-    if not runs:
+    runs = scan.joined(_RUN_MIN)
+    if not runs.spans:
         return out
-    for lo, hi in runs:
-        for m in _PREFIX_RE.finditer(s, lo, hi):
-            p = m.start()
-            for order, shape in _BY_HEAD.get(s[p : p + 2], ()):
-                if s.startswith(shape.prefix, p):
-                    hit = shape.regex.match(s, p, hi)
-                    if hit:
-                        out.append((TIER_PROVIDER, p, hit.end(), shape.kind, order))
-        out.extend(_anchored(s, lo, hi))
-        if hi - lo > _FALLBACK_MAX_RUN:
-            continue
-        for m in _PREFIXED_KEY_RE.finditer(s, lo, hi):
-            if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
-                out.append((TIER_FALLBACK, *m.span(), "prefixed-key", _SHAPE_BASE + len(SHAPES)))
-    out.extend(_keyword_secrets(s, scan, [(lo, hi) for lo, hi in runs if hi - lo <= _FALLBACK_MAX_RUN]))
+    _prefixed(runs, out)
+    _anchored(s, runs, out)
+    if len(runs.text) > _FALLBACK_MAX_RUN and any(hi - lo > _FALLBACK_MAX_RUN for lo, hi in runs.spans):
+        runs = _Runs(s, [(lo, hi) for lo, hi in runs.spans if hi - lo <= _FALLBACK_MAX_RUN])
+    _prefixed_keys(runs, out)
+    _keyword_secrets(s, scan, runs, out)
     return out
 
 
-def _anchored(s: str, lo: int, hi: int) -> list[_Candidate]:
-    """The shapes told by a signature inside them, in the run [lo, hi).
+def _prefixed(runs: _Runs, out: list[_Candidate]) -> None:
+    """The shapes told by their prefix: one trie of every prefix, each hit confirmed by its shape."""
+    text = runs.text
+    for m in _prefix_re().finditer(text):
+        q = m.start()
+        for order, shape in _BY_HEAD.get(text[q : q + 2], ()):
+            if text.startswith(shape.prefix, q):
+                hit = shape.regex.match(text, q)
+                if hit:
+                    delta = runs.at(q)[1]
+                    out.append((TIER_PROVIDER, q + delta, hit.end() + delta, shape.kind, order))
+
+
+def _anchored(s: str, runs: _Runs, out: list[_Candidate]) -> None:
+    """The shapes told by a signature inside them.
 
     A signature of three characters or more is rare: its shapes are searched only around
-    each occurrence (a 5 MB base64 blob holds a few by chance). Shorter ones ("." "-" "Q~")
-    are everywhere: their shapes search the whole run when it holds the signature at all.
+    each occurrence, within its run (a 5 MB base64 blob holds a few by chance). Shorter ones
+    ("." "-" "Q~") are everywhere: their shapes search every run (a match holds its
+    signature, so a run without it has none).
     """
-    windows: dict[str, list[Span]] = collections.defaultdict(list)
-    for a in _LONG_ANCHOR_RE.finditer(s, lo, hi):
-        start, end = max(lo, a.start() - _ANCHOR_REACH), min(hi, a.end() + _ANCHOR_REACH)
-        spans = windows[a.group()]
+    text = runs.text
+    windows: dict[tuple[int, str], list[Span]] = {}  # (run, signature) -> stretches of s
+    for a in _LONG_ANCHOR_RE.finditer(text):
+        k, delta = runs.at(a.start())
+        lo, hi = runs.spans[k]
+        start, end = max(lo, a.start() + delta - _ANCHOR_REACH), min(hi, a.end() + delta + _ANCHOR_REACH)
+        spans = windows.setdefault((k, a.group()), [])
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], end)
         else:
             spans.append((start, end))
-    for anchor in _SHORT_ANCHORS:
-        if s.find(anchor, lo, hi) >= 0:
-            windows[anchor].append((lo, hi))
-    out: list[_Candidate] = []
-    for anchor, spans in windows.items():
+    for (_, anchor), spans in windows.items():
         for order, shape in _BY_ANCHOR[anchor]:
             for a, b in spans:
                 out.extend((TIER_PROVIDER, *h.span(), shape.kind, order) for h in shape.regex.finditer(s, a, b))
-    return out
+    for anchor in _SHORT_ANCHORS:
+        if anchor in text:
+            for order, shape in _BY_ANCHOR[anchor]:
+                for h in shape.regex.finditer(text):
+                    delta = runs.at(h.start())[1]
+                    out.append((TIER_PROVIDER, h.start() + delta, h.end() + delta, shape.kind, order))
 
 
-def _keyword_secrets(s: str, scan: _Scan, runs: list[Span]) -> list[_Candidate]:
-    """Random tokens in the same sentence as a secret word (key, token, password ...)."""
-    low = scan.low
-    out: list[_Candidate] = []
+def _prefixed_keys(runs: _Runs, out: list[_Candidate]) -> None:
+    """Unknown keys with a vendor-like prefix and a random body."""
+    # The body is 32 letters and digits in a row, which most texts do not hold: one translate
+    # and one find (in C) spare them the search (the runs' text is ASCII).
+    if _ALNUM_32 not in runs.text.encode("ascii").translate(_ALNUM_MAP):
+        return
+    for m in _PREFIXED_KEY_RE.finditer(runs.text):
+        if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
+            delta = runs.at(m.start())[1]
+            out.append((TIER_FALLBACK, m.start() + delta, m.end() + delta, "prefixed-key", _SHAPE_BASE + len(SHAPES)))
+
+
+def _keyword_secrets(s: str, scan: _Scan, runs: _Runs, out: list[_Candidate]) -> None:
+    """Random tokens in the same sentence as a secret word (key, token, password ...).
+
+    A token counts when it is no known id, its run has a secret word near it (from
+    _KEYWORD_BEFORE characters before the run to _KEYWORD_AFTER after it), it looks
+    random and a secret word stands in its own sentence: the tests in that order,
+    the cheap and selective ones first.
+    """
+    near: dict[int, bool] = {}  # run -> a secret word near it
     n = len(s)
-    for lo, hi in runs:
-        if _SECRET_WORD_RE.search(low, max(0, lo - _KEYWORD_BEFORE), min(n, hi + _KEYWORD_AFTER)) is None:
+    for m in _MIXED_TOKEN_RE.finditer(runs.text):
+        token = m.group()
+        if _is_id(token):
             continue
-        for m in _LOOSE_TOKEN_RE.finditer(s, lo, hi):
-            a, b = m.span()
-            if _is_id(m.group()) or not looks_random(m.group(), least=24):
-                continue
-            if _same_sentence_keyword(low, a, b):
-                out.append((TIER_FALLBACK, a, b, "keyword-secret", _SHAPE_BASE + len(SHAPES) + 1))
-    return out
+        k, delta = runs.at(m.start())
+        low = scan.low
+        if k not in near:
+            lo, hi = runs.spans[k]
+            near[k] = _SECRET_WORD_RE.search(low, max(0, lo - _KEYWORD_BEFORE), min(n, hi + _KEYWORD_AFTER)) is not None
+        if not near[k] or not looks_random(token, least=24):
+            continue
+        if _same_sentence_keyword(low, m.start() + delta, m.end() + delta):
+            out.append((TIER_FALLBACK, m.start() + delta, m.end() + delta, "keyword-secret", _SHAPE_BASE + len(SHAPES) + 1))
 
 
 def _same_sentence_keyword(low: str, a: int, b: int) -> bool:
@@ -1155,7 +1344,19 @@ class Redactor:
     # ---- internals ----
 
     def _find(self, s: str) -> list[_Candidate]:
-        """Every candidate secret span: the rules' (``RULES``) and the token shapes' (``SHAPES``)."""
+        """Every candidate secret span: the rules' (``RULES``) and the token shapes' (``SHAPES``).
+
+        They are kept in this process (_FOUND): a file read twice, a resumed session's
+        copy of its parent's history, the ids and names every session repeats are
+        searched once.
+        """
+        found = _FOUND.get(s)
+        if found is None:
+            found = tuple(self._search(s))
+            _remember(s, found)
+        return list(found)
+
+    def _search(self, s: str) -> list[_Candidate]:
         scan = _Scan(s)
         found = self._rule_candidates(s, scan)
         if len(s) >= _RUN_MIN:
@@ -1168,15 +1369,26 @@ class Redactor:
         Only rules that can match s at all (_live_rules) count: the others would
         find nothing, so leaving them out changes no output and saves their keywords' scans.
         """
-        if len(s) <= _SHORT and _ANY_KEYWORD.search(scan.low) is None:  # rejects more short strings than the gates
+        if len(s) <= _SHORT and _any_keyword().search(scan.low) is None:  # rejects more short strings than the gates
             return []
         live = _live_rules(s)
         if not live:
             return []
         wanted = 0
-        for kw, case, rules in _KEYWORD_RULES:
+        long = len(s) > _SHORT
+        runs: str | None = None
+        for kw, case, rules, in_runs in _KEYWORD_RULES:
             # Look a keyword up only when it could unlock a live rule not unlocked yet.
-            if rules & live & ~wanted and scan.occurs(kw, case):
+            if not rules & live & ~wanted:
+                continue
+            if in_runs and long:
+                # Its rules' matches lie in token runs (Rule.in_runs): look it up in those only.
+                if runs is None:
+                    runs = scan.joined(_RULE_RUN_MIN).text
+                found = kw in runs
+            else:
+                found = scan.occurs(kw, case)
+            if found:
                 wanted |= rules
         wanted &= live
         found: list[_Candidate] = []
@@ -1185,6 +1397,8 @@ class Redactor:
                 continue
             if rule.reach:
                 matches: Any = (m for lo, hi in scan.windows(rule) for m in rule.regex.finditer(s, lo, hi))
+            elif rule.starts:
+                matches = _matches_starting(rule.regex, s, rule.starts)
             else:
                 matches = rule.regex.finditer(s)
             for m in matches:
@@ -1221,6 +1435,50 @@ class Redactor:
         return seg
 
 
+def _matches_starting(regex: re.Pattern[str], s: str, chars: str) -> Iterable[re.Match[str]]:
+    """What ``regex.finditer(s)`` finds, for a pattern whose every match starts with one of ``chars``.
+
+    finditer takes the leftmost match, then the leftmost one from its end on, and so on;
+    here the candidates are the positions of those characters, taken in order, each one
+    before the end of the last match skipped. ``match(s, p)`` sees s before p as a search
+    does (lookbehinds), and no match is empty, so the matches are the same. Where the
+    characters are dense (one in 64 or more), one finditer is cheaper than a call at each.
+    """
+    limit = len(s) >> 6
+    points: list[int] = []
+    for char in chars:
+        p = s.find(char)
+        while p >= 0:
+            points.append(p)
+            if len(points) > limit:
+                return regex.finditer(s)
+            p = s.find(char, p + 1)
+    points.sort()
+    out: list[re.Match[str]] = []
+    end = 0
+    for p in points:
+        if p >= end:
+            m = regex.match(s, p)
+            if m:
+                out.append(m)
+                end = m.end()
+    return out
+
+
+_FOUND: dict[str, tuple[_Candidate, ...]] = {}  # string -> its candidates (Redactor._find)
+_FOUND_BUDGET = 16 << 20  # characters of strings kept in _FOUND per process
+_found_chars = 0
+
+
+def _remember(s: str, found: tuple[_Candidate, ...]) -> None:
+    global _found_chars
+    if _found_chars + len(s) > _FOUND_BUDGET:
+        _FOUND.clear()
+        _found_chars = 0
+    _FOUND[s] = found
+    _found_chars += len(s)
+
+
 class _Scan:
     """Keyword lookups in one string, shared by the rules that use the same keywords."""
 
@@ -1229,6 +1487,20 @@ class _Scan:
         self._low: str | None = None
         self._first: dict[tuple[str, bool], int] = {}  # first position, -1 if absent; only keywords looked up
         self._hits: dict[tuple[str, bool], list[int]] = {}
+        self._sorted: dict[tuple[tuple[str, ...], bool], list[int]] = {}
+        self._runs: tuple[int, list[Span]] | None = None  # (least, the runs of s that long or longer)
+        self._joined: dict[int, _Runs] = {}
+
+    def joined(self, least: int) -> _Runs:
+        """The token runs of s that are ``least`` characters long or longer, joined."""
+        if least not in self._joined:
+            if self._runs is None or self._runs[0] > least:
+                self._runs = (least, _runs(self.s, least))
+            known, spans = self._runs
+            if known < least:
+                spans = [(lo, hi) for lo, hi in spans if hi - lo >= least]
+            self._joined[least] = _Runs(self.s, spans)
+        return self._joined[least]
 
     @property
     def low(self) -> str:
@@ -1238,8 +1510,26 @@ class _Scan:
         return self._low
 
     def occurs(self, kw: str, case: bool) -> bool:
-        p = self._first[kw, case] = (self.s if case else self.low).find(kw)
+        if not case and kw in _DASH_KEYWORDS:
+            if (kw, case) not in self._first:
+                self._dash_keywords()
+            return self._first[kw, case] >= 0
+        p = self._first[kw, case] = (self.s if case else self._low or self.low).find(kw)
         return p >= 0
+
+    def _dash_keywords(self) -> None:
+        """The first place of each of _DASH_KEYWORDS in the lower-cased string (-1: nowhere), in one search."""
+        first = dict.fromkeys(_DASH_KEYWORDS, -1)
+        missing = len(first)
+        for m in _dash_keywords_re().finditer(self.low):
+            for kw in _DASH_KEYWORDS:  # the longest keyword at a place, and those it starts with
+                if first[kw] < 0 and m.group().startswith(kw):
+                    first[kw] = m.start()
+                    missing -= 1
+            if not missing:
+                break
+        for kw, p in first.items():
+            self._first[kw, False] = p
 
     def hits(self, kw: str, case: bool) -> list[int]:
         """Every position of a keyword (in s, or in its lower-cased copy)."""
@@ -1255,6 +1545,13 @@ class _Scan:
             self._hits[key] = out
         return self._hits[key]
 
+    def _sorted_hits(self, keywords: tuple[str, ...], case: bool) -> list[int]:
+        """Every position of any of ``keywords``, in order (shared by the rules that have the same)."""
+        key = (keywords, case)
+        if key not in self._sorted:
+            self._sorted[key] = sorted(p for kw in keywords for p in self.hits(kw, case))
+        return self._sorted[key]
+
     def windows(self, rule: Rule) -> list[Span]:
         """The stretches of s a windowed rule must search: around each keyword, within its line.
 
@@ -1265,28 +1562,33 @@ class _Scan:
         """
         s, near = self.s, rule.near
         hay = s if rule.case_sensitive else self.low
-        raw = [p for kw in rule.keywords for p in self.hits(kw, rule.case_sensitive)]
+        raw = self._sorted_hits(rule.keywords, rule.case_sensitive)
         if len(raw) > _DENSE_HITS and len(raw) * 50 > len(s):
             # Keywords every few characters (hostile or generated text): one pass of the
             # regex over the whole string is cheaper than a check at every keyword.
             return [(0, len(s))]
-        hits = sorted(p for p in raw if near is None or near.match(hay, p))
-        out: list[Span] = []
-        n, reach = len(s), rule.reach
-        for p in hits:
-            if out and p < out[-1][1]:  # inside the previous stretch: only its end can grow
-                nl = s.find("\n", out[-1][1], p + reach)
-                out[-1] = (out[-1][0], max(out[-1][1], nl if nl >= 0 else min(n, p + reach)))
-                continue
-            nl = s.rfind("\n", max(0, p - _BACK), p)
-            lo = nl + 1 if nl >= 0 else max(0, p - _BACK)
-            nl = s.find("\n", p, p + reach)
-            hi = nl if nl >= 0 else min(n, p + reach)
-            if out and lo <= out[-1][1]:
-                out[-1] = (out[-1][0], max(out[-1][1], hi))
-            else:
-                out.append((lo, hi))
-        return out
+        return _stretches(s, raw if near is None else [p for p in raw if near.match(hay, p)], rule.reach)
+
+
+def _stretches(s: str, hits: list[int], reach: int) -> list[Span]:
+    """Around each of ``hits`` (in order), its line from at most _BACK characters back to
+    at most ``reach`` on; overlapping stretches merged, so no match is found twice."""
+    out: list[Span] = []
+    n = len(s)
+    for p in hits:
+        if out and p < out[-1][1]:  # inside the previous stretch: only its end can grow
+            nl = s.find("\n", out[-1][1], p + reach)
+            out[-1] = (out[-1][0], max(out[-1][1], nl if nl >= 0 else min(n, p + reach)))
+            continue
+        nl = s.rfind("\n", max(0, p - _BACK), p)
+        lo = nl + 1 if nl >= 0 else max(0, p - _BACK)
+        nl = s.find("\n", p, p + reach)
+        hi = nl if nl >= 0 else min(n, p + reach)
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
 
 
 def _resolve(candidates: list[_Candidate], s: str) -> list[tuple[int, int, str]]:

@@ -24,10 +24,12 @@ family and the same three-placement test.
 
 How they are matched (``redact.Redactor``): a string is first cut into runs of
 token characters 20 or more long (one ``bytes.translate`` and a few ``find``s,
-in C); only those runs are searched, by one trie of every prefix and one
-alternation of every signature, and a hit is confirmed by its shape's own
-pattern. Every quantifier is bounded and none is nested, so each pattern is
-linear in its input.
+in C); only those runs, joined into one text, are searched, by one trie of every
+prefix and one alternation of every signature, and a hit is confirmed by its
+shape's own pattern. So a part is a literal or a class of token characters
+(``redact._RUN_CHARS``: letters, digits and ``_-.+/=:~$!@%``), never a space or
+a quote: tests/test_redact_same.py checks every pattern for it. Every quantifier
+is bounded and none is nested, so each pattern is linear in its input.
 """
 
 from __future__ import annotations

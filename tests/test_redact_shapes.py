@@ -262,8 +262,8 @@ def _patterns() -> list[tuple[re.Pattern[str], list[str]]]:
     out: list[tuple[re.Pattern[str], list[str]]] = [(s.regex, [s.prefix or s.anchor or ""]) for s in SHAPES]
     out += [(r.regex, list(r.keywords)) for r in RULES]
     every = sorted({s.prefix or s.anchor or "" for s in SHAPES} | {k for r in RULES for k in r.keywords})
-    out += [(p, every) for p in (redact._PREFIX_RE, redact._LONG_ANCHOR_RE, redact._PREFIXED_KEY_RE,
-                                 redact._LOOSE_TOKEN_RE, redact._SECRET_WORD_RE)]
+    out += [(p, every) for p in (redact._prefix_re(), redact._LONG_ANCHOR_RE, redact._PREFIXED_KEY_RE,
+                                 redact._MIXED_TOKEN_RE, redact._SECRET_WORD_RE, redact._any_keyword())]
     return out
 
 
