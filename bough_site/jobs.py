@@ -122,7 +122,8 @@ def _renderer(options: Options):
         from .render.pages import Renderer
 
         renderer = _RENDERERS[key] = Renderer(Path(options.theme) if options.theme else None, search=options.search,
-                                              highlight_limit=options.highlight_limit, store=_store(options))
+                                              highlight_limit=options.highlight_limit, store=_store(options),
+                                              compiled=options.compiled_templates())
     return renderer
 
 

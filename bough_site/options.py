@@ -19,6 +19,7 @@ from . import __version__
 from .config import DEFAULT_HIGHLIGHT_LIMIT, BuildConfig, home
 from .manifest import SCHEMA
 from .redact import Redactor
+from .state import compiled_templates
 
 # The bundled examples hold only fake secrets; a fixed key keeps their pages reproducible.
 EXAMPLES_REDACTION_KEY = b"bough-examples"
@@ -42,6 +43,10 @@ class Options:
     def digest_parts(self, key_digest: str) -> dict[str, Any]:
         return {"search": self.search, "redact": self.redact, "key": key_digest,
                 "home": self.home, "user": self.user, "highlight_limit": self.highlight_limit}
+
+    def compiled_templates(self) -> Path | None:
+        """Where the templates' compiled code is kept in OUT's state (none without OUT)."""
+        return compiled_templates(self.out) if self.out else None
 
     def redactor(self) -> Redactor:
         return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)

@@ -92,7 +92,8 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
     site = site_stats(projects, tally, warnings, previous)
     from .render.pages import Renderer
 
-    renderer = Renderer(Path(options.theme) if options.theme else None, search=options.search)
+    renderer = Renderer(Path(options.theme) if options.theme else None, search=options.search,
+                        compiled=options.compiled_templates())
     files: list[tuple[str, bytes]] = list(renderer.assets())
     kept: list[str] = []
     for project in site.projects:

@@ -3,7 +3,8 @@
 Each is named by its content (:func:`state_name`), so unchanged state keeps its
 file: a session's counting identities (``<digest>.json``) and a Claude file's
 summary for resumes (``<digest>.records``). The highlighted code blocks of every
-page are in one store in the subfolder ``blocks/`` (render/blockstore.py).
+page are in one store in the subfolder ``blocks/`` (render/blockstore.py), the
+theme's compiled templates in ``templates/`` (render/env.py).
 The folder's name starts with ``.bough-``: the SiteWriter never writes, lists or
 prunes it. Only names without a slash or a leading dot are ever read or deleted.
 """
@@ -20,6 +21,12 @@ from .write import replace_file
 
 STATE_DIR = ".bough-state"
 MAX_STATE = 1 << 30
+COMPILED_TEMPLATES = "templates"
+
+
+def compiled_templates(out: Path | str) -> Path:
+    """Where the templates' compiled code is kept between builds (one file per template)."""
+    return Path(out) / STATE_DIR / COMPILED_TEMPLATES
 
 
 def state_name(data: bytes, suffix: str) -> str:

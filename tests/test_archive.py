@@ -170,6 +170,28 @@ def test_a_grown_file_replaces_its_copy(home: Path, tmp_path: Path) -> None:
     assert grown["archived"] == record["archived"]  # kept since: when it was first copied
 
 
+def test_copies_are_made_durable_all_at_once_on_a_first_build_and_one_by_one_after(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bough_site.archive as archive_module
+
+    calls: list[str] = []
+    monkeypatch.setattr(archive_module, "_fsync", lambda path: calls.append("fsync"))
+    monkeypatch.setattr(archive_module, "_sync_file_system", lambda root: calls.append("syncfs"))
+    monkeypatch.setattr(archive_module, "_FSYNC_EACH", 4)
+    assert len(read_files(home)) > 4
+    run(tmp_path / "site")
+    assert calls == ["syncfs"]  # one sync of the file system for every copy
+    calls.clear()
+    live = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
+    with live.open("ab") as handle:
+        handle.write(orjson.dumps(prompt("99999999-0000-4000-8000-000000000002", "one more thing")) + b"\n")
+    run(tmp_path / "site")
+    assert calls == ["fsync"]  # the grown file alone, not every dirty page of the file system
+    calls.clear()
+    run(tmp_path / "site")
+    assert calls == []
+
+
 def test_a_shorter_live_file_loses_to_its_copy(home: Path, tmp_path: Path) -> None:
     live = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
     before = run(tmp_path / "one")

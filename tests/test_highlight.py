@@ -15,10 +15,12 @@ import pygments
 import pygments.lexer
 import pygments.lexers
 import pygments.plugin
+import pygments.util
 import pytest
 from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers.special import TextLexer
 
 from bough_site.render import highlight as highlight_module
 from bough_site.render.blockstore import BlockStore, collect, session_id, store_path
@@ -576,8 +578,44 @@ def _patch_lexers_global(monkeypatch: pytest.MonkeyPatch, name: str, value: obje
 
 
 def _fresh_lookups() -> None:
-    for cached in (highlight_module._builtin_lexers, highlight_module._lexer_for_filename, highlight_module._lexer_for_language):
+    for cached in (highlight_module._builtin_lexers, highlight_module._pattern_index,
+                   highlight_module._lexer_for_filename, highlight_module._lexer_for_language):
         cached.cache_clear()
+
+
+def _names_each_pattern_takes() -> set[str]:
+    """A file name (or two) that each of Pygments' patterns matches, and the
+    standard library's file names: every kind of pattern the index sorts."""
+    names = {"Makefile", "GNUmakefile", "CMakeLists.txt", "a.tar.gz", "x.PY", ".bashrc", "noext"}
+    for _name, _aliases, patterns, _mimes in pygments.lexers.get_all_lexers(plugins=False):
+        for pattern in patterns:
+            names.add(pattern.replace("*", "").replace("?", "").replace("[", "").replace("]", ""))
+            names.add(re.sub(r"\[(.)[^]]*\]", r"\1", pattern).replace("*", "w").replace("?", "q"))
+    import sysconfig
+
+    names.update(path.name for path in Path(sysconfig.get_paths()["stdlib"]).glob("**/*.*"))
+    names.discard("")
+    return names
+
+
+def test_the_pattern_index_picks_what_trying_every_pattern_picks() -> None:
+    # The index (endings, literal names, the rest as globs) is a faster way to the
+    # same answer as matching each of Pygments' ~1,500 patterns in turn.
+    _fresh_lookups()
+    index = highlight_module._pattern_index()
+    assert len(index.endings) > 500 and index.names and index.globs
+    names = _names_each_pattern_takes()
+    assert len(names) > 3000
+    for name in names:
+        try:
+            expected = type(get_lexer_for_filename(name))
+        except pygments.util.ClassNotFound:
+            expected = None
+        found = highlight_module.find_lexer(filename=name)
+        if expected in (None, TextLexer):
+            assert found is None, name
+        else:
+            assert type(found) is expected, name
 
 
 def test_lookup_does_not_scan_plugins_and_picks_what_pygments_picks(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,6 +58,26 @@ def test_user_template_extends_default(tmp_path: Path) -> None:
     assert {"p1", "r1"} <= {n.attrs.get("id") for n in tree.iter()}
 
 
+def test_compiled_templates_are_kept_and_a_changed_template_is_compiled_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled = tmp_path / "compiled"
+    root = theme(tmp_path, {"templates/index.html": '<p class="mine">one</p>\n'})
+    renderer = Renderer(root, compiled=compiled)
+    first, page = renderer.index_page(make_site()), alpha_s1(renderer)
+    assert first == b'<p class="mine">one</p>\n' and len(list(compiled.iterdir())) > 10
+    compiles: list[str] = []
+    original = jinja2.Environment.compile
+    monkeypatch.setattr(jinja2.Environment, "compile",
+                        lambda env, source, name=None, *args, **kw: compiles.append(name) or original(
+                            env, source, name, *args, **kw))
+    again = Renderer(root, compiled=compiled)
+    assert again.index_page(make_site()) == first and alpha_s1(again) == page
+    assert compiles == []  # every template came from the cache
+    (root / "templates" / "index.html").write_text('<p class="mine">two</p>\n', encoding="utf-8")
+    assert Renderer(root, compiled=compiled).index_page(make_site()) == b'<p class="mine">two</p>\n'
+    assert compiles == ["index.html"]  # Jinja compared the source: only the changed one
+
+
 def test_user_index_replaces_default(tmp_path: Path) -> None:
     root = theme(
         tmp_path,

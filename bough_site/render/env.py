@@ -45,11 +45,16 @@ def check_theme_dir(theme: Path) -> None:
         )
 
 
-def make_env(theme: Path | None = None) -> jinja2.Environment:
+def make_env(theme: Path | None = None, compiled: Path | None = None) -> jinja2.Environment:
     """The environment every page is rendered with.
 
     Lookup order for a plain name: ``theme/templates``, then the default theme.
     ``default:NAME`` always means the default theme's template.
+
+    ``compiled``: a folder for the templates' compiled code (in OUT's state), so a
+    build after the first does not compile them again: 0.5 s of a one-turn
+    rebuild. Jinja checks each entry against its template's source (and its own
+    version) before it uses it, and writes entries by renaming, so workers share it.
     """
     default_templates = jinja2.FileSystemLoader(str(default_theme_dir() / "templates"))
     # "default:NAME" is answered first, so a user file can never stand in for
@@ -69,4 +74,15 @@ def make_env(theme: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
         # Templates are read from disk once per build; nothing to reload.
         auto_reload=False,
+        bytecode_cache=_compiled_cache(compiled),
     )
+
+
+def _compiled_cache(folder: Path | None) -> jinja2.BytecodeCache | None:
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # a cache only: compile every time
+    return jinja2.FileSystemBytecodeCache(str(folder))

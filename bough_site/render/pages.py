@@ -964,8 +964,9 @@ class Renderer:
     page_limit: int = PAGE_LIMIT
 
     def __init__(self, theme: Path | None = None, *, search: bool = False,
-                 highlight_limit: int = DEFAULT_LIMIT_KB, store: BlockStore | None = None) -> None:
-        self.env = make_env(theme)
+                 highlight_limit: int = DEFAULT_LIMIT_KB, store: BlockStore | None = None,
+                 compiled: Path | None = None) -> None:
+        self.env = make_env(theme, compiled)
         self.search = search
         self.highlight_limit = highlight_limit  # --highlight-limit, in KB (highlight.Budget)
         self.store = store  # highlighted blocks across sessions and builds (None: this process's memory)
