@@ -359,7 +359,10 @@ def test_an_old_layout_agent_without_agent_id_nests_by_its_task_prompt(tmp_path:
     [
         ("     1→import os\n     2→print(os.sep)\n", False),  # the file, numbered: one copy is enough
         ("     1\timport os\n     2\tprint(os.sep)\n", False),  # older versions: a tab
-        ("     1→import os\n     2→print(os.sep)\n\n<system-reminder>x</system-reminder>\n", True),
+        # the harness's reminder after the lines is not the file's: still one copy
+        ("     1→import os\n     2→print(os.sep)\n\n<system-reminder>\nx\n</system-reminder>\n", False),
+        ("     1→import os\n     2→print(os.sep)\n\n<system-reminder>x</system-reminder>\nmore\n", True),
+        ("     1→import os\n     2→print(os.sep)\nmore\n", True),
         ("     1→import os\n", True),  # shown cut short: the recorded file is more
     ],
 )

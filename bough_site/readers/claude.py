@@ -158,7 +158,7 @@ def lean_detail(detail: Any, content: Any = None) -> Any:
     An MCP tool's ``toolUseResult`` is the very list its tool_result's content
     is (a fifth of a typical sidecar): that copy is dropped whole. A Read's
     ``file.content`` is dropped when it is exactly the shown text without its
-    line numbers (the other fifth).
+    line numbers, but for the reminder the harness may append (the other fifth).
     """
     if isinstance(detail, list) and detail == content:
         return None
@@ -166,9 +166,23 @@ def lean_detail(detail: Any, content: Any = None) -> Any:
         return detail
     lean = {key: value for key, value in detail.items() if key not in _REPEATED_DETAIL}
     file = lean.get("file")
-    if isinstance(file, dict) and "content" in file and file["content"] == _shown_file(content):
+    if isinstance(file, dict) and _is_shown(file.get("content"), _shown_file(content)):
         lean["file"] = {key: value for key, value in file.items() if key != "content"}
     return lean
+
+
+# What the harness appends to a Read's text after the file's lines (Claude Code
+# writes a <system-reminder> there; docs/formats-claude.md C9).
+_REMINDER_TAIL = re.compile(r"\s*<system-reminder>.*</system-reminder>\s*\Z", re.DOTALL)
+
+
+def _is_shown(file_text: Any, shown: str | None) -> bool:
+    """Whether the shown text is the file's text, with at most a harness reminder after it."""
+    if not isinstance(file_text, str) or shown is None:
+        return False
+    if shown == file_text:
+        return True
+    return bool(file_text) and shown.startswith(file_text) and _REMINDER_TAIL.match(shown, len(file_text)) is not None
 
 
 # Claude's Read output is ``cat -n`` style: ``   12→code`` (or a tab for the arrow).
