@@ -384,9 +384,12 @@ def environment(work: Path) -> dict[str, str]:
 
 
 def bough_argv(projects: Path, out: Path, archive: Path, jobs: int, extra: list[str] | None = None) -> list[str]:
-    """bough with its defaults (search and archive on), an archive of its own."""
+    """bough with its defaults (search and archive on), an archive of its own
+    (none for a ``--no-archive`` variant: bough refuses both options at once)."""
+    extra = extra or []
+    place = [] if "--no-archive" in extra else ["--archive", str(archive)]
     return [sys.executable, "-m", "bough_site.cli", "build", str(projects), "-o", str(out), "-q",
-            "--archive", str(archive), "-j", str(jobs), *(extra or [])]
+            *place, "-j", str(jobs), *extra]
 
 
 def peer_argv(work: Path, peer: str, projects: Path, out: Path) -> list[str] | None:

@@ -40,9 +40,11 @@ from .errors import BoughError
 HOST = "127.0.0.1"
 # After the first change, wait this long for more before rebuilding (ms).
 DEBOUNCE_MS = 200
-# Transcript files (Claude sessions and sub-agents, Codex rollouts and its index)
-# and Claude's sub-agent sidecars; in a theme, every file.
-WATCHED_SUFFIXES = (".jsonl", ".meta.json")
+# Transcript files (Claude sessions and sub-agents, Codex rollouts and its index,
+# Gemini CLI's sessions, .jsonl and legacy .json), Claude's sub-agent sidecars and the
+# files Gemini CLI names its projects' directories in (projects.json, .project_root);
+# in a theme, every file. Nothing under OUT: the build's own writes are no change.
+WATCHED_SUFFIXES = (".jsonl", ".json", ".project_root")
 # The live-reload script and the stamps it asks for: paths no site file has.
 LIVE_PREFIX = "/__bough__/"
 LIVE_SCRIPT = LIVE_PREFIX + "live.js"
@@ -155,18 +157,23 @@ def watch_paths(config: BuildConfig) -> list[Path]:
     return sorted({p.resolve() for p in paths})
 
 
-def is_watched(path: str, theme: Path | None) -> bool:
-    """Whether a changed path can change the site: a transcript, or a theme file."""
-    if theme is not None and Path(path).resolve().is_relative_to(Path(theme).resolve()):
+def is_watched(path: str, theme: Path | None, out: Path | None = None) -> bool:
+    """Whether a changed path can change the site: a transcript, or a theme file
+    (never a file of the site itself, when OUT lies under a watched folder)."""
+    resolved = Path(path).resolve()
+    if out is not None and resolved.is_relative_to(Path(out).resolve()):
+        return False
+    if theme is not None and resolved.is_relative_to(Path(theme).resolve()):
         return True
     return path.endswith(WATCHED_SUFFIXES)
 
 
-def changes(paths: list[Path], theme: Path | None, stop: threading.Event | None = None) -> Iterator[set[str]]:
+def changes(paths: list[Path], theme: Path | None, stop: threading.Event | None = None,
+            out: Path | None = None) -> Iterator[set[str]]:
     """Each burst of relevant changes under ``paths``, as the set of paths changed."""
     import watchfiles
 
-    for batch in watchfiles.watch(*paths, watch_filter=lambda _, path: is_watched(path, theme),
+    for batch in watchfiles.watch(*paths, watch_filter=lambda _, path: is_watched(path, theme, out),
                                   debounce=DEBOUNCE_MS, step=50, stop_event=stop, raise_interrupt=True):
         yield {path for _, path in batch}
 
@@ -199,7 +206,7 @@ def serve(
                 pass
             return
         config.report("watching " + ", ".join(str(p) for p in paths))
-        for changed in changes(paths, config.theme, stop):
+        for changed in changes(paths, config.theme, stop, config.out):
             config.report(f"changed: {len(changed)} file{'s' if len(changed) != 1 else ''}; rebuilding")
             try:
                 on_build(build(config, redaction_key=redaction_key))

@@ -136,6 +136,16 @@ def test_what_is_watched(tmp_path: Path) -> None:
     assert is_watched(str(source / "p" / "s" / "subagents" / "agent-a1.meta.json"), theme)
     assert not is_watched(str(source / "p" / "notes.txt"), theme)
     assert is_watched(str(theme / "templates" / "base.html"), theme)
+    # Gemini CLI: sessions (.jsonl, legacy .json) and the files that name project directories.
+    gemini = tmp_path / ".gemini" / "tmp" / "almanac"
+    assert is_watched(str(gemini / "chats" / "session-2025-12-02T10-00-abc.json"), theme)
+    assert is_watched(str(gemini / "chats" / "session-2025-12-02T10-00-abc.jsonl"), theme)
+    assert is_watched(str(gemini / ".project_root"), theme)
+    assert is_watched(str(tmp_path / ".gemini" / "projects.json"), theme)
+    # A site built inside a watched folder: its own pages and sidecars are no change.
+    out = source / "site"
+    assert not is_watched(str(out / "projects" / "p" / "sessions" / "s.json"), theme, out)
+    assert is_watched(str(source / "p" / "s.jsonl"), theme, out)
 
 
 # --- live reload (--watch) -------------------------------------------------------------------
