@@ -749,14 +749,11 @@ def _same_start(source: Any, base: Entry | None) -> Any:
     if base is None:
         return None
     digest = hashlib.sha256()
-    left = base.size
-    while left > 0:
-        chunk = source.read(min(_CHUNK, left))
-        if not chunk:
-            break
-        left -= len(chunk)
+    read = 0
+    for chunk in _chunks(source, base.size):
+        read += len(chunk)
         digest.update(chunk)
-    if left == 0 and digest.hexdigest() == base.sha256:
+    if read == base.size and digest.hexdigest() == base.sha256:
         return digest
     source.seek(0)
     return None
@@ -764,21 +761,28 @@ def _same_start(source: Any, base: Entry | None) -> Any:
 
 def _pack(source: Any, limit: int, out: Any, digest: Any) -> int:
     """gzip up to ``limit`` bytes of ``source`` as one gzip member at the end of
-    ``out`` (then fsynced), feeding them to ``digest``; how many bytes it took.
-    Reading stops at ``limit``: a file still being appended to is copied as it was
-    when opened."""
-    left = limit
+    ``out``, feeding them to ``digest``; how many bytes it took. Reading stops at
+    ``limit``: a file still being appended to is copied as it was when opened."""
+    taken = 0
     # mtime=0 and no name in the header: the same bytes always give the same copy.
     with gzip.GzipFile(filename="", mode="wb", fileobj=out, compresslevel=_LEVEL, mtime=0) as packed:
-        while left > 0:
-            chunk = source.read(min(_CHUNK, left))
-            if not chunk:
-                break
-            left -= len(chunk)
+        for chunk in _chunks(source, limit):
+            taken += len(chunk)
             digest.update(chunk)
             packed.write(chunk)
     out.flush()  # made durable by Archive.commit, with every other copy of the build
-    return limit - left
+    return taken
+
+
+def _chunks(source: Any, limit: int) -> Iterator[bytes]:
+    """``source``'s next ``limit`` bytes (fewer at its end), a chunk at a time."""
+    left = limit
+    while left > 0:
+        chunk = source.read(min(_CHUNK, left))
+        if not chunk:
+            return
+        left -= len(chunk)
+        yield chunk
 
 
 def _flock(fd: int, mode: int, timeout: float, root: Path) -> None:
