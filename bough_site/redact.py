@@ -130,7 +130,8 @@ class Rule:
     """One kind of secret.
 
     ``keywords``: literals of which at least one must occur in the string before
-    ``regex`` (``pattern`` compiled with ``flags``, on first use) runs, so each must be implied by every match of the regex. They are
+    ``regex`` (``pattern`` compiled with ``flags``, on first use) runs, so each must
+    be implied by every match of the regex. They are
     looked up in the lower-cased string, or in the string as it is when
     ``case_sensitive`` (provider prefixes: fewer chance hits in base64 data).
     ``groups`` names the regex groups holding the secret (the first that took
