@@ -49,4 +49,5 @@ def normalize_timestamp(value: Any) -> str | None:
         moment = moment.astimezone(timezone.utc)
     except (ValueError, OverflowError):
         return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    # isoformat, not strftime: glibc's %Y writes year 1 as "1", not "0001".
+    return moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
