@@ -356,15 +356,6 @@ class Archive:
 
     # ---------------------------------------------------------------- writing
 
-    def store(self, source: Path, old: Entry | None, entry: Entry) -> Entry | None:
-        """Copy ``source`` into the archive as ``entry`` and write its record; see :meth:`copy`."""
-        copied = self.copy(source, old, entry)
-        if copied is None:
-            return None
-        self.commit([copied])
-        self.write_record(copied.entry)
-        return copied.entry
-
     def copy(self, source: Path, old: Entry | None, entry: Entry) -> Copied | None:
         """Copy ``source``'s bytes into a temporary file beside its copy, as ``entry``
         (size, mtime and sha256 filled in here); :meth:`commit` puts it in place.

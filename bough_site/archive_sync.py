@@ -35,7 +35,6 @@ from .archive import (
     Entry,
     RestoreDir,
     check_place,
-    is_regular,
     rewritten_whole,
     utc_now,
 )
@@ -44,6 +43,7 @@ from .discover import ORPHAN_AGENT, Discovered
 from .model import Session, Warning
 from .readers.claude import ClaudeSource
 from .readers.lines import open_regular, peek_field, printable_name
+from .write import regular_names
 
 WarnFn = Callable[[Warning], None]
 
@@ -144,9 +144,8 @@ class _Sync:
                        orphan=_is_orphan_agent(source))
             for path, label in zip(source.subagents, labels):
                 self._file("claude", path, label, role="subagent", session=main)
-                meta = _meta_path(path)
-                if is_regular(meta):
-                    self._file("claude", meta, _meta_label(label), role="meta", session=main)
+                # _file passes over a meta file that is not there (or not a regular file)
+                self._file("claude", _meta_path(path), _meta_label(label), role="meta", session=main)
         for path in found.codex:
             if not path.name.endswith(".zst"):  # not read either: the reader skips compressed rollouts
                 self._file("codex", path, found.label(path), role="rollout")
@@ -187,7 +186,7 @@ class _Sync:
         folder, _, name = f"{self.archive.root}/{entry.kind}/{entry.label}{DATA_SUFFIX}".rpartition("/")
         names = self._listed.get(folder)
         if names is None:
-            names = self._listed[folder] = _regular_files(folder)
+            names = self._listed[folder] = regular_names(folder)
         return name in names
 
     def copy(self, warn: WarnFn, workers: int) -> None:
@@ -195,14 +194,14 @@ class _Sync:
         from .jobs import parallel_map
 
         done = parallel_map(_copy_one, [(self.archive, copy) for copy in self.copies], workers,
-                            sizes=[_size(copy.path) for copy in self.copies])
+                            sizes=[self.stat(copy.path).st_size for copy in self.copies])  # stat'ed by _file
         made = [copied for copied, _error in done if copied is not None]
         try:
             self.archive.commit(made)
         except OSError as err:
             self.archive.discard(made)
             warn(Warning(str(self.archive.root), 0, f"copies not put in place in the archive: {err.strerror or err}"))
-            made, done = [], [(None, str(err.strerror or err)) for _ in done]
+            done = [(None, str(err.strerror or err)) for _ in done]
         for copy, (copied, error) in zip(self.copies, done):
             if error:
                 warn(Warning(copy.entry.label, 0, f"not copied into the archive {self.archive.root}: {error}"))
@@ -226,21 +225,6 @@ def _copy_one(task: tuple[Archive, _Copy]) -> tuple[Copied | None, str]:
         return archive.copy(copy.path, copy.old, copy.entry), ""
     except OSError as err:
         return None, str(err.strerror or err)
-
-
-def _regular_files(folder: str) -> set[str]:
-    try:
-        with os.scandir(folder) as entries:
-            return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
-    except OSError:
-        return set()
-
-
-def _size(path: Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 def _blank(kind: str, label: str, now: str) -> Entry:

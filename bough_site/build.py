@@ -47,7 +47,7 @@ from .plan import Plan, gone_sessions, make_plan
 from .plan.lineage import decisions
 from .plan.units import CLAUDE, Unit, project_identity, units_of
 from .render.blockstore import collect as collect_blocks
-from .publish import Outputs, SitePages, project_of, publish, signatures, site_of
+from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of
 from .scrub import scrub_session, scrub_warnings
 from .state import remove_states, save_state, state_name, state_names
 from .stats import Tally
@@ -223,35 +223,24 @@ class _Progress:
 def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildResult:
     """Build the site in ``config.out``, reusing what the last build there made
     from sources that have not changed since."""
-    with _bookkeeping():
+    with _collecting(False):
         return _build(config, redaction_key)
 
 
 @contextlib.contextmanager
-def _bookkeeping() -> Iterator[None]:
-    """Python's cyclic garbage collector paused for the build's own bookkeeping:
-    the manifest, the archive's index, units, plans and summaries are hundreds of
-    thousands of objects without a cycle, which it would otherwise walk again and
-    again (a third of a no-change build of 20,000 sessions). Reading and rendering,
-    which do make cycles, collect as usual (``_collecting``; the workers too)."""
-    enabled = gc.isenabled()
-    gc.disable()
+def _collecting(on: bool) -> Iterator[None]:
+    """Python's cyclic garbage collector on or off meanwhile, then as it was. Off
+    for the build's own bookkeeping: the manifest, the archive's index, units,
+    plans and summaries are hundreds of thousands of objects without a cycle,
+    which it would otherwise walk again and again (a third of a no-change build of
+    20,000 sessions). On while reading and rendering, which do make cycles (the
+    workers too)."""
+    was = gc.isenabled()
+    (gc.enable if on else gc.disable)()
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
-
-
-@contextlib.contextmanager
-def _collecting() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.enable()
-    try:
-        yield
-    finally:
-        if not enabled:
-            gc.disable()
+        (gc.enable if was else gc.disable)()
 
 
 def _build(config: BuildConfig, redaction_key: bytes | None) -> BuildResult:
@@ -305,7 +294,7 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
         _take_first(result, entries, outputs, progress, plan.estimates)
 
-    with _collecting():
+    with _collecting(True):
         run_jobs(jobs, options, workers, take_first)
     gone = gone_sessions(previous, set(entries), _live(entries), prune=config.prune)
     entries.update((stored.key, Entry.stored(stored, "gone")) for stored in gone)
@@ -319,7 +308,7 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
     warnings = _site_warnings(discovery_warnings, units, unit_states)
     signature, project_signatures = signatures(
         projects, lambda s: _signature_parts(by_session[id(s)]), warnings)
-    with _collecting():
+    with _collecting(True):
         pages = publish(projects, lambda s: _tally(by_session[id(s)], previous, out, config.report), warnings,
                         signature=signature, project_signatures=project_signatures, previous=previous,
                         same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
@@ -413,14 +402,10 @@ def _assemble(entries: dict[str, Entry]) -> tuple[list[Project], dict[str, str]]
             kept.append(entry)
         if kept:
             projects.append(project_of(kept[0].project, [e.session for e in kept], [None] * len(kept)))
-    projects.sort(key=lambda p: (_latest_moment(p), p.id), reverse=True)
+    projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)  # as site_of orders them
     links = {session.id: urls.session_html(project.id, session.slug)
              for project in projects for session in project.sessions}
     return projects, links
-
-
-def _latest_moment(project: Project) -> str:
-    return max((s.ended or s.started or "" for s in project.sessions), default="")
 
 
 def _keep_unchanged(entries: dict[str, Entry], links: dict[str, str], outputs: Outputs,
@@ -469,7 +454,7 @@ def _final_pass(redo: list[Entry], entries: dict[str, Entry], links: dict[str, s
                 _written(entry, one, outputs)
                 _note_parts(entry, one.summary)
 
-    with _collecting():
+    with _collecting(True):
         run_jobs(jobs, options, workers, take_final)
 
 

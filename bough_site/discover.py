@@ -248,7 +248,8 @@ def _add_gemini(found: Discovered, source: Path, config: BuildConfig) -> None:
         found.labels.setdefault(path, printable_name(gemini_label(path, source)))
     known = set(found.gemini)
     found.gemini += [path for path in listed.files if path not in known]
-    found.gemini_roots += [path for path in listed.root_files if path not in set(found.gemini_roots)]
+    have = set(found.gemini_roots)
+    found.gemini_roots += [path for path in listed.root_files if path not in have]
     found.gemini_passed.update(printable_name(gemini_label(path, source)) for path, _why in listed.left_out)
 
 

@@ -96,7 +96,7 @@ _RENDERERS: dict[tuple[str | None, bool], Any] = {}
 def _init_worker(options: Options, parent: int) -> None:
     global _OPTIONS
     _OPTIONS = options
-    gc.enable()  # forked from a build that paused it for its bookkeeping (build._bookkeeping)
+    gc.enable()  # forked from a build that paused it for its bookkeeping (build._collecting)
     _die_with(parent)
 
 

@@ -39,7 +39,7 @@ from typing import Any
 import orjson
 
 from . import __version__
-from .state import atomic_write, read_regular, read_state, state_name
+from .state import atomic_write, read_regular, read_state
 from .stats import Tally
 from .summaries import tally_from_json
 
@@ -195,10 +195,6 @@ class Manifest:
 
     def save(self, out: Path) -> None:
         atomic_write(Path(out), MANIFEST, self.to_bytes(), durable=True)
-
-
-def tally_name(tally_json: bytes) -> str:
-    return state_name(tally_json, ".json")
 
 
 def _session_state(key: str, s: dict[str, Any]) -> SessionState:

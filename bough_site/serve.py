@@ -54,7 +54,10 @@ LIVE_JS = Path(__file__).with_name("live.js")
 
 def stamp(path: Path) -> str:
     """What changes when a build rewrites a file (the writer renames a new file into place)."""
-    info = path.stat()
+    return _stamp_of(path.stat())
+
+
+def _stamp_of(info: os.stat_result) -> str:
     return f"{info.st_mtime_ns}-{info.st_size}"
 
 
@@ -92,8 +95,8 @@ class _Handler(SimpleHTTPRequestHandler):
     def _send_page(self, page: Path, path: str) -> BinaryIO:
         with page.open("rb") as handle:
             data = handle.read()
-            info = os.fstat(handle.fileno())  # the file read, even if a build renames another into place
-        served = f"{info.st_mtime_ns}-{info.st_size}"
+            # the file read, even if a build renames another into place
+            served = _stamp_of(os.fstat(handle.fileno()))
         tag = (f'<script src="{LIVE_SCRIPT}" data-stamp="{served}" '
                f'data-stamp-url="{html.escape(LIVE_STAMP + "?path=" + quote(path))}" defer></script>')
         head_end = data.find(b"</head>")

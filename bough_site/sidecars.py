@@ -11,10 +11,12 @@ import dataclasses
 from typing import Any
 
 from . import __version__, urls
-from .model import Image, Project, Session, Site, Usage
+from .model import OMIT_DEFAULT, Image, Project, Session, Site, Usage
 from .render.images import image_filename, sniff_image
 from .work import project_commits, project_files
 from .write import json_bytes
+
+_OMIT = OMIT_DEFAULT["sidecar"]  # a field left out of the sidecar while it has its default
 
 SITE_SCHEMA = "bough.site/2"
 PROJECT_SCHEMA = "bough.project/3"
@@ -134,8 +136,8 @@ def to_json(value: Any) -> Any:
             out["kind"] = kind
         for item in dataclasses.fields(value):
             field_value = getattr(value, item.name)
-            if item.metadata.get("sidecar") == "omit-default" and field_value == item.default:
-                continue  # model.OMIT_DEFAULT: a field only some sources set
+            if item.metadata.get("sidecar") == _OMIT and field_value == item.default:
+                continue  # a field only some sources set
             out[item.name] = to_json(field_value)
         return out
     if isinstance(value, list):

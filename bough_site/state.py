@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from .write import replace_file
+from .write import regular_names, replace_file
 
 STATE_DIR = ".bough-state"
 MAX_STATE = 1 << 30
@@ -68,21 +68,7 @@ def remove_states(out: Path, keep: set[str]) -> None:
 
 def state_names(out: Path) -> set[str]:
     """The regular files of OUT's state folder now (one listing, not a stat each)."""
-    try:
-        with os.scandir(Path(out) / STATE_DIR) as entries:
-            return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
-    except OSError:
-        return set()
-
-
-def is_state(out: Path, name: str) -> bool:
-    """Whether the state file ``name`` is there (a plain file)."""
-    if not _safe_name(name):
-        return False
-    try:
-        return stat.S_ISREG(os.lstat(f"{out}/{STATE_DIR}/{name}").st_mode)
-    except OSError:
-        return False
+    return regular_names(Path(out) / STATE_DIR)
 
 
 def atomic_write(folder: Path, name: str, data: bytes, *, durable: bool = False) -> None:

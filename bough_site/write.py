@@ -386,12 +386,7 @@ class SiteWriter:
         tens of thousands of files)."""
         names = self._listed.get(parent.text)
         if names is None:
-            try:
-                with os.scandir(parent.text) as entries:
-                    names = {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
-            except OSError:
-                names = set()
-            self._listed[parent.text] = names
+            names = self._listed[parent.text] = regular_names(parent.text)
         return name in names
 
     def _parent(self, root: Path, dirs: list[str], relpath: str, *, create: bool) -> _Dir:
@@ -548,6 +543,16 @@ def replace_file(parent: Path, name: str, data: bytes | bytearray | memoryview, 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def regular_names(folder: str | Path) -> set[str]:
+    """The names of the regular files (not links) in ``folder``, from one listing
+    (d_type: no stat per file); none when it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
+    except OSError:
+        return set()
 
 
 def create_temp(parent: Path, mode: int = 0o666) -> tuple[int, Path]:

@@ -54,7 +54,7 @@ from ..model import (
 )
 from ..stats import Tally
 from .lines import JsonlFile, printable_name
-from .values import as_dict, as_int, as_str, normalize_timestamp
+from .values import CANONICAL_TIME, as_dict, as_int, as_str, normalize_timestamp
 
 WarnFn = Callable[[Warning], None]
 LabelFn = Callable[[Path], str]
@@ -725,11 +725,6 @@ def _error_text(record: dict[str, Any]) -> str:
 
 # --- the pre-scan: what inherit.py needs of a main file ------------------------
 
-# normalize_timestamp's own output: such a string is its time (or no time at all),
-# and such strings sort as their times do, so only the earliest and latest need parsing.
-_CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
-
-
 def scan_main_file(path: Path, label: str) -> FileSummary:
     """A main session file's summary for inherit.py: each chain record's digest
     (record_digest, in first-appearance order) and time, and the span of record
@@ -763,10 +758,11 @@ def scan_main_file(path: Path, label: str) -> FileSummary:
 
 def _time_of(value: Any) -> str | None:
     """A record's time as normalize_timestamp gives it; a string already in that
-    form is taken as it is (checked only where it matters: _time_span)."""
+    form is taken as it is (checked only where it matters: _time_span). Such
+    strings sort as their times do, so only the earliest and latest need parsing."""
     if not isinstance(value, str) or not value:
         return None
-    return value if _CANONICAL_TIME.fullmatch(value) else normalize_timestamp(value)
+    return value if CANONICAL_TIME.fullmatch(value) else normalize_timestamp(value)
 
 
 def _quiet(warning: Warning) -> None:

@@ -94,7 +94,8 @@ def peek_session_id(path: Path) -> str | None:
 
 def _small_file(path: Path) -> bytes | None:
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode) or os.lstat(path).st_size > _MAX_ROOT_FILE:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_ROOT_FILE:
             return None
         return path.read_bytes()
     except OSError:

@@ -34,7 +34,6 @@ class GeminiFile:
 
     path: Path
     label: str
-    legacy: bool
     meta: dict[str, Any]  # the metadata line, with every $set merged in
     records: dict[str, dict[str, Any]]  # message id -> last copy, in first-seen order
     line_of: dict[str, int]  # message id -> the line of its last copy (0 in a legacy file)
@@ -135,7 +134,7 @@ def _legacy(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
     for index, message in enumerate(messages):
         if isinstance(message, dict):
             records[_message_id(message, label, index + 1)] = message
-    return GeminiFile(path, label, True, meta, records, dict.fromkeys(records, 0), {}, 1, 0)
+    return GeminiFile(path, label, meta, records, dict.fromkeys(records, 0), {}, 1, 0)
 
 
 def _message_id(record: dict[str, Any], label: str, where: int | str) -> str:
@@ -216,7 +215,7 @@ def _replay(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
         return None
     if not isinstance(replay.meta.get("sessionId"), str):
         warn(Warning(label, 0, "no session metadata line: the session is named by its file"))
-    return GeminiFile(path, label, False, replay.meta, replay.records, replay.line_of, replay.removed(),
+    return GeminiFile(path, label, replay.meta, replay.records, replay.line_of, replay.removed(),
                       reader.lines, reader.skipped)
 
 

@@ -27,7 +27,8 @@ def as_int(value: Any) -> int:
     return 0
 
 
-_NORMAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+# The form we write, Claude Code's own: UTC, milliseconds, "Z".
+CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 
 
 def normalize_timestamp(value: Any) -> str | None:
@@ -35,7 +36,7 @@ def normalize_timestamp(value: Any) -> str | None:
     unparsable. A time without a zone is taken as UTC (both agents write UTC)."""
     if not isinstance(value, str) or not value:
         return None
-    if _NORMAL.fullmatch(value):  # already the form we write (Claude Code's): only check it is a date
+    if CANONICAL_TIME.fullmatch(value):  # already the form we write (Claude Code's): only check it is a date
         try:
             datetime.fromisoformat(value[:-1])
         except ValueError:

@@ -178,10 +178,7 @@ class BlockStore:
         """A store that fails is not used again by this process: lexing is always right."""
         self._broken = True
         self._pending.clear()
-        conn, self._conn = self._conn, None
-        if conn is not None and self._pid == os.getpid():
-            with contextlib.suppress(sqlite3.Error):
-                conn.close()
+        self.close()
 
     def close(self) -> None:
         """Close the file (this process's connection); memory is kept."""

@@ -261,9 +261,12 @@ OUTPUT = "output"  # what the agent read or ran: Read results, command and MCP o
 KINDS = (WRITTEN, OUTPUT)
 
 KB = 1024  # characters: budgets count characters, not encoded bytes
-DEFAULT_LIMIT_KB = DEFAULT_HIGHLIGHT_LIMIT  # --highlight-limit's default: the tool-output budget
 WRITTEN_KB = 64  # the budget of a block the agent wrote
 LINES_PER_KB = 25  # tool output: N KB or N * 25 lines, whichever comes first (8 -> 200)
+
+
+def _not_a_kind(kind: object) -> ValueError:
+    return ValueError(f"a block is {' or '.join(KINDS)}, not {kind!r}")
 
 
 @dataclass(frozen=True)
@@ -291,7 +294,7 @@ class Budget:
         elif kind == WRITTEN:
             chars, lines = self.written_chars, None
         else:
-            raise ValueError(f"a block is {' or '.join(KINDS)}, not {kind!r}")
+            raise _not_a_kind(kind)
         cut = len(code)
         if lines is not None:
             cut = min(cut, _after_lines(code, lines))
@@ -340,11 +343,11 @@ class _Rendering:
 
 
 # Outside highlighting(): the default budget, and a store in this process's memory.
-_DEFAULT = _Rendering(Budget.for_limit(DEFAULT_LIMIT_KB), BlockStore(None))
+_DEFAULT = _Rendering(Budget.for_limit(DEFAULT_HIGHLIGHT_LIMIT), BlockStore(None))
 _ACTIVE: ContextVar[_Rendering] = ContextVar("bough_highlighting", default=_DEFAULT)
 
 @contextlib.contextmanager
-def highlighting(*, limit_kb: int = DEFAULT_LIMIT_KB, store: BlockStore | None = None) -> Iterator[set[bytes]]:
+def highlighting(*, limit_kb: int = DEFAULT_HIGHLIGHT_LIMIT, store: BlockStore | None = None) -> Iterator[set[bytes]]:
     """While active, blocks are highlighted within ``Budget.for_limit(limit_kb)``
     and looked up in (and added to) ``store``; yields the set of the keys of the
     stored blocks used meanwhile (what :meth:`BlockStore.record` keeps)."""
@@ -385,7 +388,7 @@ def highlight_body(
     lexer = find_lexer(filename=filename, language=language)
     if lexer is None:
         if kind not in KINDS:
-            raise ValueError(f"a block is {' or '.join(KINDS)}, not {kind!r}")
+            raise _not_a_kind(kind)
         return str(escape(code))
     head, tail = _ACTIVE.get().budget.split(code, kind)
     body = _format(head, lexer)

@@ -28,6 +28,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__, urls
+from ..config import DEFAULT_HIGHLIGHT_LIMIT
 from ..readers.claude import strip_line_numbers
 from ..model import (
     REASONING_KEY,
@@ -46,7 +47,6 @@ from .built import project_work
 from .env import default_theme_dir, make_env
 from .blockstore import BlockStore
 from .highlight import (
-    DEFAULT_LIMIT_KB,
     OUTPUT,
     WRITTEN,
     code_html,
@@ -523,7 +523,7 @@ def _gemini_diff(call: ToolCall, args: dict[str, Any], path: str) -> Block:
     return diff_block(highlight_diff(old, new, filename=path), line_count(old) + line_count(new))
 
 
-def _gemini_result(call: ToolCall, view: ToolView, result: ResultView) -> None:
+def _gemini_result(call: ToolCall, result: ResultView) -> None:
     """A Gemini call's result head: the shell's exit code, and a call the user
     cancelled (neither an error nor a success: docs/formats-gemini.md §3)."""
     detail = call.result.detail if call.result is not None else None
@@ -717,7 +717,7 @@ class SessionState:
                     out.note = note
                 else:
                     out.parts.append(result_text_block(call, view, part.text, out))
-        _gemini_result(call, view, out)
+        _gemini_result(call, out)
         return out
 
     def subagent_prefix(self, run: SubagentRun, parent: str) -> str:
@@ -964,7 +964,7 @@ class Renderer:
     page_limit: int = PAGE_LIMIT
 
     def __init__(self, theme: Path | None = None, *, search: bool = False,
-                 highlight_limit: int = DEFAULT_LIMIT_KB, store: BlockStore | None = None,
+                 highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT, store: BlockStore | None = None,
                  compiled: Path | None = None) -> None:
         self.env = make_env(theme, compiled)
         self.search = search
