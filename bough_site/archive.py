@@ -78,7 +78,7 @@ ENTRY_SCHEMA = "bough.archive-entry/1"
 DATA_SUFFIX = ".gz"
 RECORD_SUFFIX = ".gz.json"
 _TMP_PREFIX = ".bough-tmp-"
-_RESTORE_PREFIX = ".bough-restore-"
+RESTORE_PREFIX = ".bough-restore-"
 _CHUNK = 1 << 20
 _FSYNC_EACH = 16  # up to this many copies: an fsync each; more: one syncfs (Archive.commit)
 # gzip level 1: about four times faster than 6, for copies about a third larger
@@ -498,7 +498,7 @@ class Archive:
     def _remove_stale_restores(self) -> None:
         """Private copies of builds that ended without removing them (a crash, a kill)."""
         for name in os.listdir(self.root):
-            if name.startswith(_RESTORE_PREFIX):
+            if name.startswith(RESTORE_PREFIX):
                 RestoreDir.remove_if_abandoned(self.root / name)
 
     # ---------------------------------------------------------------- reports
@@ -602,7 +602,7 @@ class RestoreDir:
     _LOCK = ".lock"
 
     def __init__(self, root: Path):
-        self.path = Path(tempfile.mkdtemp(prefix=_RESTORE_PREFIX, dir=root))  # mode 0700
+        self.path = Path(tempfile.mkdtemp(prefix=RESTORE_PREFIX, dir=root))  # mode 0700
         self._fd: int | None = os.open(self.path / self._LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX)
 

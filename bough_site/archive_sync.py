@@ -28,7 +28,9 @@ import orjson
 
 from .archive import (
     DATA_SUFFIX,
+    INDEX,
     MAX_RECORD,
+    RESTORE_PREFIX,
     Archive,
     Copied,
     Damaged,
@@ -41,6 +43,7 @@ from .archive import (
 from .config import BuildConfig, agent_homes, claude_settings_files, gemini_settings_file
 from .discover import ORPHAN_AGENT, Discovered
 from .model import Session, Warning
+from .quick import folder_times
 from .readers.claude import ClaudeSource
 from .readers.lines import open_regular, peek_field, printable_name
 from .write import regular_names
@@ -57,6 +60,8 @@ class Kept:
 
     restore: RestoreDir | None = None
     since: dict[str, str] = field(default_factory=dict)  # main file label -> kept since (ISO)
+    # The archive's folders and their times as this build left them (quick.py)
+    times: list[list[Any]] = field(default_factory=list)
 
     def close(self) -> None:
         if self.restore is not None:
@@ -107,7 +112,27 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
         except BaseException:
             kept.close()
             raise
+        kept.times = archive_times(archive.root)  # still locked: no other build's copies among them
     return kept
+
+
+def archive_times(root: Path | None) -> list[list[Any]]:
+    """The archive's folders and its index, with their times, for the quick check
+    (quick.py). Not its top folder's time: a build that restores a copy makes and
+    removes a private folder there (RestoreDir)."""
+    if root is None:
+        return []
+    try:
+        index = os.lstat(root / INDEX)
+        times: list[list[Any]] = [[INDEX, index.st_mtime_ns, index.st_size, index.st_ino]]
+        with os.scandir(root) as scan:
+            folders = sorted(entry.name for entry in scan
+                             if entry.is_dir(follow_symlinks=False) and not entry.name.startswith(RESTORE_PREFIX))
+    except OSError:
+        return [[".", None]]  # no archive yet, or one that cannot be read: never the same
+    for name in folders:
+        times += [[f"{name}/{folder}", mtime] for folder, mtime in folder_times(root / name)]
+    return times
 
 
 def scope_roots(config: BuildConfig) -> list[Path]:
@@ -443,12 +468,17 @@ def _in_scope(entry: Entry, scope: list[Path]) -> bool:
 # --------------------------------------------------------------------------- Claude's cleanup setting
 
 
-def cleanup_notice(found: Discovered, config: BuildConfig) -> str | None:
+def cleanup_notes(config: BuildConfig, *, claude: bool, gemini: bool) -> list[str]:
+    """What a site that shows Claude Code (``claude``) or Gemini CLI sessions says
+    of the agents' cleanup: read from their settings at every build."""
+    notes = [cleanup_notice(config) if claude else None, gemini_cleanup_notice(config) if gemini else None]
+    return [note for note in notes if note]
+
+
+def cleanup_notice(config: BuildConfig) -> str | None:
     """One plain sentence when Claude Code will delete the transcripts this site
     shows: its settings have no ``cleanupPeriodDays`` or one of 30 days or less.
     Only read, never written: bough does not touch the agent's settings."""
-    if not found.claude or found.used_examples:
-        return None
     days, why = claude_cleanup_days()
     if days > _DEFAULT_CLEANUP_DAYS:
         return None
@@ -489,12 +519,10 @@ def _cleanup_setting(path: Path) -> tuple[float, str]:
 _PERIOD_DAYS = {"h": 1 / 24, "d": 1.0, "w": 7.0, "m": 30.0}  # Gemini CLI's units ("m" is 30 days)
 
 
-def gemini_cleanup_notice(found: Discovered, config: BuildConfig) -> str | None:
+def gemini_cleanup_notice(config: BuildConfig) -> str | None:
     """As :func:`cleanup_notice`, for Gemini CLI: it deletes sessions older than
     ``general.sessionRetention.maxAge`` (30 days by default), or beyond its
     ``maxCount``, unless its ``enabled`` is false (docs/formats-gemini.md §1)."""
-    if not found.gemini or found.used_examples:
-        return None
     rule = gemini_retention()
     if rule is None:
         return None

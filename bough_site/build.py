@@ -34,32 +34,35 @@ from typing import Any
 
 import orjson
 
-from . import urls
-from .archive_sync import Kept, cleanup_notice, gemini_cleanup_notice, sync_archive
+from . import quick, urls
+from .archive_sync import Kept, archive_times, cleanup_notes, sync_archive
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
 from .jobs import Job, SessionResult, UnitResult, run_jobs, scan_files, workers_for
-from .manifest import Manifest, SessionState, UnitState, sha256_prefix
+from .manifest import MANIFEST, Manifest, SessionState, UnitState, sha256_prefix
 from .model import Project, Session, Site, Warning
 from .options import Options, build_options
 from .plan import Plan, gone_sessions, make_plan
 from .plan.lineage import decisions
 from .plan.units import CLAUDE, Unit, project_identity, units_of
 from .render.blockstore import collect as collect_blocks
-from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of
+from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
 from .scrub import scrub_session, scrub_warnings
 from .state import remove_states, save_state, state_name, state_names
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_json
 from .work import summarize_work
-from .write import SiteWriter, check_separate, is_regular_file, unique_slugs
+from .readers.gemini_files import root_candidates
+from .write import SiteWriter, check_separate, is_regular_file, locked, unique_slugs
 
 
 @dataclass
 class BuildResult:
-    site: Site
     out: Path
+    projects: int = 0
+    sessions: int = 0
+    stats: dict[str, int] = field(default_factory=dict)  # the site's numbers
     used_examples: bool = False
     written: int = 0
     unchanged: int = 0
@@ -71,6 +74,14 @@ class BuildResult:
     gone: int = 0  # sessions whose source is gone, kept from an earlier build (until --prune)
     pruned: int = 0  # files --prune deleted
     kept: int = 0  # files kept without being rendered again
+    built: Site | None = field(default=None, repr=False)  # None after a quick rebuild: read when asked
+
+    @property
+    def site(self) -> Site:
+        """The site the build made, its sessions without timelines."""
+        if self.built is None:
+            self.built = built_site(self.out, self.warnings)
+        return self.built
 
 
 @dataclass
@@ -222,9 +233,46 @@ class _Progress:
 
 def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildResult:
     """Build the site in ``config.out``, reusing what the last build there made
-    from sources that have not changed since."""
+    from sources that have not changed since; when nothing has (quick.py), saying
+    again what it said."""
+    inputs = quick.inputs_digest(config, build_options(config, False, redaction_key).digest(config.theme))
+    again = _said_again(config, inputs) if inputs is not None else None
+    if again is not None:
+        return again
     with _collecting(False):
-        return _build(config, redaction_key)
+        return _build(config, redaction_key, inputs)
+
+
+def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
+    """The last build's result, when the quick check finds nothing changed since."""
+    if not os.path.isfile(Path(config.out) / quick.RECORD):
+        return None  # (and OUT is not locked: it may not be bough's)
+    with locked(config.out):
+        said = quick.recall(config.out, inputs, quick.times_digest(archive_times(config.archive)))
+    if said is None:
+        return None
+    for warning in said.reported:
+        config.report(f"warning: {warning}")
+    notes = cleanup_notes(config, claude=said.claude, gemini=said.gemini)
+    if config.progress is not None:
+        config.progress(Progress(said.sessions_live, said.sessions_live, "", 0, said.sessions_live, 0.0))
+    return BuildResult(config.out, said.projects, said.sessions, said.stats, warnings=said.warnings,
+                       archived_only=said.archived_only, notes=notes, reused=said.sessions_live,
+                       gone=said.gone, kept=said.files)
+
+
+def built_site(out: Path, warnings: list[Warning]) -> Site:
+    """The site the last build in OUT made, from its manifest: what a build that
+    reuses every session returns."""
+    previous = Manifest.load(out)
+    identities: dict[str, dict[str, str]] = {}
+    members: dict[str, list[Session]] = {}
+    for stored in previous.sessions.values():
+        identities[stored.project["id"]] = stored.project
+        members.setdefault(stored.project["id"], []).append(session_from_summary(stored.summary, stored.slug))
+    projects = [project_of(identities[key], sorted(sessions, key=_session_order, reverse=True), [])
+                for key, sessions in members.items()]
+    return site_stats(projects, None, warnings, previous)
 
 
 @contextlib.contextmanager
@@ -243,14 +291,14 @@ def _collecting(on: bool) -> Iterator[None]:
         (gc.enable if was else gc.disable)()
 
 
-def _build(config: BuildConfig, redaction_key: bytes | None) -> BuildResult:
+def _build(config: BuildConfig, redaction_key: bytes | None, inputs: str | None) -> BuildResult:
     warnings, warn = _collector(config)
     # Read before OUT is locked: only as a hint (which files are unchanged need not
     # be opened to tell their format); read again under the lock if it changed since.
     early = Manifest.load(config.out)
     found, kept = _sources(config, warn, early.known_files())
     with kept:
-        notes = [note for note in [cleanup_notice(found, config), gemini_cleanup_notice(found, config)] if note]
+        notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
         options = build_options(config, found.used_examples, redaction_key)
         units = units_of(found.claude, found.codex, found.label, kept.since, found.gemini)
         if found.empty():
@@ -259,13 +307,29 @@ def _build(config: BuildConfig, redaction_key: bytes | None) -> BuildResult:
         else:
             check_separate(config.out, found.inputs)
         with SiteWriter(config.out, force=config.force) as writer:
+            quick.forget(writer.out)  # emptied in place until this build has ended
             previous = early if early.stamp is not None and early.stamp == Manifest.stamp_of(writer.out) \
                 else Manifest.load(writer.out)
-            result = _build_in(writer, config, options, units, scrub_warnings(warnings, options.redactor()),
-                               previous, found.stat)
+            reported = scrub_warnings(warnings, options.redactor())
+            result = _build_in(writer, config, options, units, reported, previous, found.stat)
             result.written, result.unchanged, result.kept = len(writer.written), len(writer.unchanged), len(writer.kept)
-    result.used_examples, result.notes = found.used_examples, notes
+            result.used_examples, result.notes = found.used_examples, notes
+            if inputs is not None and not found.used_examples \
+                    and not quick.outside_sources(config, root_candidates(found.gemini)):
+                writer.seal()
+                _remember(writer.out, inputs, kept.times, result, reported, found)
     return result
+
+
+def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: BuildResult,
+              reported: list[Warning], found: Discovered) -> None:
+    """What this build said, for the next one's quick check (quick.py)."""
+    quick.prepare(out)
+    said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, reported,
+                      found.shows("claude"), found.shows("gemini"), result.rebuilt + result.reused, result.gone,
+                      result.archived_only, result.written + result.unchanged + result.kept)
+    times = quick.out_times(out, [MANIFEST, SiteWriter.MARKER])
+    quick.remember(out, inputs, times, quick.times_digest(archive_times), said)
 
 
 def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: list[Unit],
@@ -317,8 +381,9 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
     _save(out, digest, unit_states, entries, plan, pages, previous)
     site = pages.site
     archived_only = sum(1 for p in site.projects for s in p.sessions if s.kept_since)
-    return BuildResult(site, config.out, warnings=site.warnings, archived_only=archived_only,
-                       rebuilt=progress.rebuilt, reused=progress.reused, gone=len(gone), pruned=len(pruned))
+    return BuildResult(config.out, len(site.projects), sum(len(p.sessions) for p in site.projects), site.stats,
+                       warnings=site.warnings, archived_only=archived_only, rebuilt=progress.rebuilt,
+                       reused=progress.reused, gone=len(gone), pruned=len(pruned), built=site)
 
 
 def _presence(writer: SiteWriter) -> Callable[[SessionState], bool]:

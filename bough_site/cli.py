@@ -153,13 +153,12 @@ class ProgressBar:
 
 
 def summary(result: BuildResult, config: BuildConfig) -> str:
-    stats = result.site.stats
-    sessions = sum(len(p.sessions) for p in result.site.projects)
+    stats = result.stats
     parts = []
     if result.used_examples:
         parts.append("No Claude Code, Codex or Gemini CLI history found here, so bough built its bundled examples.")
     parts.append(
-        f"Built {len(result.site.projects)} projects and {sessions} sessions: "
+        f"Built {result.projects} projects and {result.sessions} sessions: "
         f"{stats['prompts']:,} prompts, {stats['replies']:,} replies, {stats['tool_calls']:,} tool calls; "
         f"tokens {stats['input_tokens']:,} in, {stats['output_tokens']:,} out, "
         f"{stats['cache_creation_input_tokens']:,} cache writes, {stats['cache_read_input_tokens']:,} cache reads."

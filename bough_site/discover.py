@@ -63,6 +63,10 @@ class Discovered:
             info = self.stats[key] = os.stat(key)
         return info
 
+    def shows(self, agent: str) -> bool:
+        """Whether the site will show the user's own sessions of ``agent`` ("claude" or "gemini")."""
+        return not self.used_examples and bool(self.claude if agent == "claude" else self.gemini)
+
     def empty(self) -> bool:
         return not self.claude and not self.codex and not self.gemini
 

@@ -28,6 +28,7 @@ import stat
 import time
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -252,6 +253,12 @@ class SiteWriter:
                     self._write_marker(sorted(self._previous | set(self._claims.values())))
         finally:
             self._release()
+
+    def seal(self) -> None:
+        """Write the marker a successful build leaves, now, while OUT is still locked:
+        what is recorded of OUT after this (the quick check's folder times) stays true."""
+        self._open_root()
+        self._write_marker(self._owned_after_success())
 
     def _prepare_out(self) -> Path:
         out = self.out
@@ -565,6 +572,17 @@ def create_temp(parent: Path, mode: int = 0o666) -> tuple[int, Path]:
             return os.open(tmp, flags, mode), tmp
         except FileExistsError:
             continue
+
+
+@contextlib.contextmanager
+def locked(out: Path, timeout: float = 30.0) -> Iterator[None]:
+    """OUT's build lock (the one a SiteWriter takes), held meanwhile: for a build
+    that only reads OUT."""
+    fd = _acquire_lock(Path(out) / SiteWriter.LOCK, timeout, Path(out))
+    try:
+        yield
+    finally:
+        os.close(fd)
 
 
 def _acquire_lock(path: Path, timeout: float, out: Path) -> int:

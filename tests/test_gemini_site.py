@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from bough_site.archive import Archive, rewritten_whole
-from bough_site.archive_sync import gemini_cleanup_notice, gemini_retention
+from bough_site.archive_sync import cleanup_notes, gemini_retention
 from bough_site.build import BuildResult, build, load_site
 from bough_site.config import BuildConfig, agent_homes, agent_roots, archive_dir
 from bough_site.discover import discover
@@ -282,9 +282,7 @@ def test_the_summary_says_it_once_for_gemini_sessions_only(gemini_home: Path, tm
 
 
 def test_no_notice_without_gemini_sessions(isolated_home: Path) -> None:
-    from bough_site.discover import Discovered
-
-    assert gemini_cleanup_notice(Discovered(), BuildConfig()) is None
+    assert cleanup_notes(BuildConfig(), claude=False, gemini=False) == []
 
 
 # --- the page ----------------------------------------------------------------------------------------------

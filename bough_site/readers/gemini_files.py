@@ -199,13 +199,17 @@ def root_files(files: list[Path]) -> list[Path]:
     """The files the roots around ``files`` are written in (§6), those that are
     regular files: each project folder's ``.project_root`` and, for folders in a
     Gemini directory's ``tmp/``, its ``projects.json``."""
+    return sorted((path for path in root_candidates(files) if is_regular_file(path)), key=str)
+
+
+def root_candidates(files: list[Path]) -> set[Path]:
+    """Where the roots around ``files`` may be written, whether or not they are."""
     out: set[Path] = set()
     for folder in {project_folder(path) for path in files}:
-        candidates = [folder / ".project_root"]
+        out.add(folder / ".project_root")
         if folder.parent.name == "tmp":
-            candidates.append(folder.parent.parent / "projects.json")
-        out.update(path for path in candidates if is_regular_file(path))
-    return sorted(out, key=str)
+            out.add(folder.parent.parent / "projects.json")
+    return out
 
 
 def is_gemini_dir(folder: Path) -> bool:

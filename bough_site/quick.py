@@ -1,0 +1,268 @@
+"""The quick check: a rebuild with nothing to do, told without reading the last
+build's manifest, planning or opening a transcript.
+
+What a build writes depends on the files under its sources, on its options and
+themes (the options digest), on the agents' settings (the cleanup notes), on
+bough's archive (the sessions only it still has) and on what OUT holds (a page
+deleted by hand is made again). After a build, ``OUT/.bough-quick`` records:
+
+* one digest of the options and of every name, size, mtime, ctime and inode
+  under the sources, taken *before* the build read them (a file that grew while
+  it was being read differs next time);
+* the modification time of every directory in OUT (and of the manifest and
+  marker, which are rewritten in place), taken after the build wrote them: a
+  file added, deleted or renamed changes its directory's time;
+* the same of the archive's folders and index, as one digest (the archive's
+  folders are named after the transcripts' paths, which may hold a secret, and
+  OUT may be published);
+* what the build said: its numbers and warnings, and which agents' cleanup notes
+  to say (those are read again: they name the settings files).
+
+The next build computes the digest and the times first: when all are the same,
+nothing it would read or keep is different, and it says again what the last
+build said. Anything else, even a change to a file bough does not read,
+sends it the whole way (slower, never wrong). A build that cannot be told this
+way (single files or Gemini folders given as sources, whose neighbours discovery
+consults; a link to a directory; the bundled examples; ``--prune``) has no quick
+check. The record is emptied when a build starts and filled when it ends: a
+build that stops halfway leaves nothing to trust.
+
+Costs one stat per source file and per output directory, and a listing of the
+archive's folders: at 20,000 sessions, a few tenths of a second instead of
+several seconds of discovery, planning and keeping.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .config import BuildConfig, claude_settings_files, gemini_settings_file
+from .model import Warning
+from .state import read_regular
+
+RECORD = ".bough-quick"
+_FORMAT = 1
+_MAX_RECORD = 64 << 20
+
+
+@dataclass
+class Said:
+    """What a build said, to be said again by a quick rebuild."""
+
+    projects: int = 0
+    sessions: int = 0
+    stats: dict[str, int] = field(default_factory=dict)
+    warnings: list[Warning] = field(default_factory=list)  # the site's, redacted
+    reported: list[Warning] = field(default_factory=list)  # those reported while reading the sources
+    claude: bool = False  # it showed Claude Code sessions: the cleanup notes are said again
+    gemini: bool = False
+    sessions_live: int = 0  # read or reused: all reused next time
+    gone: int = 0
+    archived_only: int = 0
+    files: int = 0  # written, unchanged or kept: all kept next time
+
+    def to_json(self) -> dict[str, Any]:
+        return {"projects": self.projects, "sessions": self.sessions, "stats": self.stats,
+                "warnings": [[w.file, w.line, w.reason] for w in self.warnings],
+                "reported": [[w.file, w.line, w.reason] for w in self.reported],
+                "claude": self.claude, "gemini": self.gemini, "sessions_live": self.sessions_live, "gone": self.gone,
+                "archived_only": self.archived_only, "files": self.files}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Said:
+        return cls(int(doc["projects"]), int(doc["sessions"]), {str(k): int(v) for k, v in doc["stats"].items()},
+                   _warnings(doc["warnings"]), _warnings(doc["reported"]), bool(doc["claude"]), bool(doc["gemini"]),
+                   int(doc["sessions_live"]), int(doc["gone"]), int(doc["archived_only"]), int(doc["files"]))
+
+
+def _warnings(rows: Iterable[Any]) -> list[Warning]:
+    return [Warning(str(f), int(line), str(reason)) for f, line, reason in rows]
+
+
+# --------------------------------------------------------------------------- the inputs
+
+
+def inputs_digest(config: BuildConfig, options_digest: str) -> str | None:
+    """One digest of the options and of everything under the sources; None when
+    this build cannot be told by it (see the module docstring)."""
+    if config.prune:
+        return None
+    roots = [os.path.abspath(root) for root in config.roots()]
+    archive = os.path.abspath(config.archive) if config.archive is not None else ""
+    header = [str(_FORMAT), options_digest, config.source_filter, str(bool(config.sources)),
+              os.path.abspath(config.out), archive, *roots]
+    h = hashlib.sha256("\0".join(header).encode("utf-8", "surrogateescape"))  # paths need not be UTF-8
+    for root in roots:
+        if not _walk(h, root):
+            return None
+    for path in [*claude_settings_files(), gemini_settings_file()]:
+        h.update(_stamp(str(path)))
+    return h.hexdigest()
+
+
+def _walk(h: Any, root: str) -> bool:
+    """Add every name, size and time under ``root`` to ``h``; False when it cannot
+    be told this way (a file given as a source, a link to a directory)."""
+    try:
+        info = os.stat(root)
+    except FileNotFoundError:
+        h.update(f"missing\0{root}\n".encode("utf-8", "surrogateescape"))
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode):
+        return False
+    # Listing order, not sorted: a folder nothing was added to or taken from lists
+    # in the same order; when it does not, the build only takes the longer way.
+    parts: list[str] = []
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        parts.append("dir\0" + folder)
+        try:
+            with os.scandir(folder) as scan:
+                for entry in scan:
+                    if entry.is_symlink():
+                        try:
+                            info = os.stat(entry.path)
+                        except OSError:
+                            parts.append("dangling\0" + entry.name)
+                            continue
+                        if stat.S_ISDIR(info.st_mode):
+                            return False  # followed by discovery, but not walked here (it may loop)
+                    elif entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+                        continue
+                    else:
+                        info = entry.stat(follow_symlinks=False)
+                    parts.append(_line(entry.name, info))
+        except OSError:
+            return False
+    h.update("\n".join(parts).encode("utf-8", "surrogateescape"))
+    return True
+
+
+def _line(name: str, info: os.stat_result) -> str:
+    return f"{name}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}"
+
+
+def _stamp(path: str) -> bytes:
+    try:
+        line = _line(path, os.stat(path))
+    except OSError as err:
+        line = f"{path}\0{err.errno}"
+    return line.encode("utf-8", "surrogateescape")
+
+
+def outside_sources(config: BuildConfig, consulted: Iterable[Path]) -> bool:
+    """Whether discovery consulted a path outside every source (a Gemini project's
+    root files above a folder given as a source): a change there would not be seen."""
+    roots = [Path(os.path.abspath(root)) for root in config.roots()]
+    return any(not any(Path(os.path.abspath(path)).is_relative_to(root) for root in roots) for path in consulted)
+
+
+# --------------------------------------------------------------------------- the outputs
+
+
+def folder_times(root: Path | str | None) -> list[list[Any]]:
+    """Every directory under ``root`` (itself included, as ".") and its mtime, by
+    its path under ``root``, without following links."""
+    if root is None:
+        return []
+    times: list[list[Any]] = []
+    base = os.fspath(root)
+    folders = ["."]
+    while folders:
+        folder = folders.pop()
+        path = os.path.join(base, folder)
+        try:
+            times.append([folder, os.lstat(path).st_mtime_ns])
+            with os.scandir(path) as scan:
+                folders += [os.path.join(folder, entry.name) for entry in scan if entry.is_dir(follow_symlinks=False)]
+        except OSError:
+            times.append([folder, None])
+    return sorted(times)
+
+
+def out_times(out: Path, own_files: Iterable[str]) -> list[list[Any]]:
+    """OUT's folders, and files of its own that are changed in place (the
+    manifest, the marker), with their times."""
+    times = folder_times(out)
+    for name in own_files:
+        with contextlib.suppress(OSError):
+            times.append([name, os.lstat(os.path.join(out, name)).st_mtime_ns])
+    return times
+
+
+def times_digest(times: list[list[Any]]) -> str:
+    """Folder times as one digest (the archive's: see the module docstring)."""
+    lines = "\n".join("\0".join(map(str, row)) for row in times)
+    return hashlib.sha256(lines.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _same_times(root: Path | str, times: list[list[Any]]) -> bool:
+    for folder, mtime in times:
+        try:
+            if os.lstat(os.path.join(root, folder)).st_mtime_ns != mtime:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- the record
+
+
+def forget(out: Path) -> None:
+    """Empty the record, in place (OUT's time stays): the build that starts may change anything."""
+    with contextlib.suppress(OSError):
+        fd = os.open(Path(out) / RECORD, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
+        os.close(fd)
+
+
+def prepare(out: Path) -> None:
+    """Make sure the record's file is there before OUT's folder times are taken:
+    creating it changes OUT's time, filling it in place (:func:`remember`) does not."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(Path(out) / RECORD, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+
+
+def remember(out: Path, inputs: str, times: list[list[Any]], archive: str, said: Said) -> None:
+    """Fill the record (prepared before ``times`` were taken) in place; ``archive``
+    is the digest of the archive's folder times."""
+    try:
+        data = orjson.dumps({"format": _FORMAT, "inputs": inputs, "times": times, "archive": archive,
+                             "said": said.to_json()})
+    except TypeError:
+        return  # a folder of OUT whose name is not UTF-8 (not bough's): no record, the whole way next time
+    with contextlib.suppress(OSError):
+        fd = os.open(Path(out) / RECORD, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with open(fd, "wb") as handle:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                handle.write(data)
+                handle.truncate()
+
+
+def recall(out: Path, inputs: str, archive: str) -> Said | None:
+    """What the last build said, when its inputs digest is ``inputs``, no folder of
+    OUT changed since and the archive's times have the digest ``archive``; else None."""
+    data = read_regular(Path(out) / RECORD, _MAX_RECORD)
+    if not data:
+        return None
+    try:
+        doc = orjson.loads(data)
+        if doc.get("format") != _FORMAT or doc.get("inputs") != inputs or not _same_times(out, doc["times"]) \
+                or doc.get("archive") != archive:
+            return None
+        return Said.from_json(doc["said"])
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+        return None

@@ -1,0 +1,195 @@
+"""The quick check (bough_site/quick.py): a rebuild with nothing changed says what
+the last build said without planning; any change to what a build reads or keeps
+sends it the whole way, to the bytes a fresh build makes.
+
+Which way a build went shows in its result: after a quick rebuild the site is
+read back from the manifest only when asked (``result.built`` is None).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from bough_site.build import BuildResult, build
+from bough_site.cli import summary
+from bough_site.config import BuildConfig
+from bough_site.errors import BoughError
+from bough_site.quick import RECORD
+
+from .helpers import append_turn, main_file, make_history, prompt, reply, text, tree, write_jsonl
+
+
+def _build(src: Path, out: Path, archive: Path | None, lines: list[str] | None = None, **options) -> BuildResult:
+    report = lines.append if lines is not None else (lambda _line: None)
+    config = BuildConfig(sources=[src], out=out, archive=archive, jobs=1, report=report, **options)
+    return build(config, redaction_key=b"k")
+
+
+def _quick(result: BuildResult) -> bool:
+    return result.built is None
+
+
+@pytest.fixture()
+def history(tmp_path: Path) -> Path:
+    """Sessions with a damaged line and an orphan sub-agent: warnings from reading and from discovery."""
+    src = make_history(tmp_path / "history")
+    project = sorted(p for p in src.iterdir() if p.is_dir())[0]
+    fields = {"sessionId": "11111111-2222-4333-8444-555555555555", "cwd": "/home/u/app"}
+    write_jsonl(project / "11111111-2222-4333-8444-555555555555.jsonl", [
+        prompt("aaaaaaaa-0000-4000-8000-00000000000a", "hello", **fields), b'{"type": "user", "cut off',
+        reply("aaaaaaaa-0000-4000-8000-00000000000b", "msg_q1", [text("hi")], **fields),
+    ])
+    write_jsonl(project / "agent-0badc0de.jsonl", [
+        prompt("aaaaaaaa-0000-4000-8000-00000000000c", "sub", isSidechain=True,
+               sessionId="99999999-2222-4333-8444-555555555555", cwd="/home/u/app"),
+    ])
+    return src
+
+
+def _said(result: BuildResult) -> tuple:
+    return (result.projects, result.sessions, result.stats, result.warnings, result.rebuilt, result.reused,
+            result.gone, result.archived_only, result.notes, result.written, result.unchanged + result.kept,
+            result.pruned, result.used_examples)
+
+
+@pytest.mark.parametrize("deleted", [False, True])
+def test_nothing_changed_says_again_what_the_whole_way_says(history: Path, tmp_path: Path, deleted: bool) -> None:
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    first = _build(history, out, archive)
+    assert not _quick(first) and first.warnings
+    if deleted:  # a session only the archive still has
+        main_file(history, out)[0].unlink()
+        assert _build(history, out, archive).archived_only == 1
+    before = tree(out)
+    quick_lines: list[str] = []
+    again = _build(history, out, archive, quick_lines)
+    assert _quick(again) and tree(out) == before
+    (out / RECORD).write_bytes(b"")  # no record: the whole way, as before the quick check
+    whole_lines: list[str] = []
+    whole = _build(history, out, archive, whole_lines)
+    assert not _quick(whole) and tree(out) == before
+    assert _said(again) == _said(whole) and again.archived_only == deleted
+    assert again.site == whole.site  # read back from the manifest when asked
+    assert summary(again, BuildConfig(out=out)) == summary(whole, BuildConfig(out=out))
+    assert quick_lines == whole_lines and any("sub-agent transcript" in line for line in quick_lines)
+
+
+def _append(history: Path, out: Path, archive: Path) -> None:
+    append_turn(main_file(history, out)[0])
+
+
+def _touch(history: Path, out: Path, archive: Path) -> None:
+    path = main_file(history, out)[0]
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+
+
+def _unread_file(history: Path, out: Path, archive: Path) -> None:
+    (next(history.iterdir()) / "notes.txt").write_text("not a transcript\n")
+
+
+def _page_deleted(history: Path, out: Path, archive: Path) -> None:
+    next(out.glob("projects/*/sessions/*.html")).unlink()
+
+
+def _copy_deleted(history: Path, out: Path, archive: Path) -> None:
+    next(p for p in archive.rglob("*") if p.is_file() and "claude" in p.parts).unlink()
+
+
+def _manifest_edited(history: Path, out: Path, archive: Path) -> None:
+    manifest = out / ".bough-manifest.json"
+    manifest.write_bytes(manifest.read_bytes())  # in place: no folder's time changes
+
+
+def _settings_written(history: Path, out: Path, archive: Path) -> None:
+    settings = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"cleanupPeriodDays": 7}))
+
+
+@pytest.mark.parametrize("change", [_append, _touch, _unread_file, _page_deleted, _copy_deleted,
+                                    _manifest_edited, _settings_written])
+def test_any_change_goes_the_whole_way_to_the_fresh_bytes(history: Path, tmp_path: Path, change) -> None:
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    _build(history, out, archive)
+    assert _quick(_build(history, out, archive))
+    change(history, out, archive)
+    changed = _build(history, out, archive)
+    assert not _quick(changed)
+    fresh = _build(history, tmp_path / "fresh", tmp_path / "archive")
+    assert tree(out) == tree(tmp_path / "fresh")
+    assert _said(changed)[:4] == _said(fresh)[:4] and changed.notes == fresh.notes
+    if change is _settings_written:
+        assert "after 7 days" in changed.notes[0]
+    if change is _copy_deleted:
+        assert all(p.stat().st_size for p in archive.rglob("*") if p.is_file() and "claude" in p.parts)
+    assert _quick(_build(history, out, archive))  # and then quick again
+
+
+def test_other_options_or_a_theme_go_the_whole_way(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    _build(history, out, None)
+    assert not _quick(_build(history, out, None, search=False))
+    theme = tmp_path / "theme"
+    (theme / "static").mkdir(parents=True)
+    (theme / "static" / "extra.css").write_text("body { margin: 0 }\n")
+    assert not _quick(_build(history, out, None, search=False, theme=theme))
+    assert _quick(_build(history, out, None, search=False, theme=theme))
+    (theme / "static" / "extra.css").write_text("body { margin: 1px }\n")
+    assert not _quick(_build(history, out, None, search=False, theme=theme))
+
+
+def test_a_build_that_fails_leaves_nothing_to_trust(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    _build(history, out, None)
+    assert (out / RECORD).read_bytes()
+    (out / "index.json").unlink()
+    (out / "index.json").mkdir()  # the build cannot write its index
+    with pytest.raises(BoughError):
+        _build(history, out, None)
+    assert (out / RECORD).read_bytes() == b""
+    (out / "index.json").rmdir()
+    assert not _quick(_build(history, out, None))
+    assert _quick(_build(history, out, None))
+
+
+def _gemini_chats(tmp_path: Path) -> Path:
+    chats = tmp_path / "gemini" / "tmp" / "app" / "chats"
+    session = {"sessionId": "g1", "projectHash": "h", "startTime": "2026-03-01T10:00:00.000Z",
+               "lastUpdated": "2026-03-01T10:01:00.000Z",
+               "messages": [{"id": "m1", "timestamp": "2026-03-01T10:00:00.000Z", "type": "user",
+                             "content": [{"text": "hello"}]}]}
+    chats.mkdir(parents=True)
+    (chats / "session-2026-03-01T10-00-g1.json").write_bytes(orjson.dumps(session))
+    (chats.parent / ".project_root").write_text("/home/u/app")
+    return chats
+
+
+def test_builds_it_cannot_tell_have_no_quick_way(history: Path, tmp_path: Path) -> None:
+    single = main_file(history, _build(history, tmp_path / "probe", None).out)[0]
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    project = sorted(p for p in history.iterdir() if p.is_dir())[-1]
+    (linked / project.name).symlink_to(project, target_is_directory=True)
+    cases = {
+        "a file": (single, {}),
+        "--prune": (history, {"prune": True}),
+        "a link to a folder": (linked, {}),
+        "a Gemini folder below its project": (_gemini_chats(tmp_path), {}),
+    }
+    for name, (src, options) in cases.items():
+        out = tmp_path / name.replace(" ", "-")
+        first = _build(src, out, None, **options)
+        assert first.sessions, name
+        assert not _quick(_build(src, out, None, **options)), name
+    home = Path(os.environ["HOME"])
+    shutil.rmtree(home / ".claude", ignore_errors=True)
+    examples = BuildConfig(out=tmp_path / "examples", archive=None, jobs=1, report=lambda _line: None)
+    assert build(examples, redaction_key=b"k").used_examples
+    assert not _quick(build(examples, redaction_key=b"k"))
