@@ -137,6 +137,15 @@ def _store(options: Options) -> BlockStore | None:
     return BlockStore(store_path(options.out))
 
 
+def _close_stores() -> None:
+    """Close this process's connections to the block store (what they hold in memory
+    stays): SQLite removes its -wal and -shm files when the last one closes, which
+    must happen before the build records OUT's folder times (quick.py), not at exit."""
+    for renderer in _RENDERERS.values():
+        if renderer.store is not None:
+            renderer.store.close()
+
+
 def run_job(job: Job, options: Options | None = None) -> UnitResult:
     """Read one unit, redact and render its sessions (in a worker, or in-process)."""
     options = options or _OPTIONS
@@ -281,8 +290,11 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
     if not jobs:
         return
     if workers <= 1 or len(jobs) == 1:
-        for index, job in enumerate(jobs):
-            on_result(index, run_job(job, options))
+        try:
+            for index, job in enumerate(jobs):
+                on_result(index, run_job(job, options))
+        finally:
+            _close_stores()
         return
     # Largest first, so one big session does not start last and finish alone.
     sizes = [job.unit.size for job in jobs]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
@@ -130,6 +132,21 @@ def test_any_change_goes_the_whole_way_to_the_fresh_bytes(history: Path, tmp_pat
     if change is _copy_deleted:
         assert all(p.stat().st_size for p in archive.rglob("*") if p.is_file() and "claude" in p.parts)
     assert _quick(_build(history, out, archive))  # and then quick again
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_record_still_holds_once_the_build_process_has_exited(history: Path, tmp_path: Path, jobs: str) -> None:
+    """What a build leaves behind when its process ends (SQLite removes its -wal
+    file when the last connection closes) must not change what it recorded."""
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    command = [sys.executable, "-m", "bough_site.cli", "build", str(history), "-o", str(out), "--archive",
+               str(archive), "-j", jobs, "-q"]
+    for change in (None, _append):
+        if change is not None:
+            change(history, out, archive)
+        subprocess.run(command, check=True, capture_output=True, timeout=300)
+        config = BuildConfig(sources=[history], out=out, archive=archive, report=lambda _line: None)
+        assert _quick(build(config, redaction_key=os.environ["BOUGH_REDACTION_KEY"].encode()))
 
 
 def test_other_options_or_a_theme_go_the_whole_way(history: Path, tmp_path: Path) -> None:
