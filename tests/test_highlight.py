@@ -19,7 +19,7 @@ import pygments.util
 import pytest
 from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import find_lexer_class, get_lexer_by_name, get_lexer_for_filename
 from pygments.lexers.special import TextLexer
 
 from bough_site.render import highlight as highlight_module
@@ -720,7 +720,7 @@ FORMATTER_SAMPLES = [
 @pytest.mark.parametrize(("language", "code"), FORMATTER_SAMPLES, ids=[s[0] for s in FORMATTER_SAMPLES])
 def test_formatter_looks_exactly_like_html_formatter(language: str, code: str) -> None:
     lexer = highlight_module.find_lexer(language=language)
-    ours = highlight_module._format(code, lexer)
+    ours = highlight_module._format(code, type(lexer))
     theirs = pygments.highlight(code, lexer, HtmlFormatter(nowrap=True))
     assert "".join(text for _cls, text in _pieces(ours)) == code
     assert _per_char_looks(ours) == _per_char_looks(theirs)
@@ -811,6 +811,39 @@ def test_the_store_round_trip_lexes_nothing_and_gives_the_same_html(lexing: list
     with highlighting(store=second):
         assert _render(blocks) == expected
     assert lexing == [] and second.hits == 5
+
+
+def test_a_block_found_in_the_store_makes_no_lexer(lexing: list[str], tmp_path: Path) -> None:
+    """Making a lexer compiles its patterns (50 ms for Python's): a rebuild whose
+    blocks are all stored must not pay it."""
+    blocks = _blocks(2)
+    expected = _stored(tmp_path, blocks)
+    highlight_module._instance.cache_clear()  # a new process
+    second = _store(tmp_path)
+    with highlighting(store=second):
+        assert _render(blocks) == expected
+    assert highlight_module._instance.cache_info().currsize == 0
+    with highlighting(store=second):
+        _render(_blocks(1, tag="new"))
+    assert highlight_module._instance.cache_info().currsize == 1
+
+
+def test_a_lexer_is_keyed_by_its_class_as_by_a_configured_instance() -> None:
+    """The block key names the lexer by its class and settings without making one;
+    for every lexer, the same bytes as read off a configured instance, apart from
+    the few whose class sets options of its own (a key of their own, as sound)."""
+    own_options = set()
+    for name, _aliases, _patterns in highlight_module._builtin_lexers():
+        cls = find_lexer_class(name)
+        if highlight_module._accepted(cls) is None:
+            continue
+        lexer = highlight_module._configure(cls())
+        settings = (sorted(lexer.options.items()), lexer.stripnl, lexer.stripall, lexer.ensurenl, lexer.tabsize)
+        read_off = f"{cls.__module__}.{cls.__qualname__}\0{settings!r}\0".encode()
+        if read_off != highlight_module._lexer_identity(cls):
+            own_options.add(name)
+            assert lexer.options, name
+    assert len(own_options) <= 8, own_options
 
 
 def test_a_block_is_lexed_once_in_a_process(lexing: list[str], tmp_path: Path) -> None:
@@ -923,7 +956,7 @@ def test_a_damaged_store_is_ignored_then_replaced(damage: str, lexing: list[str]
 
 def test_a_stored_block_is_used_only_for_its_exact_key(lexing: list[str], tmp_path: Path) -> None:
     (code,) = _blocks(1)
-    python, json = highlight_module.find_lexer(language="python"), highlight_module.find_lexer(language="json")
+    python, json = highlight_module.lexer_class(language="python"), highlight_module.lexer_class(language="json")
     store = _store(tmp_path)
     store.add(highlight_module._block_key(code, python), "FORGED")
     store.record(None, ())
@@ -938,7 +971,7 @@ def test_a_stored_block_is_used_only_for_its_exact_key(lexing: list[str], tmp_pa
 
 def test_the_key_covers_the_highlighter(monkeypatch: pytest.MonkeyPatch) -> None:
     (code,) = _blocks(1)
-    python = highlight_module.find_lexer(language="python")
+    python = highlight_module.lexer_class(language="python")
     before = highlight_module._block_key(code, python)
     monkeypatch.setattr(pygments, "__version__", "0.0.1")
     highlight_module._identity.cache_clear()

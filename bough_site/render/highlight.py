@@ -72,15 +72,31 @@ _REFUSED_LEXERS = (RawTokenLexer, TextLexer)
 # --- lexer choice -----------------------------------------------------------
 
 
+# Keep leading/trailing blank lines: the shown code must be the transcript's.
+# ensurenl stays on because some lexers need it (the console lexer drops a last
+# line without a newline); _highlighted removes the newline it adds.
+_SETTINGS = {"stripnl": False, "stripall": False, "ensurenl": True}
+
+
 def _configure(lexer: Lexer) -> Lexer | None:
     if isinstance(lexer, _REFUSED_LEXERS):
         return None
-    # Keep leading/trailing blank lines: the shown code must be the transcript's.
-    # ensurenl stays on because some lexers need it (the console lexer drops a
-    # last line without a newline); _highlighted removes the newline it adds.
-    lexer.stripnl = False
-    lexer.stripall = False
-    lexer.ensurenl = True
+    for name, value in _SETTINGS.items():
+        setattr(lexer, name, value)
+    return lexer
+
+
+def _accepted(cls: type[Lexer]) -> type[Lexer] | None:
+    return None if issubclass(cls, _REFUSED_LEXERS) else cls
+
+
+@lru_cache(maxsize=512)
+def _instance(cls: type[Lexer]) -> Lexer:
+    """A configured lexer of class ``cls``. Made only when a block must be lexed:
+    making one compiles its patterns (50 ms for Python's), which a build that
+    finds its blocks in the store need not pay."""
+    lexer = _configure(cls())
+    assert lexer is not None, cls
     return lexer
 
 
@@ -147,7 +163,7 @@ _GLOB_CHARS = frozenset("*?[")
 
 
 @lru_cache(maxsize=4096)  # a history names thousands of files
-def _lexer_for_filename(basename: str) -> Lexer | None:
+def _lexer_for_filename(basename: str) -> type[Lexer] | None:
     # What get_lexer_for_filename(basename) picks among built-in lexers (no
     # code given: no content guessing), without its plugin scan, and without
     # trying its ~1,500 patterns one by one (3 ms a name: a build's new process
@@ -156,16 +172,16 @@ def _lexer_for_filename(basename: str) -> Lexer | None:
     if not matches:
         return None
     matches.sort(key=_filename_rank)  # stable, as in Pygments: ties keep its order
-    return _configure(matches[-1][0]())
+    return _accepted(matches[-1][0])
 
 
 @lru_cache(maxsize=256)
-def _lexer_for_language(alias: str) -> Lexer | None:
+def _lexer_for_language(alias: str) -> type[Lexer] | None:
     # What get_lexer_by_name(alias) picks: the first built-in lexer with the alias.
     wanted = alias.lower()
     for name, aliases, _patterns in _builtin_lexers():
         if wanted in aliases:
-            return _configure(find_lexer_class(name)())
+            return _accepted(find_lexer_class(name))
     return None
 
 
@@ -178,6 +194,12 @@ def _basename(filename: str) -> str:
 
 def find_lexer(*, filename: str | None = None, language: str | None = None) -> Lexer | None:
     """The lexer for a file name (tried first) or a language alias, or None."""
+    cls = lexer_class(filename=filename, language=language)
+    return _instance(cls) if cls is not None else None
+
+
+def lexer_class(*, filename: str | None = None, language: str | None = None) -> type[Lexer] | None:
+    """The class of :func:`find_lexer`'s lexer, without making one."""
     if isinstance(filename, str) and filename:
         name = _basename(filename)
         if name and len(name) <= _MAX_KEY:
@@ -193,7 +215,7 @@ def find_lexer(*, filename: str | None = None, language: str | None = None) -> L
 
 def is_known_language(language: str) -> bool:
     """True if ``language`` names a Pygments lexer we would highlight with."""
-    return find_lexer(language=language) is not None
+    return lexer_class(language=language) is not None
 
 
 # --- the formatter ------------------------------------------------------------
@@ -359,7 +381,7 @@ def highlighting(*, limit_kb: int = DEFAULT_HIGHLIGHT_LIMIT, store: BlockStore |
         _ACTIVE.reset(token)
 
 
-def _format(code: str, lexer: Lexer | None) -> str:
+def _format(code: str, lexer: type[Lexer] | None) -> str:
     """Escaped HTML for ``code``, highlighted by ``lexer`` if there is one.
 
     Every block is looked up in the active store (every block any session
@@ -374,7 +396,7 @@ def _format(code: str, lexer: Lexer | None) -> str:
     rendering.used.add(key)
     html = rendering.store.get(key)
     if html is None:
-        html = _highlighted(code, lexer)
+        html = _highlighted(code, _instance(lexer))
         rendering.store.add(key, html)
     return html
 
@@ -385,7 +407,7 @@ def highlight_body(
     """The HTML inside ``<code>`` for ``code`` (see :func:`highlight`)."""
     if not isinstance(code, str):
         code = "" if code is None else str(code)
-    lexer = find_lexer(filename=filename, language=language)
+    lexer = lexer_class(filename=filename, language=language)
     if lexer is None:
         if kind not in KINDS:
             raise _not_a_kind(kind)
@@ -435,13 +457,15 @@ def _identity() -> bytes:
 
 
 @lru_cache(maxsize=512)
-def _lexer_identity(lexer: Lexer) -> bytes:
-    cls = type(lexer)
-    settings = (sorted(lexer.options.items()), lexer.stripnl, lexer.stripall, lexer.ensurenl, lexer.tabsize)
+def _lexer_identity(cls: type[Lexer]) -> bytes:
+    # Its class and settings decide a lexer's tokens: we pass no options, and
+    # _configure sets the same three on each (spelt as when they were read off
+    # an instance, so the keys of stores made before stay the same).
+    settings = ([], _SETTINGS["stripnl"], _SETTINGS["stripall"], _SETTINGS["ensurenl"], 0)
     return f"{cls.__module__}.{cls.__qualname__}\0{settings!r}\0".encode()
 
 
-def _block_key(code: str, lexer: Lexer) -> bytes:
+def _block_key(code: str, lexer: type[Lexer]) -> bytes:
     """Digest of what decides a block's HTML: the highlighter, the lexer's class
     and options, the code."""
     digest = hashlib.blake2b(_identity(), digest_size=16)
@@ -482,7 +506,7 @@ def _split_lines(text: str) -> list[str]:
     return text.removesuffix("\n").split("\n")
 
 
-def _highlighted_lines(lines: list[str], lexer: Lexer | None) -> tuple[list[str], int] | None:
+def _highlighted_lines(lines: list[str], lexer: type[Lexer] | None) -> tuple[list[str], int] | None:
     """Each source line as escaped HTML, highlighted as one file when possible,
     and the index of the first line left plain by the budget (``len(lines)``
     when none is).
@@ -517,7 +541,7 @@ def highlight_diff(old: str, new: str, *, filename: str | None = None) -> Markup
     """
     old_lines = _split_lines(old if isinstance(old, str) else "")
     new_lines = _split_lines(new if isinstance(new, str) else "")
-    lexer = find_lexer(filename=filename)
+    lexer = lexer_class(filename=filename)
     old_side = _Side(old_lines, _highlighted_lines(old_lines, lexer))
     new_side = _Side(new_lines, _highlighted_lines(new_lines, lexer))
     rendered: list[str] = []
