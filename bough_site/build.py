@@ -48,12 +48,12 @@ from .plan.lineage import decisions
 from .plan.units import CLAUDE, Unit, project_identity, units_of
 from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
+from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
 from .state import remove_states, save_state, state_name, state_names
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_json
 from .work import summarize_work
-from .readers.gemini_files import root_candidates
 from .write import SiteWriter, check_separate, is_regular_file, locked, unique_slugs
 
 
@@ -235,7 +235,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     """Build the site in ``config.out``, reusing what the last build there made
     from sources that have not changed since; when nothing has (quick.py), saying
     again what it said."""
-    inputs = quick.inputs_digest(config, build_options(config, False, redaction_key).digest(config.theme))
+    inputs = quick.inputs_digest(config, build_options(config, False, redaction_key).digest())
     again = _said_again(config, inputs) if inputs is not None else None
     if again is not None:
         return again
@@ -340,7 +340,7 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: 
     out = writer.out
     workers = workers_for(config.jobs)
     progress = _Progress(config)
-    digest = options.digest(config.theme)
+    digest = options.digest()
     redactor = options.redactor()
     plan = make_plan(previous, units, {unit.key: unit.states(stat_of) for unit in units}, digest,
                      name=redactor.text, checksum=lambda path, size: sha256_prefix(Path(path), size),

@@ -51,9 +51,9 @@ class Options:
     def redactor(self) -> Redactor:
         return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)
 
-    def digest(self, theme: Path | None) -> str:
+    def digest(self) -> str:
         """This build's options digest (see :func:`options_digest`)."""
-        return options_digest(self.digest_parts(key_digest(self.key)), theme)
+        return options_digest(self.digest_parts(key_digest(self.key)), Path(self.theme) if self.theme else None)
 
 
 def build_options(config: BuildConfig, used_examples: bool, redaction_key: bytes | None) -> Options:

@@ -21,6 +21,7 @@ from bough_site.render.blockstore import BlockStore
 
 from .helpers import (
     CHROMIUM,
+    KEY,
     LAUNCH_ARGS,
     VIEWPORT,
     ExampleSite,
@@ -53,7 +54,7 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
     monkeypatch.setenv("GEMINI_CLI_HOME", str(home))  # Gemini CLI's directory is $GEMINI_CLI_HOME/.gemini
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("BOUGH_REDACTION_KEY", "test-key")
+    monkeypatch.setenv("BOUGH_REDACTION_KEY", KEY.decode())
     monkeypatch.delenv("BOUGH_ARCHIVE", raising=False)
     return home
 

@@ -113,6 +113,7 @@ def file_tree(root: Path, *, site_only: bool = False) -> dict[str, bytes]:
 
 # --- hand-written Claude Code records: a test reads as the conversation it describes ----------
 
+KEY = b"test-key"  # the redaction key: conftest sets BOUGH_REDACTION_KEY to it for every test
 SESSION = "11111111-1111-4111-8111-111111111111"
 CWD = "/home/ada/src/app"
 _clock = [0]

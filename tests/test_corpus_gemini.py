@@ -25,8 +25,7 @@ def read_history(root: Path) -> tuple[list[Session], list[Warning]]:
     roots Gemini CLI wrote down, then commits and files from the model."""
     warnings: list[Warning] = []
     found = find_gemini_files(root)
-    sessions = read_gemini_sessions(found.files, warnings.append, label=lambda p: p.relative_to(root).as_posix(),
-                                    roots=found.roots)
+    sessions = read_gemini_sessions(found.files, warnings.append, label=lambda p: p.relative_to(root).as_posix())
     for session in sessions:
         summarize_work(session)
     return sessions, warnings

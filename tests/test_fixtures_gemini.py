@@ -30,7 +30,7 @@ def read() -> tuple[Path, list[Session], list[Warning]]:
     folder = fixtures_dir("gemini")
     warnings: list[Warning] = []
     found = find_gemini_files(folder)
-    sessions = read_gemini_sessions(found.files, warnings.append, label=lambda p: p.name, roots=found.roots)
+    sessions = read_gemini_sessions(found.files, warnings.append, label=lambda p: p.name)
     for session in sessions:
         summarize_work(session)
     return folder, sessions, warnings

@@ -25,9 +25,8 @@ from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
 from corpus.claude import generate_claude_history
 
-from .helpers import prompt, reply, text, tool_result, tool_use
+from .helpers import KEY, prompt, reply, text, tool_result, tool_use
 
-KEY = b"test-key"
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                 derandomize=True)
 

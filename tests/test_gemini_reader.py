@@ -29,8 +29,9 @@ from bough_site.readers.gemini_files import (
     LEFT_JSON_COPY,
     find_gemini_files,
     is_gemini_file,
+    folder_roots,
+    project_folder,
     project_hash,
-    roots_of,
 )
 from bough_site.readers.gemini_project import recover_root
 from bough_site.work import summarize_work
@@ -199,8 +200,8 @@ def test_files_are_read_once_slug_over_hash_and_jsonl_over_json(tmp_path: Path) 
         f"tmp/{HASH}/chats/session-2026-01-01T09-00-aaaaaaaa.json": LEFT_HASH_COPY,
         "tmp/kiln/chats/session-2026-02-01T09-00-bbbbbbbb.json": LEFT_JSON_COPY,
     }
-    assert found.roots == {HASH: ROOT, project_hash("/home/ada/src/atlas"): "/home/ada/src/atlas"}
-    assert roots_of(root) == found.roots
+    roots = {k: v for path in found.files for k, v in folder_roots(project_folder(path)).items()}
+    assert roots == {HASH: ROOT, project_hash("/home/ada/src/atlas"): "/home/ada/src/atlas"}
 
 
 def test_every_level_of_the_tree_is_a_source(tmp_path: Path) -> None:
@@ -211,7 +212,7 @@ def test_every_level_of_the_tree_is_a_source(tmp_path: Path) -> None:
     assert find_gemini_files(root / "tmp" / "kiln" / "chats").files == everything
     single = find_gemini_files(root / "tmp" / "kiln" / "chats" / "session-2026-02-01T09-00-bbbbbbbb.jsonl")
     assert [p.name for p in single.files] == ["session-2026-02-01T09-00-bbbbbbbb.jsonl", "agent-1.jsonl"]
-    assert single.roots[HASH] == ROOT
+    assert folder_roots(project_folder(single.files[0]))[HASH] == ROOT
 
 
 def test_a_gemini_directory_without_sessions_has_nothing_to_read(tmp_path: Path) -> None:

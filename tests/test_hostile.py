@@ -36,6 +36,7 @@ from bough_site.redact import Redactor
 from bough_site.write import slug
 
 from .helpers import (
+    KEY,
     SESSION,
     csp_problems,
     deadline,
@@ -48,7 +49,6 @@ from .helpers import (
     write_jsonl,
 )
 
-KEY = b"test-key"  # conftest sets BOUGH_REDACTION_KEY to this
 SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 MAX_RSS_KB = 600 * 1024
 

@@ -29,9 +29,8 @@ from corpus.hostile import (
 from bough_site.errors import OutputError
 from bough_site.write import SiteWriter
 
-from .helpers import SESSION, csp_problems, file_tree, prompt, reply, text, write_jsonl
+from .helpers import KEY, SESSION, csp_problems, file_tree, prompt, reply, text, write_jsonl
 
-KEY = b"test-key"
 SAFE_PART = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 OWN_PREFIX = ".bough-"  # marker, lock, manifest: bough's own bookkeeping in OUT
 

@@ -24,7 +24,7 @@ from bough_site.config import BuildConfig
 from bough_site.errors import BoughError
 from bough_site.quick import RECORD
 
-from .helpers import append_turn, main_file, make_history, prompt, reply, text, tree, write_jsonl
+from .helpers import KEY, append_turn, main_file, make_history, prompt, reply, text, tree, write_jsonl
 
 
 def _build(src: Path, out: Path, archive: Path | None, lines: list[str] | None = None, **options) -> BuildResult:
@@ -146,7 +146,7 @@ def test_the_record_still_holds_once_the_build_process_has_exited(history: Path,
             change(history, out, archive)
         subprocess.run(command, check=True, capture_output=True, timeout=300)
         config = BuildConfig(sources=[history], out=out, archive=archive, report=lambda _line: None)
-        assert _quick(build(config, redaction_key=os.environ["BOUGH_REDACTION_KEY"].encode()))
+        assert _quick(build(config, redaction_key=KEY))
 
 
 def test_other_options_or_a_theme_go_the_whole_way(history: Path, tmp_path: Path) -> None:

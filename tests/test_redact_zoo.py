@@ -16,9 +16,8 @@ from bough_site.config import BuildConfig
 from bough_site.redact import Redactor
 from corpus.secrets import write_secret_zoo
 
-from .helpers import deadline, fixtures_dir, forms, inflated, leaks
+from .helpers import KEY, deadline, fixtures_dir, forms, inflated, leaks
 
-KEY = b"test-key"  # conftest sets BOUGH_REDACTION_KEY to this
 _LABEL = re.compile(r"\[redacted: ([a-z0-9-]+) ([0-9a-f]{8})\]")
 
 

@@ -34,7 +34,7 @@ from bough_site.config import BuildConfig
 from bough_site.discover import EXAMPLES
 from corpus.claude import generate_claude_history
 
-from .helpers import SCREENSHOTS, Watch, be
+from .helpers import KEY, SCREENSHOTS, Watch, be
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 SCHEMES = ("light", "dark")
@@ -163,7 +163,7 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> Site:
         env.setenv("HOME", str(tmp / "home"))
         env.setenv("CLAUDE_CONFIG_DIR", str(tmp / "home" / ".claude"))
         env.setenv("CODEX_HOME", str(tmp / "home" / ".codex"))
-        build(BuildConfig(sources=sources, out=root, archive=None, search=False), redaction_key=b"test-key")
+        build(BuildConfig(sources=sources, out=root, archive=None, search=False), redaction_key=KEY)
     project = _biggest_project(root)
     return Site("wide", root, project, _a_session(root, project))
 

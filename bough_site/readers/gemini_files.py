@@ -102,16 +102,6 @@ def _small_file(path: Path) -> bytes | None:
         return None
 
 
-def roots_of(gemini_dir: Path) -> dict[str, str]:
-    """``projectHash`` -> project root, from ``projects.json`` and every
-    ``tmp/<slug>/.project_root`` under a Gemini directory (§6)."""
-    roots = _projects_json(gemini_dir / "projects.json")
-    tmp = gemini_dir / "tmp"
-    for folder in _subfolders(tmp):
-        roots.update(folder_root(folder))
-    return roots
-
-
 def _projects_json(path: Path) -> dict[str, str]:
     raw = _small_file(path)
     if raw is None:
@@ -157,11 +147,11 @@ def project_folder(path: Path) -> Path:
 @dataclass
 class GeminiFiles:
     """What one source holds: the files to read (sessions, their segments and
-    sub-agent files, each once), what was passed over and why, and the roots."""
+    sub-agent files, each once), what was passed over and why, and the files the
+    roots around them are written in (the reader reads those)."""
 
     files: list[Path] = field(default_factory=list)
     left_out: list[tuple[Path, str]] = field(default_factory=list)
-    roots: dict[str, str] = field(default_factory=dict)  # projectHash -> root
     root_files: list[Path] = field(default_factory=list)  # the projects.json and .project_root read for roots
 
 
@@ -181,7 +171,6 @@ def find_gemini_files(source: Path) -> GeminiFiles:
         # credentials) are never opened, even when it holds no session yet.
         candidates = [p for p in _files_in(source) if is_gemini_file(p)]
     found.files, found.left_out = read_once(candidates)
-    found.roots = _roots_for(found.files)
     found.root_files = root_files(found.files)
     return found
 
@@ -191,7 +180,6 @@ def _single_file(found: GeminiFiles, path: Path) -> None:
     sid = peek_session_id(path)
     if path.parent.name == "chats" and sid:
         found.files += _files_in(path.parent / sid)
-    found.roots = folder_roots(project_folder(path))
     found.root_files = root_files([path])
 
 
@@ -252,14 +240,6 @@ def _chats_folders(source: Path) -> list[Path]:
         return [source / "chats"]
     tmp = source / "tmp" if (source / "tmp").is_dir() else source
     return [folder / "chats" for folder in _subfolders(tmp) if (folder / "chats").is_dir()]
-
-
-def _roots_for(files: list[Path]) -> dict[str, str]:
-    """The roots written down around every listed file (each folder read once)."""
-    roots: dict[str, str] = {}
-    for folder in sorted({project_folder(path) for path in files}, key=str):
-        roots.update(folder_roots(folder))
-    return roots
 
 
 def _chat_files(chats: Path) -> list[Path]:

@@ -4,7 +4,7 @@ Every session file carries ``projectHash``, the sha256 of the directory Gemini C
 was started in, written as typed. So the directory is, in this order:
 
 1. the root Gemini CLI wrote down for that hash (``projects.json``, a folder's
-   ``.project_root``: gemini_files.roots_of / folder_roots);
+   ``.project_root``: gemini_files.folder_roots);
 2. a path the session mentions, or one of its parents, whose sha256 is the hash:
    the ``directories`` of the metadata, paths in tool arguments and results, and in
    what the user typed;

@@ -897,7 +897,7 @@ def by_month(sessions: list[Session]) -> list[Month]:
     months: dict[str, Month] = {}
     for session in sessions:
         moment = parse_time(session.started) or parse_time(session.ended)
-        key = moment.strftime("%Y-%m") if moment else ""
+        key = f"{moment.year:04d}-{moment.month:02d}" if moment else ""  # not strftime: glibc writes year 5 as "5"
         if key not in months:
             label = f"{MONTH_NAMES[moment.month - 1]} {moment.year}" if moment else "Undated"
             months[key] = Month(key, label, [])
