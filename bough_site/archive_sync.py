@@ -116,22 +116,28 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
     return kept
 
 
-def archive_times(root: Path | None) -> list[list[Any]]:
+def archive_times(root: Path | None, *, settled: bool = False) -> list[list[Any]]:
     """The archive's folders and its index, with their times, for the quick check
-    (quick.py). Not its top folder's time: a build that restores a copy makes and
-    removes a private folder there (RestoreDir)."""
+    (quick.py). Not its top folder's time, nor the private folders of copies that a
+    build restores (RestoreDir): the build that records them is still using its
+    own. ``settled``: none may be there (one is a build at work, or one that crashed,
+    whose folder the next build that goes the whole way removes)."""
     if root is None:
         return []
+    never: list[list[Any]] = [[".", None]]  # not the same as anything recorded
     try:
         index = os.lstat(root / INDEX)
         times: list[list[Any]] = [[INDEX, index.st_mtime_ns, index.st_size, index.st_ino]]
         with os.scandir(root) as scan:
-            folders = sorted(entry.name for entry in scan
-                             if entry.is_dir(follow_symlinks=False) and not entry.name.startswith(RESTORE_PREFIX))
+            folders = sorted(entry.name for entry in scan if entry.is_dir(follow_symlinks=False))
     except OSError:
-        return [[".", None]]  # no archive yet, or one that cannot be read: never the same
+        return never  # no archive yet, or one that cannot be read
+    restoring = [name for name in folders if name.startswith(RESTORE_PREFIX)]
+    if settled and restoring:
+        return never
     for name in folders:
-        times += [[f"{name}/{folder}", mtime] for folder, mtime in folder_times(root / name)]
+        if name not in restoring:
+            times += [[f"{name}/{folder}", mtime] for folder, mtime in folder_times(root / name)]
     return times
 
 

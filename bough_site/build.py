@@ -248,7 +248,7 @@ def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
     if not os.path.isfile(Path(config.out) / quick.RECORD):
         return None  # (and OUT is not locked: it may not be bough's)
     with locked(config.out):
-        said = quick.recall(config.out, inputs, quick.times_digest(archive_times(config.archive)))
+        said = quick.recall(config.out, inputs, quick.times_digest(archive_times(config.archive, settled=True)))
     if said is None:
         return None
     for warning in said.reported:

@@ -7,8 +7,9 @@ bough's archive (the sessions only it still has) and on what OUT holds (a page
 deleted by hand is made again). After a build, ``OUT/.bough-quick`` records:
 
 * one digest of the options and of every name, size, mtime, ctime and inode
-  under the sources, taken *before* the build read them (a file that grew while
-  it was being read differs next time);
+  under the sources (and of Pagefind's installed files, with search on), taken
+  *before* the build read them (a file that grew while it was being read differs
+  next time);
 * the modification time of every directory in OUT (and of the manifest and
   marker, which are rewritten in place), taken after the build wrote them: a
   file added, deleted or renamed changes its directory's time;
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import os
 import stat
 from collections.abc import Iterable
@@ -106,7 +108,24 @@ def inputs_digest(config: BuildConfig, options_digest: str) -> str | None:
             return None
     for path in [*claude_settings_files(), gemini_settings_file()]:
         h.update(_stamp(str(path)))
+    if config.search and not all(_walk(h, folder) for folder in _package_folders(_SEARCH_PACKAGES)):
+        return None
     return h.hexdigest()
+
+
+# Pagefind, as installed: a build remakes a search shard that another Pagefind made
+# (search.py), so an upgrade must not be taken for "nothing changed".
+_SEARCH_PACKAGES = ("pagefind", "pagefind_bin", "pagefind_bin_extended")
+
+
+def _package_folders(names: Iterable[str]) -> list[str]:
+    """The folders of the installed packages among ``names`` (found, not imported:
+    Pagefind's would import asyncio, a tenth of a second)."""
+    folders = []
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        folders += list(spec.submodule_search_locations or []) if spec is not None else []
+    return folders
 
 
 def _walk(h: Any, root: str) -> bool:

@@ -22,6 +22,7 @@ from bough_site.build import BuildResult, build
 from bough_site.cli import summary
 from bough_site.config import BuildConfig
 from bough_site.errors import BoughError
+from bough_site import quick
 from bough_site.quick import RECORD
 
 from .helpers import KEY, append_turn, main_file, make_history, prompt, reply, text, tree, write_jsonl
@@ -160,6 +161,26 @@ def test_other_options_or_a_theme_go_the_whole_way(history: Path, tmp_path: Path
     assert _quick(_build(history, out, None, search=False, theme=theme))
     (theme / "static" / "extra.css").write_text("body { margin: 1px }\n")
     assert not _quick(_build(history, out, None, search=False, theme=theme))
+
+
+def test_another_pagefind_goes_the_whole_way(history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upgraded Pagefind remakes every search shard: its installed files are part of
+    what a build reads (a stand-in package here: the real one is shared)."""
+    package = tmp_path / "packages" / "stand_in_pagefind"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "pagefind").write_bytes(b"v1")
+    monkeypatch.syspath_prepend(str(package.parent))
+    monkeypatch.setattr(quick, "_SEARCH_PACKAGES", (*quick._SEARCH_PACKAGES, "stand_in_pagefind"))
+    out = tmp_path / "site"
+    _build(history, out, None)
+    assert _quick(_build(history, out, None))
+    (package / "pagefind").write_bytes(b"v2")
+    assert not _quick(_build(history, out, None))
+    assert not _quick(_build(history, out, None, search=False))  # other options: the whole way
+    assert _quick(_build(history, out, None, search=False))
+    (package / "pagefind").write_bytes(b"v3")
+    assert _quick(_build(history, out, None, search=False))  # without search, Pagefind is not read
 
 
 def test_a_build_that_fails_leaves_nothing_to_trust(history: Path, tmp_path: Path) -> None:
