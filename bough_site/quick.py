@@ -7,7 +7,8 @@ bough's archive (the sessions only it still has) and on what OUT holds (a page
 deleted by hand is made again). After a build, ``OUT/.bough-quick`` records:
 
 * one digest of the options and of every name, size, mtime, ctime and inode
-  under the sources (and of Pagefind's installed files, with search on), taken
+  under the sources (of Gemini CLI's own directory, what discovery reads: its
+  files, tmp/ and chats/), and of Pagefind's installed files with search on, taken
   *before* the build read them (a file that grew while it was being read differs
   next time);
 * the modification time of every directory in OUT (and of the manifest and
@@ -104,7 +105,7 @@ def inputs_digest(config: BuildConfig, options_digest: str) -> str | None:
               os.path.abspath(config.out), archive, *roots]
     h = hashlib.sha256("\0".join(header).encode("utf-8", "surrogateescape"))  # paths need not be UTF-8
     for root in roots:
-        if not _walk(h, root):
+        if not _walk(h, root, _GEMINI_READS if os.path.basename(root) == ".gemini" else None):
             return None
     for path in [*claude_settings_files(), gemini_settings_file()]:
         h.update(_stamp(str(path)))
@@ -128,9 +129,16 @@ def _package_folders(names: Iterable[str]) -> list[str]:
     return folders
 
 
-def _walk(h: Any, root: str) -> bool:
-    """Add every name, size and time under ``root`` to ``h``; False when it cannot
-    be told this way (a file given as a source, a link to a directory)."""
+# What discovery reads of Gemini CLI's directory (readers/gemini_files.py): its
+# own files, tmp/ and chats/; not history/, the shadow git repositories of its
+# /restore, which can hold thousands of files.
+_GEMINI_READS = frozenset({"tmp", "chats"})
+
+
+def _walk(h: Any, root: str, descend: frozenset[str] | None = None) -> bool:
+    """Add every name, size and time under ``root`` to ``h`` (of the folders at its
+    top, only the names of those not in ``descend``, when given); False when it
+    cannot be told this way (a file given as a source, a link to a directory)."""
     try:
         info = os.stat(root)
     except FileNotFoundError:
@@ -150,6 +158,9 @@ def _walk(h: Any, root: str) -> bool:
         try:
             with os.scandir(folder) as scan:
                 for entry in scan:
+                    if descend is not None and folder == root and entry.name not in descend and entry.is_dir():
+                        parts.append("folder\0" + entry.name)  # its name, not what is in it (nor where it links)
+                        continue
                     if entry.is_symlink():
                         try:
                             info = os.stat(entry.path)

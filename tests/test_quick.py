@@ -197,8 +197,33 @@ def test_a_build_that_fails_leaves_nothing_to_trust(history: Path, tmp_path: Pat
     assert _quick(_build(history, out, None))
 
 
-def _gemini_chats(tmp_path: Path) -> Path:
-    chats = tmp_path / "gemini" / "tmp" / "app" / "chats"
+def test_gemini_clis_restore_history_is_not_walked(tmp_path: Path, isolated_home: Path) -> None:
+    """Of Gemini CLI's own directory, only what discovery reads counts: its files,
+    tmp/ and chats/; history/ holds /restore's git repositories (thousands of files)."""
+    gemini = isolated_home / ".gemini"
+    _gemini_chats(gemini)
+    (gemini / "history" / "app").mkdir(parents=True)
+    config = BuildConfig(out=tmp_path / "site", archive=None, source_filter="gemini", jobs=1,
+                         report=lambda _line: None)
+    assert build(config, redaction_key=KEY).sessions == 1
+    assert _quick(build(config, redaction_key=KEY))
+    (gemini / "history" / "app" / "objects").write_bytes(b"a snapshot")
+    assert _quick(build(config, redaction_key=KEY))
+    (gemini / "tmp" / "app" / "logs.json").write_text("[]")
+    assert not _quick(build(config, redaction_key=KEY))
+    assert _quick(build(config, redaction_key=KEY))
+    (gemini / "extensions").mkdir()
+    assert not _quick(build(config, redaction_key=KEY))
+    shutil.copytree(gemini / "tmp" / "app" / "chats", gemini / "chats")  # discovery reads that, not tmp/
+    assert not _quick(build(config, redaction_key=KEY))
+    assert _quick(build(config, redaction_key=KEY))
+    (gemini / "chats" / "notes.txt").write_text("not a session\n")
+    assert not _quick(build(config, redaction_key=KEY))
+
+
+def _gemini_chats(root: Path) -> Path:
+    """A Gemini CLI session in ``root``'s tmp/app/chats/, its project root beside."""
+    chats = root / "tmp" / "app" / "chats"
     session = {"sessionId": "g1", "projectHash": "h", "startTime": "2026-03-01T10:00:00.000Z",
                "lastUpdated": "2026-03-01T10:01:00.000Z",
                "messages": [{"id": "m1", "timestamp": "2026-03-01T10:00:00.000Z", "type": "user",
@@ -219,7 +244,7 @@ def test_builds_it_cannot_tell_have_no_quick_way(history: Path, tmp_path: Path) 
         "a file": (single, {}),
         "--prune": (history, {"prune": True}),
         "a link to a folder": (linked, {}),
-        "a Gemini folder below its project": (_gemini_chats(tmp_path), {}),
+        "a Gemini folder below its project": (_gemini_chats(tmp_path / "gemini"), {}),
     }
     for name, (src, options) in cases.items():
         out = tmp_path / name.replace(" ", "-")
