@@ -28,9 +28,7 @@ import orjson
 
 from .archive import (
     DATA_SUFFIX,
-    INDEX,
     MAX_RECORD,
-    RESTORE_PREFIX,
     Archive,
     Copied,
     Damaged,
@@ -43,7 +41,7 @@ from .archive import (
 from .config import BuildConfig, agent_homes, claude_settings_files, gemini_settings_file
 from .discover import ORPHAN_AGENT, Discovered
 from .model import Session, Warning
-from .quick import folder_times
+from .quick import archive_times
 from .readers.claude import ClaudeSource
 from .readers.lines import open_regular, peek_field, printable_name
 from .write import regular_names
@@ -114,31 +112,6 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
             raise
         kept.times = archive_times(archive.root)  # still locked: no other build's copies among them
     return kept
-
-
-def archive_times(root: Path | None, *, settled: bool = False) -> list[list[Any]]:
-    """The archive's folders and its index, with their times, for the quick check
-    (quick.py). Not its top folder's time, nor the private folders of copies that a
-    build restores (RestoreDir): the build that records them is still using its
-    own. ``settled``: none may be there (one is a build at work, or one that crashed,
-    whose folder the next build that goes the whole way removes)."""
-    if root is None:
-        return []
-    never: list[list[Any]] = [[".", None]]  # not the same as anything recorded
-    try:
-        index = os.lstat(root / INDEX)
-        times: list[list[Any]] = [[INDEX, index.st_mtime_ns, index.st_size, index.st_ino]]
-        with os.scandir(root) as scan:
-            folders = sorted(entry.name for entry in scan if entry.is_dir(follow_symlinks=False))
-    except OSError:
-        return never  # no archive yet, or one that cannot be read
-    restoring = [name for name in folders if name.startswith(RESTORE_PREFIX)]
-    if settled and restoring:
-        return never
-    for name in folders:
-        if name not in restoring:
-            times += [[f"{name}/{folder}", mtime] for folder, mtime in folder_times(root / name)]
-    return times
 
 
 def scope_roots(config: BuildConfig) -> list[Path]:

@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from . import quick, urls
-from .archive_sync import Kept, archive_times, cleanup_notes, sync_archive
+from .archive_sync import Kept, cleanup_notes, sync_archive
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
@@ -248,7 +248,7 @@ def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
     if not os.path.isfile(Path(config.out) / quick.RECORD):
         return None  # (and OUT is not locked: it may not be bough's)
     with locked(config.out):
-        said = quick.recall(config.out, inputs, quick.times_digest(archive_times(config.archive, settled=True)))
+        said = quick.recall(config.out, inputs, config.archive)
     if said is None:
         return None
     for warning in said.reported:
@@ -329,7 +329,7 @@ def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: Bu
                       found.shows("claude"), found.shows("gemini"), result.rebuilt + result.reused, result.gone,
                       result.archived_only, result.written + result.unchanged + result.kept)
     times = quick.out_times(out, [MANIFEST, SiteWriter.MARKER])
-    quick.remember(out, inputs, times, quick.times_digest(archive_times), said)
+    quick.remember(out, inputs, times, archive_times, said)
 
 
 def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: list[Unit],

@@ -48,6 +48,7 @@ from typing import Any
 
 import orjson
 
+from .archive import INDEX, RESTORE_PREFIX
 from .config import BuildConfig, claude_settings_files, gemini_settings_file
 from .model import Warning
 from .state import read_regular
@@ -200,7 +201,7 @@ def outside_sources(config: BuildConfig, consulted: Iterable[Path]) -> bool:
     return any(not any(Path(os.path.abspath(path)).is_relative_to(root) for root in roots) for path in consulted)
 
 
-# --------------------------------------------------------------------------- the outputs
+# --------------------------------------------------------------------------- OUT and the archive
 
 
 def folder_times(root: Path | str | None) -> list[list[Any]]:
@@ -233,7 +234,32 @@ def out_times(out: Path, own_files: Iterable[str]) -> list[list[Any]]:
     return times
 
 
-def times_digest(times: list[list[Any]]) -> str:
+def archive_times(root: Path | None, *, settled: bool = False) -> list[list[Any]]:
+    """The archive's folders and its index, with their times. Not its top folder's
+    time, nor the private folders of copies that a build restores (RestoreDir):
+    the build that records them is still using its own. ``settled``: none may be
+    there (one is a build at work, or one that crashed, whose folder the next
+    build that goes the whole way removes)."""
+    if root is None:
+        return []
+    never: list[list[Any]] = [[".", None]]  # not the same as anything recorded
+    try:
+        index = os.lstat(root / INDEX)
+        times: list[list[Any]] = [[INDEX, index.st_mtime_ns, index.st_size, index.st_ino]]
+        with os.scandir(root) as scan:
+            folders = sorted(entry.name for entry in scan if entry.is_dir(follow_symlinks=False))
+    except OSError:
+        return never  # no archive yet, or one that cannot be read
+    restoring = [name for name in folders if name.startswith(RESTORE_PREFIX)]
+    if settled and restoring:
+        return never
+    for name in folders:
+        if name not in restoring:
+            times += [[f"{name}/{folder}", mtime] for folder, mtime in folder_times(root / name)]
+    return times
+
+
+def _times_digest(times: list[list[Any]]) -> str:
     """Folder times as one digest (the archive's: see the module docstring)."""
     lines = "\n".join("\0".join(map(str, row)) for row in times)
     return hashlib.sha256(lines.encode("utf-8", "surrogateescape")).hexdigest()
@@ -266,11 +292,11 @@ def prepare(out: Path) -> None:
         os.close(os.open(Path(out) / RECORD, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
 
 
-def remember(out: Path, inputs: str, times: list[list[Any]], archive: str, said: Said) -> None:
-    """Fill the record (prepared before ``times`` were taken) in place; ``archive``
-    is the digest of the archive's folder times."""
+def remember(out: Path, inputs: str, times: list[list[Any]], archive: list[list[Any]], said: Said) -> None:
+    """Fill the record (prepared before ``times`` were taken) in place; ``archive``:
+    the archive's times as the build left them (:func:`archive_times`)."""
     try:
-        data = orjson.dumps({"format": _FORMAT, "inputs": inputs, "times": times, "archive": archive,
+        data = orjson.dumps({"format": _FORMAT, "inputs": inputs, "times": times, "archive": _times_digest(archive),
                              "said": said.to_json()})
     except TypeError:
         return  # a folder of OUT whose name is not UTF-8 (not bough's): no record, the whole way next time
@@ -282,16 +308,17 @@ def remember(out: Path, inputs: str, times: list[list[Any]], archive: str, said:
                 handle.truncate()
 
 
-def recall(out: Path, inputs: str, archive: str) -> Said | None:
-    """What the last build said, when its inputs digest is ``inputs``, no folder of
-    OUT changed since and the archive's times have the digest ``archive``; else None."""
+def recall(out: Path, inputs: str, archive: Path | None) -> Said | None:
+    """What the last build said, when its inputs digest is ``inputs`` and no folder of
+    OUT or of the ``archive`` changed since; else None. The archive is listed last,
+    only when all else is the same: a build with a change does not pay for it."""
     data = read_regular(Path(out) / RECORD, _MAX_RECORD)
     if not data:
         return None
     try:
         doc = orjson.loads(data)
         if doc.get("format") != _FORMAT or doc.get("inputs") != inputs or not _same_times(out, doc["times"]) \
-                or doc.get("archive") != archive:
+                or doc.get("archive") != _times_digest(archive_times(archive, settled=True)):
             return None
         return Said.from_json(doc["said"])
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
