@@ -235,12 +235,13 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     """Build the site in ``config.out``, reusing what the last build there made
     from sources that have not changed since; when nothing has (quick.py), saying
     again what it said."""
-    inputs = quick.inputs_digest(config, build_options(config, False, redaction_key).digest())
+    digest = build_options(config, False, redaction_key).digest()  # the examples' differs: see _build
+    inputs = quick.inputs_digest(config, digest)
     again = _said_again(config, inputs) if inputs is not None else None
     if again is not None:
         return again
     with _collecting(False):
-        return _build(config, redaction_key, inputs)
+        return _build(config, redaction_key, digest, inputs)
 
 
 def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
@@ -291,7 +292,9 @@ def _collecting(on: bool) -> Iterator[None]:
         (gc.enable if was else gc.disable)()
 
 
-def _build(config: BuildConfig, redaction_key: bytes | None, inputs: str | None) -> BuildResult:
+def _build(config: BuildConfig, redaction_key: bytes | None, digest: str, inputs: str | None) -> BuildResult:
+    """The whole way; ``digest``: the options digest of a build of the user's own
+    sessions (the bundled examples have a key of their own)."""
     warnings, warn = _collector(config)
     # Read before OUT is locked: only as a hint (which files are unchanged need not
     # be opened to tell their format); read again under the lock if it changed since.
@@ -300,6 +303,7 @@ def _build(config: BuildConfig, redaction_key: bytes | None, inputs: str | None)
     with kept:
         notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
         options = build_options(config, found.used_examples, redaction_key)
+        digest = options.digest() if found.used_examples else digest
         units = units_of(found.claude, found.codex, found.label, kept.since, found.gemini)
         if found.empty():
             if not early.sessions:
@@ -311,7 +315,7 @@ def _build(config: BuildConfig, redaction_key: bytes | None, inputs: str | None)
             previous = early if early.stamp is not None and early.stamp == Manifest.stamp_of(writer.out) \
                 else Manifest.load(writer.out)
             reported = scrub_warnings(warnings, options.redactor())
-            result = _build_in(writer, config, options, units, reported, previous, found.stat)
+            result = _build_in(writer, config, options, digest, units, reported, previous, found.stat)
             result.written, result.unchanged, result.kept = len(writer.written), len(writer.unchanged), len(writer.kept)
             result.used_examples, result.notes = found.used_examples, notes
             if inputs is not None and not found.used_examples \
@@ -332,15 +336,14 @@ def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: Bu
     quick.remember(out, inputs, times, archive_times, said)
 
 
-def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, units: list[Unit],
+def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, digest: str, units: list[Unit],
               discovery_warnings: list[Warning], previous: Manifest,
               stat_of: Callable[[Any], os.stat_result]) -> BuildResult:
-    """Stages 3 to 7, with OUT held; ``previous`` is the last build's manifest,
-    ``stat_of`` what discovery saw of each file."""
+    """Stages 3 to 7, with OUT held; ``digest`` is ``options``' digest, ``previous``
+    the last build's manifest, ``stat_of`` what discovery saw of each file."""
     out = writer.out
     workers = workers_for(config.jobs)
     progress = _Progress(config)
-    digest = options.digest()
     redactor = options.redactor()
     plan = make_plan(previous, units, {unit.key: unit.states(stat_of) for unit in units}, digest,
                      name=redactor.text, checksum=lambda path, size: sha256_prefix(Path(path), size),
