@@ -50,7 +50,7 @@ from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
-from .state import remove_states, save_state, state_name, state_names
+from .state import StateStore, state_name
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_json
 from .work import summarize_work
@@ -315,7 +315,8 @@ def _build(config: BuildConfig, redaction_key: bytes | None, digest: str, inputs
             previous = early if early.stamp is not None and early.stamp == Manifest.stamp_of(writer.out) \
                 else Manifest.load(writer.out)
             reported = scrub_warnings(warnings, options.redactor())
-            result = _build_in(writer, config, options, digest, units, reported, previous, found.stat)
+            with StateStore(writer.out) as state:
+                result = _build_in(writer, state, config, options, digest, units, reported, previous, found.stat)
             result.written, result.unchanged, result.kept = len(writer.written), len(writer.unchanged), len(writer.kept)
             result.used_examples, result.notes = found.used_examples, notes
             if inputs is not None and not found.used_examples \
@@ -336,7 +337,8 @@ def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: Bu
     quick.remember(out, inputs, times, archive_times, said)
 
 
-def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, digest: str, units: list[Unit],
+def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, options: Options, digest: str,
+              units: list[Unit],
               discovery_warnings: list[Warning], previous: Manifest,
               stat_of: Callable[[Any], os.stat_result]) -> BuildResult:
     """Stages 3 to 7, with OUT held; ``digest`` is ``options``' digest, ``previous``
@@ -347,8 +349,8 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, digest:
     redactor = options.redactor()
     plan = make_plan(previous, units, {unit.key: unit.states(stat_of) for unit in units}, digest,
                      name=redactor.text, checksum=lambda path, size: sha256_prefix(Path(path), size),
-                     present=_presence(writer), scan=lambda files: scan_files(files, workers),
-                     out=out, prune=config.prune)
+                     present=_presence(writer, state), scan=lambda files: scan_files(files, workers),
+                     state=state, prune=config.prune)
     progress.total = len(plan.reused) + sum(plan.estimates.values())
     entries = _reused(plan, progress)
     outputs = Outputs(writer)
@@ -376,12 +378,12 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, digest:
     signature, project_signatures = signatures(
         projects, lambda s: _signature_parts(by_session[id(s)]), warnings)
     with _collecting(True):
-        pages = publish(projects, lambda s: _tally(by_session[id(s)], previous, out, config.report), warnings,
+        pages = publish(projects, lambda s: _tally(by_session[id(s)], previous, state, config.report), warnings,
                         signature=signature, project_signatures=project_signatures, previous=previous,
                         same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
                         workers=workers)
     pruned = _prune(outputs, previous, config.prune)
-    _save(out, digest, unit_states, entries, plan, pages, previous)
+    _save(out, state, digest, unit_states, entries, plan, pages, previous)
     site = pages.site
     archived_only = sum(1 for p in site.projects for s in p.sessions if s.kept_since)
     return BuildResult(config.out, len(site.projects), sum(len(p.sessions) for p in site.projects), site.stats,
@@ -389,9 +391,9 @@ def _build_in(writer: SiteWriter, config: BuildConfig, options: Options, digest:
                        reused=progress.reused, gone=len(gone), pruned=len(pruned), built=site)
 
 
-def _presence(writer: SiteWriter) -> Callable[[SessionState], bool]:
+def _presence(writer: SiteWriter, state: StateStore) -> Callable[[SessionState], bool]:
     """Whether everything a session of the last build owns is still in OUT."""
-    states = state_names(writer.out)
+    states = state.names()
 
     def present(stored: SessionState) -> bool:
         if stored.tally not in states or (stored.scan and stored.scan not in states):
@@ -548,10 +550,10 @@ def _signature_parts(entry: Entry) -> list[Any]:
     return [entry.key, entry.slug, entry.project, entry.summary, entry.tally_file]
 
 
-def _tally(entry: Entry, previous: Manifest, out: Path, report: Callable[[str], None]) -> Tally | None:
+def _tally(entry: Entry, previous: Manifest, state: StateStore, report: Callable[[str], None]) -> Tally | None:
     if entry.tally_json is not None:
         return tally_from_json(orjson.loads(entry.tally_json))
-    tally = previous.tally_file(out, entry.tally_file)
+    tally = previous.tally_file(state, entry.tally_file)
     if tally is None:
         report(f"warning: the numbers of session {entry.summary.get('id')} are missing "
                "from the last build's state; its project's totals leave it out")
@@ -574,21 +576,23 @@ def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:
     return outputs.writer.prune()
 
 
-def _save(out: Path, digest: str, unit_states: dict[str, UnitState], entries: dict[str, Entry], plan: Plan,
-          pages: SitePages, previous: Manifest) -> None:
+def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, UnitState], entries: dict[str, Entry],
+          plan: Plan, pages: SitePages, previous: Manifest) -> None:
     manifest = Manifest(options=digest)
     manifest.units = {key: unit_states[key] for key in sorted(unit_states)}
     lineage = plan.lineage
+    values: dict[str, bytes] = {}
     for key in sorted(entries):
         entry = entries[key]
         if entry.tally_json is not None:
-            save_state(out, entry.tally_file, entry.tally_json)
+            values[entry.tally_file] = entry.tally_json
         scan = lineage.scans.get(entry.unit, entry.scan)
         if scan in lineage.new:
-            save_state(out, scan, lineage.new[scan])
+            values[scan] = lineage.new[scan]
         manifest.sessions[key] = SessionState(key, entry.unit, entry.slug, entry.project, entry.summary,
                                               entry.outputs, entry.tally_file, scan,
                                               lineage.groups.get(entry.unit, entry.group), entry.links)
+    state.add(values)  # before the manifest is compared: a value lost since the last build is kept again
     manifest.site_outputs = pages.outputs
     manifest.site_signature = pages.signature
     manifest.project_stats = {p.id: p.stats for p in pages.site.projects}
@@ -596,8 +600,8 @@ def _save(out: Path, digest: str, unit_states: dict[str, UnitState], entries: di
     manifest.site_stats = pages.site.stats
     if manifest.same_as(previous):
         return  # nothing changed: neither the state nor the manifest (20,000 sessions: tens of MB)
-    remove_states(out, {s.tally for s in manifest.sessions.values()}
-                  | {s.scan for s in manifest.sessions.values() if s.scan})
+    state.keep_only({s.tally for s in manifest.sessions.values()}
+                    | {s.scan for s in manifest.sessions.values() if s.scan})
     collect_blocks(out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
     manifest.save(out)
 

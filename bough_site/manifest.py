@@ -39,7 +39,7 @@ from typing import Any
 import orjson
 
 from . import __version__
-from .state import atomic_write, read_regular, read_state
+from .state import StateStore, atomic_write, read_regular
 from .stats import Tally
 from .summaries import tally_from_json
 
@@ -158,9 +158,9 @@ class Manifest:
                 other.options, other.units, other.sessions, other.site_outputs, other.site_signature,
                 other.project_stats, other.project_signatures, other.site_stats)
 
-    def tally_file(self, out: Path, name: str) -> Tally | None:
-        """A session's identities from its state file, or None when it is missing."""
-        data = read_state(out, name)
+    def tally_file(self, state: StateStore, name: str) -> Tally | None:
+        """A session's identities from OUT's state, or None when they are missing."""
+        data = state.get(name)
         if data is None:
             return None
         try:

@@ -1,12 +1,17 @@
-"""``OUT/.bough-state/``: the small files an incremental build keeps beside the site.
+"""``OUT/.bough-state/``: what an incremental build keeps beside the site.
 
-Each is named by its content (:func:`state_name`), so unchanged state keeps its
-file: a session's counting identities (``<digest>.json``) and a Claude file's
-summary for resumes (``<digest>.records``). The highlighted code blocks of every
-page are in one store in the subfolder ``blocks/`` (render/blockstore.py), the
-theme's compiled templates in ``templates/`` (render/env.py).
+- ``state.sqlite``: small values named by their content (:func:`state_name`),
+  so unchanged state keeps its name: a session's counting identities
+  (``<digest>.json``) and a Claude file's summary for resumes
+  (``<digest>.records``), one row each (:class:`StateStore`). One file, not a
+  file per value: creating a file is the costly part of writing a small one
+  (a cold build of 1,800 sessions wrote 3,600 of them; see docs/performance.md).
+- ``blocks/``: the highlighted code blocks of every page (render/blockstore.py).
+- ``templates/``: the theme's compiled templates (render/env.py).
+
 The folder's name starts with ``.bough-``: the SiteWriter never writes, lists or
-prunes it. Only names without a slash or a leading dot are ever read or deleted.
+prunes it. Nothing in it is published, and nothing in it is needed: a value
+that is missing or cannot be read is made again.
 """
 
 from __future__ import annotations
@@ -14,10 +19,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
+import sqlite3
 import stat
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import TracebackType
 
-from .write import regular_names, replace_file
+from .write import replace_file
 
 STATE_DIR = ".bough-state"
 MAX_STATE = 1 << 30
@@ -30,45 +39,146 @@ def compiled_templates(out: Path | str) -> Path:
 
 
 def state_name(data: bytes, suffix: str) -> str:
-    """State files are named by their content: unchanged state keeps its file."""
+    """State values are named by their content: unchanged state keeps its name."""
     return hashlib.sha256(data).hexdigest()[:32] + suffix
 
 
-def read_state(out: Path, name: str) -> bytes | None:
-    """A state file's bytes, or None when it is missing, odd or not a plain name."""
-    if not _safe_name(name):
-        return None
-    return read_regular(Path(out) / STATE_DIR / name, MAX_STATE)
+STATE_DB = "state.sqlite"
+_SCHEMA = "CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID"
+_BUSY_SECONDS = 60.0
+# The state files of bough before state.sqlite: removed by the first save.
+_OLD_STATE_FILE = re.compile(r"[0-9a-f]{32}\.(?:json|records)")
 
 
-def save_state(out: Path, name: str, data: bytes) -> None:
-    folder = Path(out) / STATE_DIR
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(folder, 0o755)
-    if not stat.S_ISDIR(os.lstat(folder).st_mode):
-        raise OSError(f"{folder} is not a directory")
-    atomic_write(folder, name, data)
+class StateStore:
+    """OUT's content-named state values, in ``.bough-state/state.sqlite``.
+
+    Opened when first used, by the process that uses it, and closed by
+    :meth:`close` (a build holds one while it holds OUT's lock). A file that is
+    not a store bough can read counts as empty: every value is made again."""
+
+    def __init__(self, out: Path | str) -> None:
+        self.path = Path(out) / STATE_DIR / STATE_DB
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def __enter__(self) -> StateStore:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+    def names(self) -> set[str]:
+        """The names of every value kept."""
+        return {name for (name,) in self._rows("SELECT name FROM state", ())}
+
+    def get(self, name: str) -> bytes | None:
+        """The value named ``name``, or None."""
+        rows = self._rows("SELECT data FROM state WHERE name = ? AND length(data) <= ?", (name, MAX_STATE))
+        return bytes(rows[0][0]) if rows else None
+
+    def add(self, values: dict[str, bytes]) -> None:
+        """Keep ``values`` (name -> bytes; a name already kept holds the same bytes)."""
+        if values:
+            self._write(lambda conn: conn.executemany(
+                "INSERT OR IGNORE INTO state (name, data) VALUES (?, ?)", sorted(values.items())))
+
+    def keep_only(self, names: Iterable[str]) -> None:
+        """Drop every value not named in ``names``."""
+        def drop(conn: sqlite3.Connection) -> None:
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS keep (name TEXT PRIMARY KEY) WITHOUT ROWID")
+            conn.execute("DELETE FROM keep")
+            conn.executemany("INSERT OR IGNORE INTO keep (name) VALUES (?)", [(n,) for n in sorted(names)])
+            conn.execute("DELETE FROM state WHERE name NOT IN (SELECT name FROM keep)")
+            conn.execute("DROP TABLE keep")
+
+        self._write(drop)
+        _remove_old_state_files(self.path.parent)
+
+    def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
+        """``change`` in one transaction. A store that cannot be written is made
+        anew, once; if that fails too, the values are not kept (the next build
+        reads their sessions again)."""
+        for _attempt in (1, 2):
+            try:
+                conn = self._connection(create=True)
+                if conn is not None:
+                    with conn:
+                        change(conn)
+                return
+            except sqlite3.DatabaseError:
+                self.close()
+                _remove_store(self.path)
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and self._pid == os.getpid():
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+
+    def _rows(self, query: str, parameters: tuple) -> list[tuple]:
+        try:
+            conn = self._connection(create=False)
+            return conn.execute(query, parameters).fetchall() if conn is not None else []
+        except sqlite3.DatabaseError:
+            self.close()
+            return []
+
+    def _connection(self, *, create: bool) -> sqlite3.Connection | None:
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        # A connection inherited through fork is never used (nor closed) here.
+        self._conn, self._pid = None, os.getpid()
+        if not _regular_or_absent(self.path, create):
+            return None
+        conn = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        conn.isolation_level = ""  # "with conn" opens a transaction (BEGIN) and commits it
+        try:
+            conn.execute(_SCHEMA)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
 
 
-def remove_states(out: Path, keep: set[str]) -> None:
-    """Delete state files no session of the manifest names any more."""
-    folder = Path(out) / STATE_DIR
+def _regular_or_absent(path: Path, create: bool) -> bool:
+    """Whether ``path`` may be opened: a regular file (or, with ``create``,
+    nothing yet) in a real directory, made if needed; never through a symlink."""
+    folder = path.parent
     try:
+        if create:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder, 0o755)
         if not stat.S_ISDIR(os.lstat(folder).st_mode):
-            return
-        names = os.listdir(folder)
+            return False
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return create
+    except OSError:
+        return False
+
+
+def _remove_store(path: Path) -> None:
+    for suffix in ("", "-journal"):
+        with contextlib.suppress(OSError):
+            os.unlink(f"{path}{suffix}")
+
+
+def _remove_old_state_files(folder: Path) -> None:
+    """The state files an older bough wrote (one per value), now in the store."""
+    try:
+        names = [n for n in os.listdir(folder) if _OLD_STATE_FILE.fullmatch(n)]
     except OSError:
         return
     for name in names:
-        if name not in keep and _safe_name(name):
-            with contextlib.suppress(OSError):
-                if stat.S_ISREG(os.lstat(folder / name).st_mode):
-                    os.unlink(folder / name)
-
-
-def state_names(out: Path) -> set[str]:
-    """The regular files of OUT's state folder now (one listing, not a stat each)."""
-    return regular_names(Path(out) / STATE_DIR)
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(folder / name).st_mode):
+                os.unlink(folder / name)
 
 
 def atomic_write(folder: Path, name: str, data: bytes, *, durable: bool = False) -> None:
@@ -88,7 +198,3 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
         return handle.read()
-
-
-def _safe_name(name: str) -> bool:
-    return bool(name) and "/" not in name and "\0" not in name and not name.startswith(".")

@@ -737,7 +737,7 @@ def leaks(out: Path, secrets: list[str]) -> list[tuple[str, str]]:
     for path in sorted(out.rglob("*")):
         if path.is_file() and not path.is_symlink():
             data = path.read_bytes()
-            data += stored_blocks(path) if data.startswith(SQLITE) else inflated(data)
+            data += stored_values(path) if data.startswith(SQLITE) else inflated(data)
             found += [(str(path.relative_to(out)), m.group().decode()[:12]) for m in pattern.finditer(data)]
     return found
 
@@ -745,10 +745,19 @@ def leaks(out: Path, secrets: list[str]) -> list[tuple[str, str]]:
 SQLITE = b"SQLite format 3\x00"
 
 
-def stored_blocks(path: Path) -> bytes:
-    """Every highlighted block in a block store (render/blockstore.py), inflated."""
-    with sqlite3.connect(path) as conn:
-        return b"".join(zlib.decompress(html) for (html,) in conn.execute("SELECT html FROM blocks"))
+def stored_values(path: Path) -> bytes:
+    """Everything in one of OUT's sqlite3 files: every highlighted block of a block
+    store (render/blockstore.py), inflated; every value of the state (state.py),
+    as stored and inflated."""
+    conn = sqlite3.connect(path)
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert tables in ({"blocks", "uses"}, {"state"}), f"{path}: tables {sorted(tables)}"
+        if "blocks" in tables:
+            return b"".join(zlib.decompress(html) for (html,) in conn.execute("SELECT html FROM blocks"))
+        return b"".join(data + inflated(data) for (data,) in conn.execute("SELECT data FROM state"))
+    finally:
+        conn.close()
 
 
 def inflated(data: bytes) -> bytes:

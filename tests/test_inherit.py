@@ -26,6 +26,7 @@ from bough_site.readers.claude import ClaudeSource, read_claude_session, scan_ma
 from bough_site.redact import Redactor
 from bough_site.scrub import scrub_session
 from bough_site.work import summarize_work
+from bough_site.state import StateStore
 
 from .helpers import age, prompt, reply, rewritten, text, tool_result, tool_use, tree, write_jsonl
 
@@ -378,7 +379,8 @@ def test_no_change_rewrites_nothing(tmp_path: Path) -> None:
     src, _ = history(tmp_path / "history")
     out = tmp_path / "site"
     first = run(src, out)
-    assert list((out / ".bough-state").glob("*.records"))
+    with StateStore(out) as state:
+        assert any(name.endswith(".records") for name in state.names())
     age(out)
     again = run(src, out)
     assert (again.rebuilt, again.written) == (0, 0) and rewritten(out) == set()

@@ -13,6 +13,7 @@ from bough_site.inherit import FileSummary
 from bough_site.manifest import FileState, Manifest, SessionState, UnitState
 from bough_site.plan import gone_sessions, make_plan, unchanged
 from bough_site.plan.units import CLAUDE, CODEX, Unit, optimistic_slug
+from bough_site.state import StateStore
 from bough_site.summaries import hide
 
 DIGEST = "options-1"
@@ -71,7 +72,7 @@ class Disk:
 def plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileState | None]], disk: Disk,
          tmp_path: Path, *, digest: str = DIGEST, prune: bool = False):
     return make_plan(previous, units, now, digest, name=lambda text: text, checksum=disk.checksum,
-                     present=disk.present, scan=disk.scan, out=tmp_path, prune=prune)
+                     present=disk.present, scan=disk.scan, state=StateStore(tmp_path), prune=prune)
 
 
 A = claude_unit("-home-ada-app/aaaa.jsonl")
@@ -161,7 +162,7 @@ def test_page_names_known_before_reading(tmp_path: Path) -> None:
                         (gone_unit, [state(gone_unit.labels[0])], [session(gone_unit, "cccc")]))
     result = make_plan(previous, [A, clash, codex], {u.key: [None] for u in (A, clash, codex)}, DIGEST,
                        name=str.upper, checksum=Disk().checksum, present=Disk().present, scan=Disk().scan,
-                       out=tmp_path, prune=False)
+                       state=StateStore(tmp_path), prune=False)
     upper = optimistic_slug("AAAA").casefold()  # not a safe name as it is: it gets a hash
     assert upper != "aaaa"
     assert result.own_slugs[A.key] == result.own_slugs[clash.key] == (upper,)
@@ -224,7 +225,7 @@ def test_an_unchanged_build_does_not_redact_file_names_again(tmp_path: Path) -> 
 
     def run(digest: str):
         return make_plan(previous, [A], {A.key: [state(A.labels[0])]}, digest, name=name,
-                         checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, out=tmp_path,
+                         checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, state=StateStore(tmp_path),
                          prune=False)
 
     assert run(DIGEST).own_slugs[A.key] == ("remembered",) and asked == []

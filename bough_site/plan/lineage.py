@@ -4,7 +4,7 @@ inherit.py decides from per-file summaries; this module finds the files to
 compare (the main session files of one project directory: not sub-agent files,
 and a file read from bough's archive is the session of its label, once), makes
 their summaries (``readers.claude.scan_main_file``, in the worker pool) and keeps
-them in ``OUT/.bough-state/<digest>.records``, named by their content like the
+them in OUT's state (``<digest>.records``, state.py), named by their content like the
 tallies, so the next build scans only the files that changed.
 
 A directory with one main file has nothing to compare: its file is not scanned.
@@ -27,7 +27,7 @@ import orjson
 from ..inherit import FileSummary, Inheritance, decide
 from ..manifest import Manifest, SessionState
 from ..model import SOURCE_CLAUDE
-from ..state import read_state, state_name
+from ..state import StateStore, state_name
 from ..summaries import hide
 
 SCAN_SUFFIX = ".records"
@@ -51,9 +51,9 @@ def summary_bytes(summary: FileSummary) -> bytes:
     return zlib.compress(orjson.dumps(summary.to_json()), 6)
 
 
-def load_summary(out: Path, name: str) -> FileSummary | None:
+def load_summary(state: StateStore, name: str) -> FileSummary | None:
     """A stored summary, or None when it is missing or damaged (then it is made again)."""
-    data = read_state(out, name) if name else None
+    data = state.get(name) if name else None
     if data is None:
         return None
     try:
@@ -97,7 +97,7 @@ class _Member:
 class Lineage:
     """What a build knows of resumes, by unit key."""
 
-    out: Path
+    state: StateStore
     scan: ScanFn
     digests: dict[str, str] = field(default_factory=dict)  # every decided unit: its decision's digest ("" none)
     scans: dict[str, str] = field(default_factory=dict)  # unit -> its summary's state file ("" none)
@@ -132,13 +132,13 @@ class Lineage:
 
 
 def plan_lineage(units: Iterable[tuple[str, str, str]], previous: Manifest, same_files: Collection[str],
-                 reusable: Collection[str], *, out: Path, prune: bool, scan: ScanFn) -> Lineage:
+                 reusable: Collection[str], *, state: StateStore, prune: bool, scan: ScanFn) -> Lineage:
     """Each live Claude unit's inheritance. ``units`` are (unit key, main path,
     main label); ``same_files`` the units whose files hold what the last build
     read (their stored summaries hold), ``reusable`` those of them whose pages can
     be kept. A directory whose members and summaries are the last build's, all
     reusable, keeps its decisions without a summary being read."""
-    lineage = Lineage(out, scan)
+    lineage = Lineage(state, scan)
     groups: dict[str, list[_Member]] = {}
     current = set()
     for key, path, label in units:
@@ -198,7 +198,7 @@ def _summaries(members: list[_Member], lineage: Lineage) -> None:
     todo: list[_Member] = []
     for m in members:
         if m.summary is None:
-            m.summary = load_summary(lineage.out, m.stored)
+            m.summary = load_summary(lineage.state, m.stored)
         if m.summary is None and m.path is not None:
             todo.append(m)
     if not todo:

@@ -52,7 +52,7 @@ from pathlib import Path
 
 from ..state import STATE_DIR
 
-# Under OUT/.bough-state (a folder: manifest.remove_states only removes files).
+# Under OUT/.bough-state, in a folder of its own.
 STORE_DIR = "blocks"
 STORE_FILE = "blocks.sqlite"
 SCHEMA = 1

@@ -1,0 +1,121 @@
+"""OUT's state store (state.py): one sqlite3 file of content-named values, and
+how a build uses it (a session's identities and a Claude file's resume summary)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bough_site.state import STATE_DB, STATE_DIR, StateStore, state_name
+
+from .helpers import append_turn, main_file, make_history, run, tree
+
+TALLY = b'{"records": ["r1"]}'
+SCAN = b"\x78\x9c summary"
+
+
+def store_file(out: Path) -> Path:
+    return out / STATE_DIR / STATE_DB
+
+
+def test_values_are_kept_across_connections_and_dropped_when_not_named(tmp_path: Path) -> None:
+    tally, scan = state_name(TALLY, ".json"), state_name(SCAN, ".records")
+    with StateStore(tmp_path) as state:
+        assert state.names() == set() and state.get(tally) is None  # nothing yet: no file made
+        assert not store_file(tmp_path).exists()
+        state.add({tally: TALLY, scan: SCAN})
+        state.add({tally: TALLY})  # the same name again: the same value
+    with StateStore(tmp_path) as state:
+        assert state.names() == {tally, scan}
+        assert (state.get(tally), state.get(scan)) == (TALLY, SCAN)
+        state.keep_only({scan, "never-stored"})
+    with StateStore(tmp_path) as state:
+        assert state.names() == {scan} and state.get(tally) is None
+
+
+def test_a_damaged_store_reads_as_empty_and_is_made_anew(tmp_path: Path) -> None:
+    path = store_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a database, " * 100)
+    with StateStore(tmp_path) as state:
+        assert state.names() == set() and state.get("x.json") is None
+        state.add({"x.json": TALLY})
+    with StateStore(tmp_path) as state:
+        assert state.get("x.json") == TALLY
+
+
+def test_a_symlink_in_place_of_the_store_is_never_followed(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    (tmp_path / "other").mkdir()
+    with StateStore(tmp_path / "other") as state:
+        state.add({"x.json": TALLY})
+    os.replace(store_file(tmp_path / "other"), elsewhere)
+    path = store_file(tmp_path / "out")
+    path.parent.mkdir(parents=True)
+    path.symlink_to(elsewhere)
+    before = elsewhere.read_bytes()
+    with StateStore(tmp_path / "out") as state:
+        assert state.get("x.json") is None and state.names() == set()
+        state.add({"y.json": TALLY})
+    assert elsewhere.read_bytes() == before and path.is_symlink()
+
+
+def test_the_state_files_of_an_older_bough_are_removed_and_nothing_else(tmp_path: Path) -> None:
+    folder = tmp_path / STATE_DIR
+    (folder / "blocks").mkdir(parents=True)
+    old = [folder / f"{'a' * 32}.json", folder / f"{'b' * 32}.records"]
+    others = [folder / "blocks" / f"{'c' * 32}.json", folder / "notes.json", folder / f"{'d' * 31}.json"]
+    for path in old + others:
+        path.write_bytes(b"{}")
+    with StateStore(tmp_path) as state:
+        state.keep_only(set())
+    assert [p.exists() for p in old] == [False, False] and all(p.exists() for p in others)
+
+
+def test_a_build_writes_one_state_file_whatever_the_number_of_sessions(tmp_path: Path) -> None:
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    built = run(history, out)
+    assert built.sessions > 1
+    assert sorted(p.name for p in (out / STATE_DIR).iterdir()) == ["blocks", STATE_DB, "templates"]
+    with StateStore(out) as state:
+        names = state.names()
+    # Every session's identities, and a summary per Claude file compared for resumes.
+    assert sum(n.endswith(".json") for n in names) == built.sessions
+    assert all(n.endswith((".json", ".records")) for n in names)
+
+
+def test_state_lost_since_the_last_build_is_made_again(tmp_path: Path) -> None:
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    first = run(history, out)
+    with StateStore(out) as state:
+        kept = state.names()
+    store_file(out).unlink()
+    second = run(history, out)
+    assert second.rebuilt == first.rebuilt  # without their numbers, the sessions are read again
+    with StateStore(out) as state:
+        assert state.names() == kept  # though the manifest is the same, the values are kept again
+    third = run(history, out)
+    assert (third.rebuilt, third.reused) == (0, first.rebuilt)
+    assert third.site.stats == first.site.stats
+
+
+def test_an_append_keeps_the_new_identities_and_drops_the_old(tmp_path: Path) -> None:
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    run(history, out)
+    with StateStore(out) as state:
+        before = state.names()
+    source, _summary = main_file(history, out)
+    append_turn(source)
+    grown = run(history, out)
+    assert grown.rebuilt == 1
+    with StateStore(out) as state:
+        after = state.names()
+    assert len(after) == len(before) and after != before  # one session's values replaced, none left behind
+    fresh = tmp_path / "fresh"
+    run(history, fresh)
+    with StateStore(fresh) as state:
+        assert state.names() == after
+    assert tree(out) == tree(fresh)
