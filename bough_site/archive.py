@@ -102,10 +102,12 @@ class Damaged(Exception):
 @dataclass(frozen=True)
 class Copied:
     """A copy made and not yet in place: its record to be, and its temporary file
-    (None when the archive already held these very bytes)."""
+    (None when the archive already held these very bytes); with a temporary file,
+    the record's own, written beside it by the same process."""
 
     entry: Entry
     temp: str | None
+    record_temp: str | None = None
 
 
 @dataclass(frozen=True)
@@ -360,7 +362,9 @@ class Archive:
         """Copy ``source``'s bytes into a temporary file beside its copy, as ``entry``
         (size, mtime and sha256 filled in here); :meth:`commit` puts it in place.
         None when the source is shorter than ``old``, whose copy is then left as it
-        is. It may run in a worker process: it writes no record."""
+        is. It may run in a worker process: the record is written to a temporary
+        file too, so that the worker pool, not the build's own process, creates
+        both files (creating a file is most of what writing a small one costs)."""
         handle = open_regular(source, str(source), lambda warning: None)
         if handle is None:
             raise OSError(f"cannot open {source} as a regular file")
@@ -393,7 +397,17 @@ class Archive:
                 raise
         new = replace(entry, size=size, mtime_ns=info.st_mtime_ns, sha256=sha,
                       updated=old.updated if same and old is not None else entry.updated)
-        return Copied(new, None if same else str(tmp))
+        if same:
+            return Copied(new, None)
+        try:
+            record_fd, record_tmp = create_temp(folder, 0o600)
+            with open(record_fd, "wb") as record:
+                record.write(_record_bytes(new))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        return Copied(new, str(tmp), str(record_tmp))
 
     def commit(self, copies: list[Copied]) -> None:
         """Put copies in place: their bytes made durable first, then each temporary
@@ -411,19 +425,21 @@ class Archive:
             _sync_file_system(self.root)
         for copy in pending:
             os.replace(copy.temp, self.data_path(copy.entry))  # type: ignore[arg-type]
+            if copy.record_temp is not None:  # after its copy: a record never describes bytes not in place
+                os.replace(copy.record_temp, self._folder(copy.entry.kind, copy.entry.label) / _record_name(copy.entry))
 
     def discard(self, copies: list[Copied]) -> None:
         for copy in copies:
-            if copy.temp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(copy.temp)
+            for temp in (copy.temp, copy.record_temp):
+                if temp is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(temp)
 
     def write_record(self, entry: Entry) -> None:
         # Not fsynced: a record lost in a crash is made again from the live file (the
         # copy it describes was fsynced before it was renamed into place).
         folder = self._folder(entry.kind, entry.label)
-        name = entry.label.rsplit("/", 1)[-1] + RECORD_SUFFIX
-        replace_file(folder, name, json_bytes(entry.to_json()), mode=0o600)
+        replace_file(folder, _record_name(entry), _record_bytes(entry), mode=0o600)
 
     def _folder(self, kind: str, label: str, *, create: bool = True) -> Path:
         """The real directory that holds ``label``'s files, made when missing (with
@@ -698,6 +714,14 @@ def _lstat_mode(path: Path) -> int:
         return os.lstat(path).st_mode
     except OSError:
         return 0
+
+
+def _record_name(entry: Entry) -> str:
+    return entry.label.rsplit("/", 1)[-1] + RECORD_SUFFIX
+
+
+def _record_bytes(entry: Entry) -> bytes:
+    return json_bytes(entry.to_json())
 
 
 def is_regular(path: Path) -> bool:

@@ -194,7 +194,7 @@ class _Sync:
         return name in names
 
     def copy(self, warn: WarnFn, workers: int) -> None:
-        """Make the copies (in parallel), then write every record that changed."""
+        """Make the copies and their records (in parallel), then write every other record that changed."""
         from .jobs import parallel_map
 
         done = parallel_map(_copy_one, [(self.archive, copy) for copy in self.copies], workers,
@@ -213,7 +213,8 @@ class _Sync:
                 self.shorter.add(copy.entry.key)
             else:
                 self.entries[copied.entry.key] = copied.entry
-                self.records.append(copied.entry)
+                if copied.record_temp is None:  # the same bytes: its record may still have changed
+                    self.records.append(copied.entry)
         for record in self.records:
             try:
                 self.archive.write_record(record)

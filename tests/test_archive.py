@@ -192,6 +192,43 @@ def test_copies_are_made_durable_all_at_once_on_a_first_build_and_one_by_one_aft
     assert calls == []
 
 
+def test_the_worker_pool_writes_the_records_of_its_copies(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each copy's record is written beside it by the worker that made it, and the
+    # build's own process only renames it into place once the copy is: the same
+    # records, none of them written by the build's process.
+    import bough_site.archive as archive_module
+
+    written: list[str] = []
+    record = archive_module.Archive.write_record
+    monkeypatch.setattr(archive_module.Archive, "write_record",
+                        lambda self, entry: (written.append(entry.label), record(self, entry)))
+    run(tmp_path / "site", jobs=2)
+    root = the_archive()
+    assert written == []
+    assert not [p for p in root.rglob("*") if p.name.startswith(".bough-tmp-")]
+    indexed, _ = Archive.open(root).entries()
+    (root / ".bough-index").unlink()
+    from_records, problems = Archive.open(root).entries()
+    assert problems == [] and from_records == indexed and len(indexed) == len(read_files(home))
+
+
+def test_copies_not_put_in_place_leave_neither_copy_nor_record(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bough_site.archive as archive_module
+
+    def full(root: Path) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(archive_module, "_sync_file_system", full)
+    monkeypatch.setattr(archive_module, "_FSYNC_EACH", 0)
+    warnings: list[str] = []
+    run(tmp_path / "site", jobs=2, report=warnings.append)
+    assert any("copies not put in place in the archive: No space left on device" in w for w in warnings)
+    left = {p.name for p in the_archive().rglob("*") if p.is_file()}
+    assert left == {".bough-archive", ".bough-lock", ".bough-index"}  # no copy, record or temporary file
+
+
 def test_a_shorter_live_file_loses_to_its_copy(home: Path, tmp_path: Path) -> None:
     live = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
     before = run(tmp_path / "one")
