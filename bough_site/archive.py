@@ -426,7 +426,7 @@ class Archive:
         for copy in pending:
             os.replace(copy.temp, self.data_path(copy.entry))  # type: ignore[arg-type]
             if copy.record_temp is not None:  # after its copy: a record never describes bytes not in place
-                os.replace(copy.record_temp, self._folder(copy.entry.kind, copy.entry.label) / _record_name(copy.entry))
+                os.replace(copy.record_temp, Path(copy.record_temp).with_name(_record_name(copy.entry)))
 
     def discard(self, copies: list[Copied]) -> None:
         for copy in copies:

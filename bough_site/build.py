@@ -338,8 +338,7 @@ def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: Bu
 
 
 def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, options: Options, digest: str,
-              units: list[Unit],
-              discovery_warnings: list[Warning], previous: Manifest,
+              units: list[Unit], discovery_warnings: list[Warning], previous: Manifest,
               stat_of: Callable[[Any], os.stat_result]) -> BuildResult:
     """Stages 3 to 7, with OUT held; ``digest`` is ``options``' digest, ``previous``
     the last build's manifest, ``stat_of`` what discovery saw of each file."""
