@@ -470,3 +470,48 @@ def test_text_past_the_highlighting_budget_is_indexed_as_the_text_before_it(tmp_
     [content_text] = [f["content"] for f in fragments]
     assert "aardvarkhead = 1" in content_text and "zebrafinchtail = 2" in content_text
     assert "plain text from line" not in content_text
+
+
+# --- finding Pagefind ------------------------------------------------------------------------
+
+
+def test_pagefind_is_the_binary_its_bin_extra_installs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pagefind_bin
+
+    monkeypatch.delenv("PAGEFIND_BINARY_PATH", raising=False)
+    assert search.pagefind_binary() == Path(pagefind_bin.get_executable())
+
+
+def test_pagefind_binary_path_names_another(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(tmp_path / "my-pagefind"))
+    assert search.pagefind_binary() == tmp_path / "my-pagefind"
+
+
+def test_without_pagefind_the_error_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import importlib
+
+    real_import = importlib.import_module
+
+    def no_bin_extra(name: str, *args):
+        if name.startswith("pagefind_bin"):
+            raise ImportError(name)
+        return real_import(name, *args)
+
+    monkeypatch.delenv("PAGEFIND_BINARY_PATH", raising=False)
+    monkeypatch.setattr(importlib, "import_module", no_bin_extra)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(search.SearchError, match=r"pip install 'pagefind\[bin\]'.*--no-search"):
+        search.pagefind_binary()
+    (tmp_path / "pagefind").write_bytes(b"")
+    (tmp_path / "pagefind").chmod(0o755)
+    assert search.pagefind_binary() == tmp_path / "pagefind"  # one on PATH will do
+
+
+def test_finding_pagefind_imports_no_asyncio() -> None:
+    # The pagefind package's own lookup imports asyncio: 0.1 s of every build with search.
+    import subprocess
+    import sys
+
+    code = "import sys, bough_site.search as s; s.pagefind_binary(); print('asyncio' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
