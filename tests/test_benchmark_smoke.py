@@ -104,3 +104,17 @@ def test_the_profile_script_profiles_a_no_change_rebuild(tmp_path: Path) -> None
     # Nothing was rendered again: no time in templates or highlighting to speak of.
     split = done.stdout.split("### the split (cProfile", 1)[1]
     assert "| highlighting: Pygments (lexing) |" not in split
+
+
+def test_the_search_shards_script_times_a_first_search(tmp_path: Path) -> None:
+    from .helpers import require_browser
+
+    require_browser()
+    script = BENCH.with_name("search_shards.py")
+    done = subprocess.run([sys.executable, str(script), "--work", str(tmp_path), "--sessions", "6", "--splits", "1,3",
+                           "--runs", "1"], capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [row.split(" | ")[0] for row in rows] == ["| 1", "| 3"]
+    requests = [int(row.split(" | ")[3]) for row in rows]
+    assert 0 < requests[0] < requests[1]  # every shard is fetched
