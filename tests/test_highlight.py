@@ -263,7 +263,7 @@ def test_raw_token_lexer_is_refused() -> None:
     # RawTokenLexer copies token names from its input into class attributes.
     from pygments.lexers.special import RawTokenLexer
 
-    assert highlight_module._configure(RawTokenLexer()) is None
+    assert highlight_module._accepted(RawTokenLexer) is None
 
 
 # --- highlight_diff ----------------------------------------------------------------

@@ -78,26 +78,24 @@ _REFUSED_LEXERS = (RawTokenLexer, TextLexer)
 _SETTINGS = {"stripnl": False, "stripall": False, "ensurenl": True}
 
 
-def _configure(lexer: Lexer) -> Lexer | None:
-    if isinstance(lexer, _REFUSED_LEXERS):
-        return None
+def _configure(lexer: Lexer) -> Lexer:
     for name, value in _SETTINGS.items():
         setattr(lexer, name, value)
     return lexer
 
 
 def _accepted(cls: type[Lexer]) -> type[Lexer] | None:
+    """``cls``, unless it is one of the refused lexers (every lexer is chosen
+    through here, by class)."""
     return None if issubclass(cls, _REFUSED_LEXERS) else cls
 
 
 @lru_cache(maxsize=512)
 def _instance(cls: type[Lexer]) -> Lexer:
-    """A configured lexer of class ``cls``. Made only when a block must be lexed:
-    making one compiles its patterns (50 ms for Python's), which a build that
-    finds its blocks in the store need not pay."""
-    lexer = _configure(cls())
-    assert lexer is not None, cls
-    return lexer
+    """A configured lexer of class ``cls`` (an accepted one). Made only when a
+    block must be lexed: making one compiles its patterns (50 ms for Python's),
+    which a build that finds its blocks in the store need not pay."""
+    return _configure(cls())
 
 
 @lru_cache(maxsize=1)
