@@ -109,7 +109,7 @@ class StateStore:
                 return
             except sqlite3.DatabaseError:
                 self.close()
-                _remove_store(self.path)
+                remove_sqlite_file(self.path)
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
@@ -163,8 +163,9 @@ def _regular_or_absent(path: Path, create: bool) -> bool:
         return False
 
 
-def _remove_store(path: Path) -> None:
-    for suffix in ("", "-journal"):
+def remove_sqlite_file(path: Path) -> None:
+    """Delete a sqlite3 file of OUT's state and the files SQLite keeps beside it."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(OSError):
             os.unlink(f"{path}{suffix}")
 

@@ -50,7 +50,7 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..state import STATE_DIR
+from ..state import STATE_DIR, remove_sqlite_file
 
 # Under OUT/.bough-state, in a folder of its own.
 STORE_DIR = "blocks"
@@ -272,7 +272,7 @@ def collect(out: Path | str, live_sessions: Iterable[str]) -> None:
     try:
         conn = _open(path, create=False)
     except (sqlite3.Error, OSError):
-        _remove(path)
+        remove_sqlite_file(path)
         return
     if conn is None:
         return
@@ -290,12 +290,6 @@ def collect(out: Path | str, live_sessions: Iterable[str]) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.DatabaseError:
         conn.close()
-        _remove(path)
+        remove_sqlite_file(path)
         return
     conn.close()
-
-
-def _remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(OSError):
-            os.unlink(f"{path}{suffix}")
