@@ -1,7 +1,7 @@
 """The store of highlighted blocks: one sqlite3 file in OUT's state, shared by
 every session and every worker, kept across builds.
 
-Why it exists: lexing costs about 2.5 ms per KB of code, the same text is shown
+Why it exists: lexing costs about 0.8 ms per KB of code, the same text is shown
 in many sessions (a file read in forty of them, a resumed session's copied
 history) and a new bough version renders every page again.  A block is looked up
 by a digest of what decides its HTML (the text, the lexer and its options, and
