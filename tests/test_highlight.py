@@ -769,6 +769,14 @@ def test_hostile_text_is_escaped(language: str) -> None:
     assert text_of(out) == code
 
 
+@pytest.mark.parametrize("text", ["", "plain", "&<>\"'", "a < b && c > 'd' \"e\"", "é 💡 \x00 \udc80 &amp;"])
+def test_the_formatter_escapes_as_markupsafe_does(text: str) -> None:
+    # Its fast path (markupsafe's C escaping without the Markup object) must
+    # give escape()'s bytes: the block store's keys assume they are the same.
+    assert highlight_module._escaped(text) == str(escape(text))
+    assert type(highlight_module._escaped(text)) is str
+
+
 def test_crlf_and_final_newline_as_before() -> None:
     assert text_of(str(highlight("a = 1\r\nb = 2\r\n", language="python"))) == "a = 1\nb = 2\n"
     assert str(highlight("a = 1", language="python")).endswith(f'<span class="mi">1</span>{END}')
