@@ -376,6 +376,24 @@ def test_a_read_keeps_its_file_text_only_when_it_is_not_the_shown_text(tmp_path:
     assert ("content" in file) is kept
 
 
+@pytest.mark.parametrize(
+    ("shown", "stripped"),
+    [
+        ("     1→a\n     2→b\n", "a\nb\n"),
+        ("     1\ta\n    10\tb", "a\nb"),  # a tab for the arrow; no final newline
+        ("\n     1→a\n", "\na\n"),  # a blank line before the first number
+        ("     1→a\n\n<system-reminder>\n 2→x\n</system-reminder>\n", "a\n\n<system-reminder>\nx\n</system-reminder>\n"),
+        ("     1→  12→a\n", "  12→a\n"),  # one number per line: the text's own arrow stays
+        ("a\n     2→b\n", "a\n     2→b\n"),  # not numbered from its start: as it is
+        ("", ""),
+    ],
+)
+def test_a_reads_line_numbers_come_off_each_line(shown: str, stripped: str) -> None:
+    from bough_site.readers.claude import strip_line_numbers
+
+    assert strip_line_numbers(shown) == stripped
+
+
 # --- the harness's wrapper tags become the notes they stand for ---------------------------------
 
 CAVEAT = "Caveat: the messages below come from local commands; do not answer them."
