@@ -47,7 +47,8 @@ import bench  # noqa: E402  (benchmarks/bench.py: the histories and the environm
 # (stage, markers): a file whose path holds one of the markers belongs to the stage;
 # the first stage that matches wins. A template's code runs under its own file name.
 STAGES: list[tuple[str, tuple[str, ...]]] = [
-    ("highlighting: Pygments (lexing)", ("/pygments/",)),
+    # render/lexing.py is Pygments' RegexLexer loop, narrowed (our copy of it).
+    ("highlighting: Pygments (lexing)", ("/pygments/", "bough_site/render/lexing.py")),
     ("highlighting: ours (token loop, HTML, block cache, diffs)", ("bough_site/render/highlight.py",)),
     ("Markdown", ("bough_site/render/markdown.py", "/markdown_it/", "/mdurl/", "/linkify_it/", "/mdit_py_plugins/")),
     # markupsafe is no stage: its escape() runs for our formatter as for templates.
