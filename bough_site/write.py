@@ -10,7 +10,9 @@ keep a build from damaging anything live in one place:
   claimed only once per build.
 * Every file goes to a temporary name and is renamed into place, and is left
   alone (mtime unchanged) when it already holds the same bytes.
-* Only files our marker lists are ever deleted, and only when asked (:meth:`prune`).
+* Only files our marker lists are ever deleted, and only when asked (:meth:`prune`);
+  and the temporary files of a build that was killed before it could remove
+  them (the lock file says a build began and never ended: :func:`_began`).
 
 :func:`slug` and :func:`unique_slugs` turn untrusted names into file names;
 :func:`check_separate` keeps OUT away from the inputs (``~/.claude``, ``~/.codex``).
@@ -223,6 +225,8 @@ class SiteWriter:
         try:
             # Again under the lock: a build that just finished may have written the marker.
             self._check_ours(root, lock_counts=False)
+            if _began(self._lock_fd):
+                _remove_temporaries(root)
             self._previous = self._read_marker(root)
             self._root = root
             if not _lexists(root / self.MARKER):
@@ -328,6 +332,7 @@ class SiteWriter:
     def _release(self) -> None:
         fd, self._lock_fd = self._lock_fd, None
         if fd is not None:
+            _ended(fd)
             # Closing drops the flock. The file stays: unlinking it would let a waiting
             # build lock a deleted inode while a third locks a new one.
             os.close(fd)
@@ -608,6 +613,40 @@ def _acquire_lock(path: Path, timeout: float, out: Path) -> int:
         except OSError as err:
             os.close(fd)
             raise OutputError(f"cannot lock {path}: {err}") from err
+
+
+# What the lock file holds while a build has OUT (empty otherwise).  A build that
+# finds it there follows one that never reached its end: killed (SIGKILL, the
+# machine stopped) between creating a temporary file and renaming it, itself or
+# a worker of its pool, which the kernel kills with it.
+_RUNNING = b"building\n"
+
+
+def _began(lock_fd: int) -> bool:
+    """Say in the lock file that a build holds OUT; True when the last one never
+    said it had ended."""
+    try:
+        interrupted = os.pread(lock_fd, len(_RUNNING), 0) == _RUNNING
+        os.pwrite(lock_fd, _RUNNING, 0)
+    except OSError:
+        return False
+    return interrupted
+
+
+def _ended(lock_fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.ftruncate(lock_fd, 0)
+
+
+def _remove_temporaries(root: Path) -> None:
+    """Delete the temporary files (``.bough-tmp-*``, a name no caller may use) an
+    interrupted build left anywhere in OUT; symlinks are neither followed nor removed."""
+    for folder, _dirs, names in os.walk(root):  # never descends through a symlink
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.startswith(_TMP_PREFIX) and is_regular_file(path):
+                with contextlib.suppress(OSError):  # one left behind is litter, not harm
+                    os.unlink(path)
 
 
 def _delete_owned(root: Path, relpath: str) -> bool:

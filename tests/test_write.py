@@ -211,6 +211,36 @@ def test_lock_file_does_not_make_a_foreign_dir_ours(tmp_path: Path) -> None:
     assert sorted(os.listdir(out)) == [SiteWriter.LOCK, "thesis.tex"]
 
 
+def test_a_killed_builds_temporary_files_go_with_the_next_build(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build(out, {"s/a/page.html": b"A"})
+    outside = tmp_path / "outside.html"
+    outside.write_bytes(b"not ours")
+    # What a build killed mid-write leaves: its mark in the lock file, temporary files.
+    with SiteWriter(out) as writer:
+        assert (out / SiteWriter.LOCK).read_bytes() != b""  # the mark, while it runs
+        killed_mark = (out / SiteWriter.LOCK).read_bytes()
+    assert (out / SiteWriter.LOCK).read_bytes() == b""  # a build that ended says so
+    (out / SiteWriter.LOCK).write_bytes(killed_mark)
+    (out / "s" / "a" / ".bough-tmp-0123abcd").write_bytes(b"half a page")
+    (out / ".bough-tmp-feedface").write_bytes(b"")
+    (out / "s" / ".bough-tmp-link").symlink_to(outside)
+    (out / "s" / "a" / "notes.txt").write_bytes(b"someone's")
+    build(out, {"s/a/page.html": b"A"})
+    assert temp_files(out) == [out / "s" / ".bough-tmp-link"]  # a symlink: neither followed nor removed
+    assert outside.read_bytes() == b"not ours" and (out / "s" / "a" / "notes.txt").read_bytes() == b"someone's"
+    assert (out / "s" / "a" / "page.html").read_bytes() == b"A"
+
+
+def test_no_folder_is_searched_for_temporary_files_after_a_build_that_ended(tmp_path: Path) -> None:
+    # The search walks all of OUT: only a build that follows a killed one pays for it.
+    out = tmp_path / "site"
+    build(out, {"a.html": b"a"})
+    (out / ".bough-tmp-0123abcd").write_bytes(b"")
+    build(out, {"a.html": b"b"})
+    assert temp_files(out) == [out / ".bough-tmp-0123abcd"]
+
+
 def test_refuses_out_that_is_a_file(tmp_path: Path) -> None:
     out = tmp_path / "site"
     out.write_text("not a dir")
