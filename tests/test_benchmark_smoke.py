@@ -118,3 +118,12 @@ def test_the_search_shards_script_times_a_first_search(tmp_path: Path) -> None:
     assert [row.split(" | ")[0] for row in rows] == ["| 1", "| 3"]
     requests = [int(row.split(" | ")[3]) for row in rows]
     assert 0 < requests[0] < requests[1]  # every shard is fetched
+
+
+def test_the_lexing_benchmark_compares_both_loops(tmp_path: Path) -> None:
+    script = BENCH.with_name("lexing.py")
+    done = subprocess.run([sys.executable, str(script), "--files", "5", "--rounds", "1"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("5 files, ") and "ms per KB" in done.stdout
+    assert done.stdout.rstrip().endswith("the same tokens")
