@@ -9,6 +9,7 @@ one project page however many projects there are.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,7 +90,22 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
             return SitePages(site, list(previous.site_outputs), signature, project_signatures)
         except OutputError:
             pass  # a file went missing: render them all
-    site = site_stats(projects, tally, warnings, previous)
+    # Pagefind reads the session pages, all written by now: its runs (a bundle per
+    # project) go on while the site's own pages are made, and are written after them.
+    runs = search.start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers) \
+        if options.search else contextlib.nullcontext()
+    with runs as shard_runs:
+        site = site_stats(projects, tally, warnings, previous)
+        paths = sorted(_site_files(site, projects, project_signatures, previous, same_options, options, outputs))
+        if shard_runs is not None:
+            paths += shard_runs.finish(outputs.write)
+    return SitePages(site, paths, signature, project_signatures)
+
+
+def _site_files(site: Site, projects: list[Project], project_signatures: dict[str, str], previous: Manifest,
+                same_options: bool, options: Options, outputs: Outputs) -> list[str]:
+    """The index, each project's page and sidecar (rendered, or kept when what they
+    are made of is the same), the assets and search's fallback: their paths."""
     from .render.pages import Renderer
 
     renderer = Renderer(Path(options.theme) if options.theme else None, search=options.search,
@@ -105,11 +121,7 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
     if options.search:
         files.append((search.FALLBACK_PATH, search.fallback_script(site)))
-    paths = sorted(kept + outputs.write(files))
-    if options.search:  # after the session pages, which Pagefind reads from OUT; a bundle per project
-        paths += search.pagefind_shards(outputs.writer, previous.site_outputs, outputs.write, outputs.keep, report,
-                                        workers=workers)
-    return SitePages(site, paths, signature, project_signatures)
+    return kept + outputs.write(files)
 
 
 def _keep_project(project: Project, previous: Manifest, outputs: Outputs, kept: list[str]) -> bool:

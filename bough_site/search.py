@@ -210,17 +210,48 @@ def pagefind_version(binary: Path) -> str:
     return done.stdout.decode("utf-8", "replace").strip()
 
 
-def pagefind_shards(writer: SiteWriter, previous: list[str], write: Callable[[list[tuple[str, bytes]]], list[str]],
-                    keep: Callable[[str], None], report: Callable[[str], None] = lambda line: None, *,
-                    workers: int = 1) -> list[str]:
-    """Make or keep each project's shard and write ``shards.js``; return every path
-    written or kept. ``writer`` (the build's SiteWriter) tells the session pages this
-    build owns and which of them it rendered; ``previous`` is what the last build's
-    site pages were (its shards among them); ``write`` and ``keep`` are the build's,
-    so what is kept is neither written again nor pruned. Up to ``workers`` Pagefind
-    runs at once (the render pool is done by now; each run is a process of its own);
-    each shard is written, in project order, as soon as it and those before it are
-    made: the main process holds a few shards at a time."""
+class ShardRuns:
+    """The shards of a build: those kept, and the Pagefind runs making the others,
+    started by :func:`start_shards` and written by :meth:`finish`. Use it as a
+    context manager: leaving it waits for the runs still going."""
+
+    def __init__(self, owned: dict[str, list[str]], to_make: list[tuple[str, dict[str, Any]]],
+                 make: Callable[[tuple[str, dict[str, Any]]], list[tuple[str, bytes]]], workers: int) -> None:
+        self._owned = owned
+        self._to_make = to_make
+        self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(to_make) or 1)))
+        self._bundles = self._pool.map(make, to_make)  # every run submitted now
+
+    def finish(self, write: Callable[[list[tuple[str, bytes]]], list[str]]) -> list[str]:
+        """Write each shard, in project order, as soon as it and those before it are
+        made (the main process holds a few at a time), then ``shards.js``; every
+        path written or kept."""
+        for (root, made), files in zip(self._to_make, self._bundles):
+            self._owned[root] = _write_shard(root, made, files, write)
+        paths: list[str] = []
+        shards = []
+        for root in sorted(self._owned):
+            paths += self._owned[root]
+            if self._owned[root]:
+                shards.append(f"{root}/")
+        return paths + write([(SHARDS_PATH, shards_module(shards))])
+
+    def __enter__(self) -> ShardRuns:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], None],
+                 report: Callable[[str], None] = lambda line: None, *, workers: int = 1) -> ShardRuns:
+    """Keep each project's shard that still holds, and start Pagefind for the others,
+    up to ``workers`` runs at once in threads (each run is a process of its own), so
+    that the build renders the index and project pages meanwhile. ``writer`` (the
+    build's SiteWriter, its session pages all written) tells the pages this build owns
+    and which of them it rendered; ``previous`` is what the last build's site pages
+    were (its shards among them); ``keep`` is the build's, so what is kept is neither
+    written again nor pruned. Only this thread uses ``writer`` and ``keep``."""
     out = Path(writer.out)
     rendered = set(writer.written) | set(writer.unchanged)
     by_project: dict[str, list[str]] = {}
@@ -242,18 +273,8 @@ def pagefind_shards(writer: SiteWriter, previous: list[str], write: Callable[[li
             to_make.append((root, made))
         else:
             owned[root] = kept
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(to_make) or 1))) as pool:
-        bundles = pool.map(lambda job: _pagefind_bundle(out, job[1]["pages"], report, job[0], binary), to_make)
-        for (root, made), files in zip(to_make, bundles):
-            owned[root] = _write_shard(root, made, files, write)
-    paths: list[str] = []
-    shards = []
-    for root in sorted(owned):
-        paths += owned[root]
-        if owned[root]:
-            shards.append(f"{root}/")
-    paths += write([(SHARDS_PATH, shards_module(shards))])
-    return paths
+    return ShardRuns(owned, to_make, lambda job: _pagefind_bundle(out, job[1]["pages"], report, job[0], binary),
+                     workers)
 
 
 def shards_module(shards: list[str]) -> bytes:

@@ -377,7 +377,7 @@ def _fail(*args: object, **kwargs: object) -> bytes:
     raise search.SearchError("simulated")
 
 
-@pytest.mark.parametrize("where", ["pagefind_shards", "shards_module"])
+@pytest.mark.parametrize("where", ["start_shards", "shards_module"])
 def test_after_a_failed_build_the_shards_are_those_of_a_fresh_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
