@@ -1,7 +1,8 @@
 """Search: the Pagefind index for hosted sites, and a compact index for ``file://``.
 
 Hosted (http and https): Pagefind (the ``pagefind`` package with its ``bin``
-extra) indexes the session pages after they are written. Only the conversation
+extra) indexes the session pages after they are written, while the build
+makes the index and project pages (``start_shards``). Only the conversation
 is indexed (the element with ``data-pagefind-body``: the timeline, sub-agents
 and tool calls included, not what tools returned: ``data-pagefind-ignore``),
 with the session title as ``title`` and filters for project, source and model
