@@ -8,6 +8,7 @@ import inspect
 import random
 import re
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from pygments.lexers import PythonLexer, YamlLexer, find_lexer_class, get_all_le
 
 from bough_site.render import highlight as highlight_module
 from bough_site.render import lexing
+from bough_site.render.blockstore import BlockStore
 from bough_site.render.highlight import OUTPUT, highlight
 
 STDLIB = Path(inspect.getfile(textwrap)).parent
@@ -98,22 +100,9 @@ def test_python_from_the_standard_library_gives_pygments_tokens(module: str) -> 
     assert list(lexer.get_tokens_unprocessed(text)) == list(RegexLexer.get_tokens_unprocessed(lexer, text))
 
 
-def test_a_page_block_is_lexed_through_the_narrowed_loop(lexing_calls: list[str]) -> None:
-    code = "".join((STDLIB / "textwrap.py").read_text(encoding="utf-8").splitlines(keepends=True)[:150])
-    ours = highlight(code, kind=OUTPUT, filename="textwrap.py")
-    assert lexing_calls == [code]
-    lexer = highlight_module._instance(PythonLexer)
-    assert "get_tokens_unprocessed" in vars(lexer)
-    # The same HTML as Pygments' own loop gives.
-    plain = highlight_module._configure(PythonLexer())
-    assert str(ours) == f'<pre class="code"><code>{highlight_module._highlighted(code, plain)}</code></pre>'
-
-
 @pytest.fixture
-def lexing_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def lexing_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Texts lexed through lexing._tokens (an empty block store)."""
-    from bough_site.render.blockstore import BlockStore
-
     monkeypatch.setattr(highlight_module._DEFAULT, "store", BlockStore(None))
     calls: list[str] = []
     real = lexing._tokens
@@ -126,6 +115,17 @@ def lexing_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     highlight_module._instance.cache_clear()
     yield calls
     highlight_module._instance.cache_clear()
+
+
+def test_a_page_block_is_lexed_through_the_narrowed_loop(lexing_calls: list[str]) -> None:
+    code = "".join((STDLIB / "textwrap.py").read_text(encoding="utf-8").splitlines(keepends=True)[:150])
+    ours = highlight(code, kind=OUTPUT, filename="textwrap.py")
+    assert lexing_calls == [code]
+    lexer = highlight_module._instance(PythonLexer)
+    assert "get_tokens_unprocessed" in vars(lexer)
+    # The same HTML as Pygments' own loop gives.
+    plain = highlight_module._configure(PythonLexer())
+    assert str(ours) == f'<pre class="code"><code>{highlight_module._highlighted(code, plain)}</code></pre>'
 
 
 # --- where it is not used ------------------------------------------------------------
