@@ -59,8 +59,7 @@ class StateStore:
 
     def __init__(self, out: Path | str) -> None:
         self.path = Path(out) / STATE_DIR / STATE_DB
-        self._conn: sqlite3.Connection | None = None
-        self._pid = 0
+        self._db = ProcessConnection()
 
     def __enter__(self) -> StateStore:
         return self
@@ -112,10 +111,7 @@ class StateStore:
                 remove_sqlite_file(self.path)
 
     def close(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None and self._pid == os.getpid():
-            with contextlib.suppress(sqlite3.Error):
-                conn.close()
+        self._db.close()
 
     def _rows(self, query: str, parameters: tuple) -> list[tuple]:
         try:
@@ -126,33 +122,61 @@ class StateStore:
             return []
 
     def _connection(self, *, create: bool) -> sqlite3.Connection | None:
-        if self._conn is not None and self._pid == os.getpid():
-            return self._conn
-        # A connection inherited through fork is never used (nor closed) here.
-        self._conn, self._pid = None, os.getpid()
-        if not _regular_or_absent(self.path, create):
+        return self._db.get(lambda: self._open(create))
+
+    def _open(self, create: bool) -> sqlite3.Connection | None:
+        if not sqlite_file_usable(self.path, create=create):
             return None
-        conn = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None, check_same_thread=False)
-        conn.isolation_level = ""  # "with conn" opens a transaction (BEGIN) and commits it
+        conn = connect_sqlite(self.path, _BUSY_SECONDS)
         try:
             conn.execute(_SCHEMA)
         except BaseException:
             conn.close()
             raise
-        self._conn = conn
         return conn
 
 
-def _regular_or_absent(path: Path, create: bool) -> bool:
-    """Whether ``path`` may be opened: a regular file (or, with ``create``,
-    nothing yet) in a real directory, made if needed; never through a symlink."""
-    folder = path.parent
+# --------------------------------------------------------------------------- sqlite3 files of OUT's state
+# (this store's, and render/blockstore.py's)
+
+
+class ProcessConnection:
+    """This process's connection to one sqlite3 file. One inherited through fork
+    is never used nor closed: each process opens its own."""
+
+    def __init__(self) -> None:
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def get(self, open_: Callable[[], sqlite3.Connection | None]) -> sqlite3.Connection | None:
+        """The connection, opened by ``open_`` when this process has none (None:
+        there is none to open; asked again next time)."""
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        self._conn, self._pid = None, os.getpid()
+        self._conn = open_()
+        return self._conn
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and self._pid == os.getpid():
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+
+
+def sqlite_file_usable(path: Path, *, create: bool) -> bool:
+    """Whether a sqlite3 file of OUT's state may be opened at ``path``: its folder
+    and, below ``.bough-state``, the folder above it real directories (made, with
+    ``create``), the file a regular one (or, with ``create``, not there yet);
+    never through a symlink."""
+    folders = [path.parent] if path.parent.name == STATE_DIR else [path.parent, path.parent.parent]
     try:
-        if create:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(folder, 0o755)
-        if not stat.S_ISDIR(os.lstat(folder).st_mode):
-            return False
+        for folder in reversed(folders):
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o755)
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                return False
     except OSError:
         return False
     try:
@@ -161,6 +185,13 @@ def _regular_or_absent(path: Path, create: bool) -> bool:
         return create
     except OSError:
         return False
+
+
+def connect_sqlite(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection in which ``with conn:`` is one transaction (BEGIN ... COMMIT)."""
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    conn.isolation_level = ""  # "with conn" opens a transaction (BEGIN) and commits it
+    return conn
 
 
 def remove_sqlite_file(path: Path) -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
+from bough_site.render.blockstore import BlockStore, store_path
 from bough_site.state import STATE_DB, STATE_DIR, StateStore, state_name
 
 from .helpers import append_turn, main_file, make_history, run, tree
@@ -119,3 +122,21 @@ def test_an_append_keeps_the_new_identities_and_drops_the_old(tmp_path: Path) ->
     with StateStore(fresh) as state:
         assert state.names() == after
     assert tree(out) == tree(fresh)
+
+
+@pytest.mark.parametrize("where", ["file", "folder", "state folder"])
+def test_a_symlink_in_the_block_stores_path_is_never_followed(tmp_path: Path, where: str) -> None:
+    # The block store opens its file through the same checks (state.sqlite_file_usable).
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    path = store_path(out)
+    link = {"file": path, "folder": path.parent, "state folder": path.parent.parent}[where]
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(elsewhere / path.name if where == "file" else elsewhere, target_is_directory=where != "file")
+    store = BlockStore(path)
+    store.add(b"k" * 16, "<b>x</b>")
+    store.record("session", [b"k" * 16])
+    store.close()
+    assert list(elsewhere.iterdir()) == [] and link.is_symlink()
+    assert store.get(b"k" * 16) == "<b>x</b>"  # from memory: highlighting goes on without the file

@@ -40,17 +40,14 @@ reads it once.  With no file (``BlockStore(None)``) that memory is all there is.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import sqlite3
-import stat
 import time
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..state import STATE_DIR, remove_sqlite_file
+from ..state import STATE_DIR, ProcessConnection, connect_sqlite, remove_sqlite_file, sqlite_file_usable
 
 # Under OUT/.bough-state, in a folder of its own.
 STORE_DIR = "blocks"
@@ -89,8 +86,7 @@ class BlockStore:
         self._memory: dict[bytes, str] = {}
         self._memory_chars = 0
         self._pending: dict[bytes, bytes] = {}  # made since the last record(): key -> compressed HTML
-        self._conn: sqlite3.Connection | None = None
-        self._pid = 0
+        self._db = ProcessConnection()
         self._broken = path is None
         # What this process asked of the file (tests and benchmarks read them).
         self.reads = 0
@@ -162,17 +158,16 @@ class BlockStore:
     def _connection(self) -> sqlite3.Connection | None:
         if self._broken or self.path is None:
             return None
-        if self._conn is not None and self._pid == os.getpid():
-            return self._conn
-        # A connection inherited through fork is never used (nor closed) here.
-        self._conn, self._pid = None, os.getpid()
-        try:
-            self._conn = _open(self.path, create=True)
-        except (sqlite3.Error, OSError):
-            self._conn = None
-        if self._conn is None:
+        conn = self._db.get(self._open)
+        if conn is None:
             self._broken = True
-        return self._conn
+        return conn
+
+    def _open(self) -> sqlite3.Connection | None:
+        try:
+            return _open(self.path, create=True)  # type: ignore[arg-type]
+        except (sqlite3.Error, OSError):
+            return None
 
     def _give_up(self) -> None:
         """A store that fails is not used again by this process: lexing is always right."""
@@ -182,10 +177,7 @@ class BlockStore:
 
     def close(self) -> None:
         """Close the file (this process's connection); memory is kept."""
-        conn, self._conn = self._conn, None
-        if conn is not None and self._pid == os.getpid():
-            with contextlib.suppress(sqlite3.Error):
-                conn.close()
+        self._db.close()
 
 
 def _inflate(data: object) -> str | None:
@@ -202,35 +194,12 @@ def _inflate(data: object) -> str | None:
         return None
 
 
-def _folder_ok(folder: Path, create: bool) -> bool:
-    """The store's folder exists (made if asked) and is a real directory, as is
-    its parent: a symlink there is not followed."""
-    for path in (folder.parent, folder):
-        try:
-            mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            if not create:
-                return False
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(path, 0o755)
-            mode = os.lstat(path).st_mode
-        if not stat.S_ISDIR(mode):
-            return False
-    return True
-
-
 def _open(path: Path, *, create: bool) -> sqlite3.Connection | None:
     """A connection to the store, its schema in place; None when there is none
     to open (``create`` False) or the path is not one we would write."""
-    if not _folder_ok(path.parent, create):
+    if not sqlite_file_usable(path, create=create):
         return None
-    if not create and not path.exists():
-        return None
-    with contextlib.suppress(FileNotFoundError):
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-    conn = sqlite3.connect(path, timeout=_BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
-    conn.isolation_level = ""  # "with conn" opens a transaction (BEGIN) and commits it
+    conn = connect_sqlite(path, _BUSY_MS / 1000)
     try:
         for attempt in range(_SETUP_TRIES):
             try:
