@@ -52,7 +52,7 @@ from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
 from .state import StateStore, state_name
 from .stats import Tally
-from .summaries import session_from_summary, tally_from_json
+from .summaries import session_from_summary, tally_from_bytes, tally_from_json
 from .work import summarize_work
 from .write import SiteWriter, check_separate, is_regular_file, locked, unique_slugs
 
@@ -377,7 +377,8 @@ def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, option
     signature, project_signatures = signatures(
         projects, lambda s: _signature_parts(by_session[id(s)]), warnings)
     with _collecting(True):
-        pages = publish(projects, lambda s: _tally(by_session[id(s)], previous, state, config.report), warnings,
+        tallies = _Tallies(by_session, state, config.report)
+        pages = publish(projects, lambda s: tallies.of(by_session[id(s)]), warnings,
                         signature=signature, project_signatures=project_signatures, previous=previous,
                         same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
                         workers=workers)
@@ -549,14 +550,30 @@ def _signature_parts(entry: Entry) -> list[Any]:
     return [entry.key, entry.slug, entry.project, entry.summary, entry.tally_file]
 
 
-def _tally(entry: Entry, previous: Manifest, state: StateStore, report: Callable[[str], None]) -> Tally | None:
-    if entry.tally_json is not None:
-        return tally_from_json(orjson.loads(entry.tally_json))
-    tally = previous.tally_file(state, entry.tally_file)
-    if tally is None:
-        report(f"warning: the numbers of session {entry.summary.get('id')} are missing "
-               "from the last build's state; its project's totals leave it out")
-    return tally
+class _Tallies:
+    """Each session's counting identities, for the project and site numbers: a
+    session read now has them in hand; the others' are read from OUT's state, all
+    in one query when the first is asked for (at thousands of sessions, a query
+    each was a fifth of a one-turn append)."""
+
+    def __init__(self, entries: dict[int, Entry], state: StateStore, report: Callable[[str], None]) -> None:
+        self._entries = entries
+        self._state = state
+        self._report = report
+        self._stored: dict[str, bytes] | None = None
+
+    def of(self, entry: Entry) -> Tally | None:
+        if entry.tally_json is not None:
+            return tally_from_json(orjson.loads(entry.tally_json))
+        if self._stored is None:
+            self._stored = self._state.get_many(
+                e.tally_file for e in self._entries.values() if e.tally_json is None and e.tally_file)
+        data = self._stored.get(entry.tally_file)
+        tally = tally_from_bytes(data) if data is not None else None
+        if tally is None:
+            self._report(f"warning: the numbers of session {entry.summary.get('id')} are missing "
+                         "from the last build's state; its project's totals leave it out")
+        return tally
 
 
 def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:

@@ -39,9 +39,7 @@ from typing import Any
 import orjson
 
 from . import __version__
-from .state import StateStore, atomic_write, read_regular
-from .stats import Tally
-from .summaries import tally_from_json
+from .state import atomic_write, read_regular
 
 MANIFEST = ".bough-manifest.json"
 SCHEMA = "bough.manifest/1"
@@ -158,15 +156,6 @@ class Manifest:
                 other.options, other.units, other.sessions, other.site_outputs, other.site_signature,
                 other.project_stats, other.project_signatures, other.site_stats)
 
-    def tally_file(self, state: StateStore, name: str) -> Tally | None:
-        """A session's identities from OUT's state, or None when they are missing."""
-        data = state.get(name)
-        if data is None:
-            return None
-        try:
-            return tally_from_json(orjson.loads(data))
-        except (orjson.JSONDecodeError, TypeError, ValueError, AttributeError):
-            return None
 
     # ---------------------------------------------------------------- writing
 

@@ -17,6 +17,8 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from .model import Session, Usage, Warning
 from .stats import Tally
 
@@ -159,6 +161,14 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     out["replies"] = [[key, *(getattr(u, name) for name in _USAGE)] for key, u in sorted(replies.items())]
     out["lines"], out["skipped_lines"], out["has_reasoning"] = tally.lines, tally.skipped_lines, tally.has_reasoning
     return out
+
+
+def tally_from_bytes(data: bytes) -> Tally | None:
+    """A tally as OUT's state keeps it (the JSON of :func:`tally_to_json`); None when it is not one."""
+    try:
+        return tally_from_json(orjson.loads(data))
+    except (orjson.JSONDecodeError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def tally_from_json(data: dict[str, Any]) -> Tally:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import orjson
 import pytest
 
+from bough_site.build import Entry, _Tallies
 from bough_site.render.blockstore import BlockStore, store_path
 from bough_site.state import STATE_DB, STATE_DIR, StateStore, state_name
 
@@ -34,6 +36,37 @@ def test_values_are_kept_across_connections_and_dropped_when_not_named(tmp_path:
         state.keep_only({scan, "never-stored"})
     with StateStore(tmp_path) as state:
         assert state.names() == {scan} and state.get(tally) is None
+
+
+def test_many_values_are_read_in_one_call_past_the_names_one_query_binds(tmp_path: Path) -> None:
+    values = {state_name(str(n).encode(), ".json"): str(n).encode() for n in range(2_000)}
+    with StateStore(tmp_path) as state:
+        assert state.get_many(values) == {}  # no store yet
+        state.add(values)
+    wanted = sorted(values)[::2] + ["never-stored"]  # 1,000 names: two queries
+    with StateStore(tmp_path) as state:
+        assert state.get_many(iter(wanted)) == {name: values[name] for name in wanted[:-1]}
+
+
+def test_the_build_reads_every_kept_tally_at_once_and_warns_of_a_missing_one(tmp_path: Path) -> None:
+    tally = {"records": ["r1", "r2"], "replies": [["m1", 1, 2, 3, 4, 0]], "lines": 5}
+    data = orjson.dumps(tally)
+    kept, lost = state_name(data, ".json"), state_name(b"lost", ".json")
+    entries = [Entry(key, key, {"id": key}, {}, "reused", tally_file=name) for key, name in (("a", kept), ("b", lost))]
+    entries.append(Entry("c", "c", {"id": "c"}, {}, "rebuilt", tally_json=data, tally_file=kept))
+    said: list[str] = []
+    with StateStore(tmp_path) as state:
+        state.add({kept: data})
+        tallies = _Tallies({id(e): e for e in entries}, state, said.append)
+        first = tallies.of(entries[0])
+        state.keep_only([])  # read once: what the first call read serves the others
+        assert first is not None and tallies.of(entries[0]) == first
+        assert (first.records, first.lines, first.replies["m1"].output_tokens) == ({"r1", "r2"}, 5, 2)
+        assert tallies.of(entries[2]) == first  # a session read now: its own identities, not the store's
+        assert said == []
+        assert tallies.of(entries[1]) is None
+    assert said == ["warning: the numbers of session b are missing from the last build's state; "
+                    "its project's totals leave it out"]
 
 
 def test_a_damaged_store_reads_as_empty_and_is_made_anew(tmp_path: Path) -> None:
