@@ -39,12 +39,12 @@ from .archive_sync import Kept, cleanup_notes, sync_archive
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
-from .jobs import Job, SessionResult, UnitResult, run_jobs, scan_files, workers_for
+from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
 from .manifest import MANIFEST, Manifest, SessionState, UnitState, sha256_prefix
 from .model import Project, Session, Site, Warning
 from .options import Options, build_options
 from .plan import Plan, gone_sessions, make_plan
-from .plan.lineage import decisions
+from .plan.lineage import decisions, in_state
 from .plan.units import CLAUDE, Unit, project_identity, units_of
 from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
@@ -145,7 +145,7 @@ def _read_sessions(found: Discovered, warn: Callable[[Warning], None]) -> list[S
     from .readers.claude import read_claude_session
 
     inherit = decisions([(source.main, found.label(source.main)) for source in found.claude],
-                        lambda files: scan_files(files, 1))
+                        lambda files: scan_files(files, 1), lambda paths: probe_files(paths, 1))
     sessions = [read_claude_session(source, warn, found.label, inherit.get(source.main)) for source in found.claude]
     if found.codex:
         from .readers.codex import read_codex_sessions
@@ -349,6 +349,7 @@ def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, option
     plan = make_plan(previous, units, {unit.key: unit.states(stat_of) for unit in units}, digest,
                      name=redactor.text, checksum=lambda path, size: sha256_prefix(Path(path), size),
                      present=_presence(writer, state), scan=lambda files: scan_files(files, workers),
+                     probe=lambda paths: probe_files(paths, workers),
                      state=state, prune=config.prune)
     progress.total = len(plan.reused) + sum(plan.estimates.values())
     entries = _reused(plan, progress)
@@ -396,7 +397,7 @@ def _presence(writer: SiteWriter, state: StateStore) -> Callable[[SessionState],
     states = state.names()
 
     def present(stored: SessionState) -> bool:
-        if stored.tally not in states or (stored.scan and stored.scan not in states):
+        if stored.tally not in states or (in_state(stored.scan) and stored.scan not in states):
             return False
         return all(writer.has_file(path) for path in stored.outputs)
 
@@ -617,7 +618,7 @@ def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, Unit
     if manifest.same_as(previous):
         return  # nothing changed: neither the state nor the manifest (20,000 sessions: tens of MB)
     state.keep_only({s.tally for s in manifest.sessions.values()}
-                    | {s.scan for s in manifest.sessions.values() if s.scan})
+                    | {s.scan for s in manifest.sessions.values() if in_state(s.scan)})
     collect_blocks(out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
     manifest.save(out)
 

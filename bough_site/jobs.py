@@ -242,6 +242,11 @@ def _render(session: Session, identity: dict[str, str], chosen: str, links: dict
 # --------------------------------------------------------------------------- running jobs
 
 
+# parallel_map sends each worker about this many batches: few enough that a round
+# trip is paid per batch, enough that the workers end together.
+_BATCHES_PER_WORKER = 16
+
+
 def _pool(workers: int, options: Options | None) -> ProcessPoolExecutor:
     # fork (Linux): workers start at once, with bough already imported; elsewhere spawn.
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
@@ -252,12 +257,16 @@ def _pool(workers: int, options: Options | None) -> ProcessPoolExecutor:
 def parallel_map(function: Callable[[Any], Any], items: list[Any], workers: int, *, sizes: list[int]) -> list[Any]:
     """``function`` over ``items`` in the worker pool (largest ``sizes`` first, so the
     pool ends together), the results in the order of ``items``; in this process
-    with one worker or one item. ``function`` must be a module-level function."""
+    with one worker or one item. ``function`` must be a module-level function.
+    Items go to the workers in batches when there are many: a round trip to a
+    worker costs more than probing a small file (1,800 files: 0.8 s one by one,
+    0.4 s in batches)."""
     if workers <= 1 or len(items) <= 1:
         return [function(item) for item in items]
     order = sorted(range(len(items)), key=lambda i: (-sizes[i], i))
+    batch = max(1, len(items) // (workers * _BATCHES_PER_WORKER))
     with _pool(min(workers, len(items)), None) as pool:
-        found = dict(zip(order, pool.map(function, [items[i] for i in order])))
+        found = dict(zip(order, pool.map(function, [items[i] for i in order], chunksize=batch)))
     return [found[i] for i in range(len(items))]
 
 
@@ -271,6 +280,18 @@ def _scan(file: tuple[str, str]) -> FileSummary:
     from .readers.claude import scan_main_file
 
     return scan_main_file(Path(file[0]), file[1])
+
+
+def probe_files(paths: list[str], workers: int) -> list[frozenset[str] | None]:
+    """The uuids each Claude main file's records may carry (readers.claude.record_uuids),
+    in the order of ``paths``: a search of the raw bytes, in the worker pool."""
+    return parallel_map(_probe, paths, workers, sizes=[file_size(path) for path in paths])
+
+
+def _probe(path: str) -> frozenset[str] | None:
+    from .readers.claude import record_uuids
+
+    return record_uuids(Path(path))
 
 
 def workers_for(jobs: int) -> int:

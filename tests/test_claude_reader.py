@@ -10,7 +10,10 @@ import pytest
 from bough_site.config import BuildConfig
 from bough_site.build import load_site
 from bough_site.model import Command, Marker, Prompt, Reply, Session, Text, Thinking, ToolCall
-from bough_site.readers.claude import ClaudeSource, read_claude_session
+from bough_site.readers import claude as claude_reader
+from bough_site.readers.claude import ClaudeSource, read_claude_session, record_uuids
+from bough_site.readers.lines import JsonlFile
+from corpus.claude import generate_claude_history
 
 from .helpers import SESSION, fixtures_dir, prompt, reply, system, text, tool_result, tool_use, write_jsonl
 
@@ -470,3 +473,80 @@ def test_no_wrapper_tag_is_left_raw_on_a_real_transcript(tmp_path: Path) -> None
     assert any(n.startswith("Caveat:") for n in notes)
     commands = items(session, Command)
     assert commands and all(c.name == "/mcp" and c.output and "<" not in c.output for c in commands)
+
+
+# --- the probe: which uuids a file may share (plan/lineage.py scans only files that share one) ----------
+
+
+def probed(tmp_path: Path, data: bytes) -> frozenset[str] | None:
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_bytes(data)
+    return record_uuids(path)
+
+
+def test_the_probe_finds_every_uuid_key_however_it_is_written(tmp_path: Path) -> None:
+    lines = [
+        b'{"type":"user","uuid":"u1","message":{"content":"hi"}}',
+        b'{"type": "assistant", "uuid" : "u2"}',  # spaces around the colon
+        b'{"type":"user","uuid":"u\\u00e93"}',  # an escape in the value: the same uuid as "u\xe93"
+        b'{"type":"user","toolUseResult":{"uuid":"nested"}}',  # not the record's own: found too (a superset)
+        b'{"type":"user","uuid":"cut short',  # a line cut short ...
+        b'{"type":"user","uuid":"u4"}',  # ... does not take the next one's uuid with it
+    ]
+    assert probed(tmp_path, b"\n".join(lines)) == {"u1", "u2", "u\xe93", "nested", "u4"}
+
+
+def test_the_probe_does_not_take_text_for_a_key(tmp_path: Path) -> None:
+    record = prompt("u1", 'the log said "uuid": "looks-like-one"', sessionId=SESSION)
+    path = write_jsonl(tmp_path / f"{SESSION}.jsonl", [record])
+    assert b'\\"uuid\\": \\"looks-like-one\\"' in path.read_bytes()
+    assert record_uuids(path) == {"u1"}
+
+
+@pytest.mark.parametrize("letter", [b"\\u0075", b"\\u0069", b"\\u0064"])
+def test_a_key_written_with_an_escape_leaves_the_file_unknown(tmp_path: Path, letter: bytes) -> None:
+    key = b"uuid".replace(bytes([int(letter[-2:], 16)]), letter, 1)
+    assert probed(tmp_path, b'{"type":"user","' + key + b'":"u1"}\n') is None
+    assert probed(tmp_path, b'{"type":"user","' + key.replace(b"\\", b"\\\\\\") + b'":"u1"}\n') is None
+
+
+def test_text_that_writes_such_an_escape_is_only_text(tmp_path: Path) -> None:
+    record = tool_result("u2", "t1", "assertEqual('\\u0130'.lower(), '\\u0069\\u0307')", sessionId=SESSION)
+    path = write_jsonl(tmp_path / f"{SESSION}.jsonl", [record])
+    assert b"\\\\u0069" in path.read_bytes()  # an escaped backslash, then "u0069"
+    assert record_uuids(path) == {"u2"}
+
+
+def test_a_uuid_across_the_probes_read_boundary_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = b'{"type":"user","uuid":"u1","pad":"' + b"x" * 40 + b'"}\n'
+    monkeypatch.setattr(claude_reader, "_PROBE_CHUNK", len(first) + 10)  # the next line's uuid is cut by a read
+    assert probed(tmp_path, first + b'{"type":"user","uuid":"u2"}\n{"uuid":"u3"}') == {"u1", "u2", "u3"}
+
+
+def test_a_file_that_cannot_be_read_is_unknown(tmp_path: Path) -> None:
+    (tmp_path / "folder.jsonl").mkdir()
+    assert record_uuids(tmp_path / "folder.jsonl") is None
+    assert record_uuids(tmp_path / "missing.jsonl") is None
+
+
+def test_the_probe_finds_every_uuid_the_reader_reads(tmp_path: Path) -> None:
+    """On every generated shape (resumes, replays, sub-agents): each uuid the
+    pre-scan digests is among the probe's."""
+    generate_claude_history(tmp_path, seed=3, projects=3, sessions_per_project=4, turns_per_session=4)
+    assert probe_covers_the_reader(sorted(tmp_path.rglob("*.jsonl"))) >= 12
+
+
+def test_the_probe_finds_every_uuid_the_reader_reads_in_real_files() -> None:
+    assert probe_covers_the_reader(sorted(fixtures_dir("claude").rglob("*.jsonl"))) >= 10
+
+
+def probe_covers_the_reader(files: list[Path]) -> int:
+    """How many of ``files`` hold a uuid, each one's all found by the probe."""
+    holding = 0
+    for path in files:
+        read_uuids = {obj["uuid"] for _, obj in JsonlFile(path, path.name, lambda w: None, shallow=True)
+                      if isinstance(obj.get("uuid"), str) and obj["uuid"]}
+        found = record_uuids(path)
+        assert found is not None and read_uuids <= found, path
+        holding += bool(read_uuids)
+    return holding

@@ -22,6 +22,9 @@ from bough_site.config import BuildConfig
 from corpus.claude import generate_claude_history
 from bough_site.inherit import FileSummary, Inheritance, decide
 from bough_site.model import Marker, Session
+from bough_site.manifest import Manifest
+from bough_site.plan.lineage import ALONE
+from bough_site.readers import claude as claude_reader
 from bough_site.readers.claude import ClaudeSource, read_claude_session, scan_main_file
 from bough_site.redact import Redactor
 from bough_site.scrub import scrub_session
@@ -385,6 +388,36 @@ def test_no_change_rewrites_nothing(tmp_path: Path) -> None:
     again = run(src, out)
     assert (again.rebuilt, again.written) == (0, 0) and rewritten(out) == set()
     assert again.reused == first.rebuilt
+
+
+def test_only_files_sharing_a_uuid_are_scanned_and_a_new_resume_finds_its_lone_parent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = turns("a", A, 3)
+    folder = folder_of(tmp_path / "history", {A: parent, C: turns("c", C)})
+    scanned: list[str] = []
+    scan = claude_reader.scan_main_file
+    monkeypatch.setattr(claude_reader, "scan_main_file", lambda path, label: scanned.append(path.stem) or scan(path, label))
+    out = tmp_path / "site"
+    run(folder.parent, out)
+    assert scanned == []  # A and C share no uuid: neither is scanned, nor its summary kept
+    assert sorted(s.scan[: len(ALONE)] for s in Manifest.load(out).sessions.values()) == [ALONE, ALONE]
+    with StateStore(out) as state:
+        assert not any(name.endswith(".records") for name in state.names())
+
+    write_jsonl(folder / f"{B}.jsonl", copies(parent, B) + turns("b", B))  # A is resumed
+    run(folder.parent, out)
+    assert sorted(scanned) == [A, B]  # A, alone before, shares now; C still does not
+    marker = inherited_marker(sidecars(out)[B])
+    assert marker is not None and (marker["ref_session"], marker["count"]) == (A, len(parent))
+    with StateStore(out) as state:
+        assert sum(name.endswith(".records") for name in state.names()) == 2
+    assert tree(out) == fresh(folder.parent, tmp_path)
+
+    scanned.clear()
+    append(folder / f"{C}.jsonl", C)  # C changes: A's and B's kept summaries serve, C is probed again
+    run(folder.parent, out)
+    assert scanned == []
+    assert tree(out) == fresh(folder.parent, tmp_path)
 
 
 def test_an_append_to_the_resume_rewrites_only_it(tmp_path: Path) -> None:

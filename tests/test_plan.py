@@ -12,6 +12,7 @@ import pytest
 from bough_site.inherit import FileSummary
 from bough_site.manifest import FileState, Manifest, SessionState, UnitState
 from bough_site.plan import gone_sessions, make_plan, unchanged
+from bough_site.plan.lineage import ALONE, group_of
 from bough_site.plan.units import CLAUDE, CODEX, Unit, optimistic_slug
 from bough_site.state import StateStore
 from bough_site.summaries import hide
@@ -50,8 +51,10 @@ class Disk:
     """What the planner may ask of the disk, answered from values; it notes each question."""
 
     def __init__(self, checksums: dict[str, str] | None = None, missing: set[str] | None = None,
-                 summaries: dict[str, FileSummary] | None = None) -> None:
+                 summaries: dict[str, FileSummary] | None = None,
+                 uuids: dict[str, frozenset[str] | None] | None = None) -> None:
         self.checksums = checksums or {}
+        self.uuids = uuids or {}
         self.missing = missing or set()
         self.summaries = summaries or {}
         self.checksummed: list[str] = []
@@ -68,11 +71,15 @@ class Disk:
         self.scanned += [path for path, _label in files]
         return [self.summaries[path] for path, _label in files]
 
+    def probe(self, paths: list[str]) -> list[frozenset[str] | None]:
+        """The uuids given for a file, else not known (every file of its directory is compared)."""
+        return [self.uuids.get(path) for path in paths]
+
 
 def plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileState | None]], disk: Disk,
          tmp_path: Path, *, digest: str = DIGEST, prune: bool = False):
     return make_plan(previous, units, now, digest, name=lambda text: text, checksum=disk.checksum,
-                     present=disk.present, scan=disk.scan, state=StateStore(tmp_path), prune=prune)
+                     present=disk.present, scan=disk.scan, probe=disk.probe, state=StateStore(tmp_path), prune=prune)
 
 
 A = claude_unit("-home-ada-app/aaaa.jsonl")
@@ -161,7 +168,7 @@ def test_page_names_known_before_reading(tmp_path: Path) -> None:
     previous = manifest((codex, [state("sessions/r1.jsonl")], [session(codex, "s1", source="codex")]),
                         (gone_unit, [state(gone_unit.labels[0])], [session(gone_unit, "cccc")]))
     result = make_plan(previous, [A, clash, codex], {u.key: [None] for u in (A, clash, codex)}, DIGEST,
-                       name=str.upper, checksum=Disk().checksum, present=Disk().present, scan=Disk().scan,
+                       name=str.upper, checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, probe=Disk().probe,
                        state=StateStore(tmp_path), prune=False)
     upper = optimistic_slug("AAAA").casefold()  # not a safe name as it is: it gets a hash
     assert upper != "aaaa"
@@ -207,6 +214,44 @@ def test_a_resume_inherits_and_is_read_again_when_its_parent_changes(tmp_path: P
     assert [s.key for s in second.reused] == [parent.session_key("parent")]
 
 
+def test_only_files_sharing_a_uuid_are_scanned_unless_one_is_not_known(tmp_path: Path) -> None:
+    parent, resume, lone = (claude_unit(f"-home-ada-app/{name}.jsonl") for name in ("parent", "resume", "lone"))
+    summaries = {
+        parent.paths[0]: _summary("parent", parent.labels[0], ("r1", "r2"), "2026-03-01T10:00:00Z"),
+        resume.paths[0]: _summary("resume", resume.labels[0], ("r1", "r2", "r3"), "2026-03-01T10:00:00Z"),
+        lone.paths[0]: _summary("lone", lone.labels[0], ("r9",), "2026-03-02T10:00:00Z"),
+    }
+    uuids = {parent.paths[0]: frozenset({"u1", "u2"}), resume.paths[0]: frozenset({"u1", "u2", "u3"}),
+             lone.paths[0]: frozenset({"u9"})}
+    units = [parent, resume, lone]
+    now = {u.key: [state(u.labels[0])] for u in units}
+    disk = Disk(summaries=summaries, uuids=uuids)
+    result = plan(Manifest(), units, now, disk, tmp_path)
+    assert sorted(disk.scanned) == sorted([parent.paths[0], resume.paths[0]])
+    assert result.lineage.scans[lone.key] == ALONE + hide(lone.labels[0])
+    assert result.lineage.decision(lone.key) is None and result.lineage.decision(parent.key) is None
+    found = result.lineage.decision(resume.key)
+    assert found is not None and (found.parent, found.records) == ("parent", frozenset({"r1", "r2"}))
+
+    # A file the probe cannot tell about: what it holds is not known, so every file is compared.
+    unknown = Disk(summaries=summaries, uuids={**uuids, resume.paths[0]: None})
+    plan(Manifest(), units, now, unknown, tmp_path)
+    assert sorted(unknown.scanned) == sorted(u.paths[0] for u in units)
+
+
+def test_a_directory_with_a_gone_session_compares_every_file(tmp_path: Path) -> None:
+    gone = claude_unit("-home-ada-app/gone.jsonl")
+    stored = session(gone, "gone")
+    stored.scan, stored.group = ALONE + hide(gone.labels[0]), group_of(gone.labels[0])
+    previous = manifest((gone, [state(gone.labels[0])], [stored]))
+    live = [claude_unit(f"-home-ada-app/{name}.jsonl") for name in ("one", "two")]
+    disk = Disk(summaries={u.paths[0]: _summary(u.labels[0], u.labels[0], (u.labels[0],), "2026-03-01T10:00:00Z")
+                           for u in live},
+                uuids={u.paths[0]: frozenset({u.labels[0]}) for u in live})
+    plan(previous, live, {u.key: [state(u.labels[0])] for u in live}, disk, tmp_path)
+    assert sorted(disk.scanned) == sorted(u.paths[0] for u in live)  # the gone one's uuids are not known
+
+
 def test_a_lone_file_is_not_scanned(tmp_path: Path) -> None:
     disk = Disk()
     result = plan(Manifest(), [A, B], {A.key: [state(A.labels[0])], B.key: [state(B.labels[0])]}, disk, tmp_path)
@@ -225,7 +270,8 @@ def test_an_unchanged_build_does_not_redact_file_names_again(tmp_path: Path) -> 
 
     def run(digest: str):
         return make_plan(previous, [A], {A.key: [state(A.labels[0])]}, digest, name=name,
-                         checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, state=StateStore(tmp_path),
+                         checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, probe=Disk().probe,
+                         state=StateStore(tmp_path),
                          prune=False)
 
     assert run(DIGEST).own_slugs[A.key] == ("remembered",) and asked == []

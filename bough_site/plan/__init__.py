@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..manifest import FileState, Manifest, SessionState, UnitState
 from ..state import StateStore
-from .lineage import Lineage, ScanFn, plan_lineage
+from .lineage import Lineage, ProbeFn, ScanFn, plan_lineage
 from .units import CLAUDE, Unit, optimistic_slug
 
 # (path, size) -> the sha256 of its first ``size`` bytes ("" when unreadable).
@@ -58,7 +58,7 @@ class Plan:
 
 def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileState | None]], digest: str, *,
               name: Callable[[str], str], checksum: ChecksumFn, present: PresentFn, scan: ScanFn,
-              state: StateStore, prune: bool) -> Plan:
+              probe: ProbeFn, state: StateStore, prune: bool) -> Plan:
     """What this build reads and reuses. ``now`` gives each unit's files as they
     are (:meth:`Unit.states`); ``name`` redacts a Claude file's stem into the
     session id its page is named by."""
@@ -67,7 +67,8 @@ def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileSta
                   if (states := unchanged(unit, previous.units.get(unit.key), now[unit.key], checksum)) is not None}
     reusable = {key for key in same_files if same_options and _outputs_present(previous, key, present)}
     claude = [(unit.key, unit.paths[0], unit.labels[0]) for unit in units if unit.kind == CLAUDE]
-    lineage = plan_lineage(claude, previous, same_files, reusable, state=state, prune=prune, scan=scan)
+    lineage = plan_lineage(claude, previous, same_files, reusable, state=state, prune=prune, scan=scan,
+                           probe=probe)
 
     def claude_name(unit: Unit) -> tuple[str, ...]:
         """Its file's name, redacted: as the last build worked it out, when the options are the same."""

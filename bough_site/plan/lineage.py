@@ -8,6 +8,12 @@ them in OUT's state (``<digest>.records``, state.py), named by their content lik
 tallies, so the next build scans only the files that changed.
 
 A directory with one main file has nothing to compare: its file is not scanned.
+Nor is a file that shares no record ``uuid`` with another file of its directory
+(found in the raw bytes first: ``readers.claude.record_uuids``): records are
+told apart by uuid and content, so it can neither inherit nor be inherited
+from. Most files are such (a resume is the exception), and the probe reads a
+file several times faster than the scan parses it. Such a file keeps no
+summary; its name in the manifest (``ALONE`` and its label's digest) says so.
 A session whose source is gone keeps its summary (as it keeps its pages) and
 still counts as a parent; ``--prune`` drops both. A unit's decision is stored
 as a digest (``UnitState.inherit``): a session whose decision changed (its
@@ -34,6 +40,12 @@ SCAN_SUFFIX = ".records"
 
 # (path, label) of each file to scan -> their summaries, in that order (jobs.scan_files).
 ScanFn = Callable[[list[tuple[str, str]]], list[FileSummary]]
+# Paths of files -> the uuids each one's records may carry, None when that cannot
+# be told, in that order (jobs.probe_files).
+ProbeFn = Callable[[list[str]], list[frozenset[str] | None]]
+# The summary name of a file that shares no record with another of its directory:
+# ALONE and its label's digest (names nothing in OUT's state).
+ALONE = "alone:"
 
 
 def group_of(label: str) -> str:
@@ -51,8 +63,17 @@ def summary_bytes(summary: FileSummary) -> bytes:
     return zlib.compress(orjson.dumps(summary.to_json()), 6)
 
 
+def in_state(name: str) -> bool:
+    """Whether a file's summary name names a value in OUT's state."""
+    return bool(name) and not name.startswith(ALONE)
+
+
 def load_summary(state: StateStore, name: str) -> FileSummary | None:
-    """A stored summary, or None when it is missing or damaged (then it is made again)."""
+    """A stored summary (one standing for a file alone when the name says so), or
+    None when it is missing or damaged (then it is made again)."""
+    if name.startswith(ALONE):
+        # Shares nothing, so no decision looks at more than its label (never equal to another's).
+        return FileSummary("", name, None, None, None, (), ())
     data = state.get(name) if name else None
     if data is None:
         return None
@@ -65,19 +86,45 @@ def load_summary(state: StateStore, name: str) -> FileSummary | None:
 # --------------------------------------------------------------------------- a plain read (load_site)
 
 
-def decisions(mains: Iterable[tuple[Path, str]], scan: ScanFn) -> dict[Path, Inheritance]:
+def decisions(mains: Iterable[tuple[Path, str]], scan: ScanFn, probe: ProbeFn) -> dict[Path, Inheritance]:
     """Every main file's inheritance, from scratch: ``mains`` are (path, label)."""
     groups: dict[str, list[tuple[Path, str]]] = {}
     for path, label in mains:
         if is_main(label):
             groups.setdefault(group_of(label), []).append((path, label))
+    compared = [members for members in groups.values() if len(members) >= 2]
     out: dict[Path, Inheritance] = {}
-    for members in groups.values():
-        if len(members) < 2:
+    for members, alone in zip(compared, alone_in([[str(path) for path, _ in members] for members in compared], probe)):
+        sharing = [member for member, apart in zip(members, alone) if not apart]
+        if len(sharing) < 2:
             continue
-        summaries = scan([(str(path), hide(label)) for path, label in members])
+        summaries = scan([(str(path), hide(label)) for path, label in sharing])
         for index, found in decide(summaries).items():
-            out[members[index][0]] = found
+            out[sharing[index][0]] = found
+    return out
+
+
+def alone_in(groups: list[list[str | None]], probe: ProbeFn) -> list[list[bool]]:
+    """For each directory's files (their paths; None for a session whose source is
+    gone), which share no record uuid with another of them, all probed at once.
+    A directory with a gone session, or a file that could not be probed, has none
+    alone: what such a file holds is not known."""
+    known = [paths for paths in groups if None not in paths]
+    found = iter(probe([path for paths in known for path in paths]))  # type: ignore[misc]
+    out = []
+    for paths in groups:
+        if None in paths:
+            out.append([False] * len(paths))
+            continue
+        uuids = [next(found) for _ in paths]
+        if None in uuids:
+            out.append([False] * len(paths))
+            continue
+        seen: dict[str, int] = {}
+        for one in uuids:
+            for uuid in one:  # type: ignore[union-attr]
+                seen[uuid] = seen.get(uuid, 0) + 1
+        out.append([all(seen[uuid] == 1 for uuid in one) for one in uuids])  # type: ignore[union-attr]
     return out
 
 
@@ -99,6 +146,7 @@ class Lineage:
 
     state: StateStore
     scan: ScanFn
+    probe: ProbeFn
     digests: dict[str, str] = field(default_factory=dict)  # every decided unit: its decision's digest ("" none)
     scans: dict[str, str] = field(default_factory=dict)  # unit -> its summary's state file ("" none)
     groups: dict[str, str] = field(default_factory=dict)  # unit -> its directory's digest
@@ -132,13 +180,14 @@ class Lineage:
 
 
 def plan_lineage(units: Iterable[tuple[str, str, str]], previous: Manifest, same_files: Collection[str],
-                 reusable: Collection[str], *, state: StateStore, prune: bool, scan: ScanFn) -> Lineage:
+                 reusable: Collection[str], *, state: StateStore, prune: bool, scan: ScanFn,
+                 probe: ProbeFn) -> Lineage:
     """Each live Claude unit's inheritance. ``units`` are (unit key, main path,
     main label); ``same_files`` the units whose files hold what the last build
     read (their stored summaries hold), ``reusable`` those of them whose pages can
     be kept. A directory whose members and summaries are the last build's, all
     reusable, keeps its decisions without a summary being read."""
-    lineage = Lineage(state, scan)
+    lineage = Lineage(state, scan, probe)
     groups: dict[str, list[_Member]] = {}
     current = set()
     for key, path, label in units:
@@ -156,7 +205,7 @@ def plan_lineage(units: Iterable[tuple[str, str, str]], previous: Manifest, same
                     stored.summary.get("source") == SOURCE_CLAUDE:
                 groups.setdefault(stored.group, []).append(_Member(key, None, "", stored.scan))
     before = _previous_groups(previous)
-    changed = []
+    changed: list[list[_Member]] = []
     for group, members in groups.items():
         if len(members) < 2:
             continue
@@ -167,13 +216,25 @@ def plan_lineage(units: Iterable[tuple[str, str, str]], previous: Manifest, same
                 if m.path is not None:
                     lineage.digests[m.key] = previous.units[m.key].inherit
             continue
-        changed += members
+        changed.append(members)
+    _mark_alone(changed, lineage)
     # Every summary a changed directory lacks, scanned at once (in the worker pool).
-    _summaries(changed, lineage)
+    _summaries([m for members in changed for m in members], lineage)
     for group, members in groups.items():
         if len(members) >= 2 and group not in lineage._kept:
             lineage._decide(members)
     return lineage
+
+
+def _mark_alone(groups: list[list[_Member]], lineage: Lineage) -> None:
+    """Name each file that shares no uuid with another of its directory as alone
+    (it is not scanned); one that was alone and now shares is scanned."""
+    for members, alone in zip(groups, alone_in([[m.path for m in members] for members in groups], lineage.probe)):
+        for m, apart in zip(members, alone):
+            if apart:
+                m.stored = lineage.scans[m.key] = ALONE + m.label
+            elif m.stored.startswith(ALONE) and m.path is not None:
+                m.stored = ""
 
 
 def _stored_session(previous: Manifest, unit: str) -> SessionState | None:

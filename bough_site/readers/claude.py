@@ -53,7 +53,7 @@ from ..model import (
     Warning,
 )
 from ..stats import Tally
-from .lines import JsonlFile, printable_name
+from .lines import JsonlFile, open_regular, printable_name
 from .values import CANONICAL_TIME, as_dict, as_int, as_str, normalize_timestamp
 
 WarnFn = Callable[[Warning], None]
@@ -759,6 +759,68 @@ def scan_main_file(path: Path, label: str) -> FileSummary:
     first, last = _time_span(times)
     return FileSummary(printable_name(own_id), label, first, _time_span(own)[0], last, tuple(records),
                        tuple(record_times))
+
+
+# A "uuid" key as JSON writes it (spaces allowed around the colon) and its string
+# value, escapes and all, within one line (a line cut short must not swallow the
+# next one's). In a valid line the pattern finds keys only: a quote inside a JSON
+# string is escaped, so the text of a tool result or a reply never matches.
+_UUID_FIELD = re.compile(rb'"uuid"[ \t\r]*:[ \t\r]*"([^"\\\n]*(?:\\[^\n][^"\\\n]*)*)"')
+# One of the letters of "uuid" written as an escape (\u0075, \u0069, \u0064): a key
+# the pattern above would not see. A file holding one is not probed.
+_UUID_LETTER_ESCAPE = re.compile(rb"\\u00(?:75|69|64)")
+_PROBE_CHUNK = 4 << 20
+
+
+def record_uuids(path: Path) -> frozenset[str] | None:
+    """Every ``uuid`` a main file's records may carry, found in its raw bytes without
+    parsing a line: a superset of the uuids scan_main_file digests (a uuid in a
+    nested object, or on a line the reader skips, is found too). Two files whose
+    sets are disjoint share no record, so neither inherits from the other
+    (plan/lineage.py scans only files that share one). None when that cannot be
+    told: the file cannot be read, or a key may be written with an escape."""
+    found: set[str] = set()
+    handle = open_regular(path, "", _quiet)
+    if handle is None:
+        return None
+    with handle:
+        rest = b""
+        while True:
+            chunk = handle.read(_PROBE_CHUNK)
+            data = rest + chunk
+            # Whole lines only: a field is never cut by the end of a chunk.
+            cut = len(data) if not chunk else data.rfind(b"\n") + 1
+            lines, rest = data[:cut], data[cut:]
+            if _escapes_a_uuid_letter(lines):
+                return None
+            for raw in _UUID_FIELD.findall(lines):
+                uuid = _json_string(raw)
+                if uuid:
+                    found.add(uuid)
+            if not chunk:
+                return frozenset(found)
+
+
+def _escapes_a_uuid_letter(data: bytes) -> bool:
+    """Whether ``data`` writes a letter of "uuid" as an escape. After an escaped
+    backslash, "u0069" is text (source code that writes such escapes): an escape
+    starts an odd run of backslashes."""
+    for match in _UUID_LETTER_ESCAPE.finditer(data):
+        before = match.start()
+        while before > 0 and data[before - 1] == ord("\\"):
+            before -= 1
+        if (match.start() - before) % 2 == 0:
+            return True
+    return False
+
+
+def _json_string(raw: bytes) -> str | None:
+    """The text of a JSON string's raw bytes (between its quotes); None when it is
+    not valid JSON (the reader skips such a line)."""
+    try:
+        return orjson.loads(b'"' + raw + b'"') if b"\\" in raw else raw.decode()
+    except (orjson.JSONDecodeError, UnicodeDecodeError):
+        return None
 
 
 def _time_of(value: Any) -> str | None:
