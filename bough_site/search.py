@@ -17,7 +17,8 @@ with the session title as ``title`` and filters for project, source and model
   the largest project, not the site.
 - Pagefind reads copies of the pages with the content of every
   ``data-pagefind-ignore`` element removed (``strip_ignored``): the same index
-  from a tenth of the bytes.
+  from a tenth of the bytes. The copies and the bundle Pagefind writes are
+  scratch: in memory (``/dev/shm``) when there is room, not on disk.
 - Each shard is made reproducible (``canonical_bundle``) and written through the
   site writer like any file.
 
@@ -344,25 +345,70 @@ def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None],
     or a file bough does not own, is never indexed; the bundle is written there
     too (an absolute path: Pagefind resolves it against its working directory),
     so the site writer stays the one that writes into OUT. No bundle when no
-    page is small enough to index."""
-    with tempfile.TemporaryDirectory(prefix="bough-pagefind-") as tmp:
+    page is small enough to index. The temporary site is in memory when there is
+    room (:func:`scratch_folder`); should that fail, it is made again on disk."""
+    where = scratch_folder(sum(_size(out / page) for page in pages))
+    try:
+        files, too_large = _bundle_in(where, out, pages, root, binary)
+    except (OSError, SearchError) as err:
+        if where is None or isinstance(err.__cause__, subprocess.TimeoutExpired):
+            raise
+        files, too_large = _bundle_in(None, out, pages, root, binary)  # memory ran short: on disk
+    for page in too_large:
+        report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
+    return files
+
+
+# Pagefind's scratch files (a copy of each page it reads, the bundle it writes, read
+# back at once) need no disk: on wide, creating and deleting those 3,600 files in /tmp
+# on disk was 4-5 s of the system's time in a cold build (docs/performance.md).
+MEMORY_SCRATCH = Path("/dev/shm")
+_SCRATCH_MARGIN = 64 << 20
+
+
+def scratch_folder(pages_size: int) -> str | None:
+    """Where Pagefind's temporary site goes: ``/dev/shm`` (memory, on Linux) when it
+    is a folder with room for twice the pages' bytes and a margin, and no TMPDIR
+    says where temporary files go; else None (tempfile's default)."""
+    if os.environ.get("TMPDIR"):
+        return None
+    try:
+        free = os.statvfs(MEMORY_SCRATCH)
+    except OSError:
+        return None
+    room = free.f_bavail * free.f_frsize >= 2 * pages_size + _SCRATCH_MARGIN
+    return str(MEMORY_SCRATCH) if room and os.access(MEMORY_SCRATCH, os.W_OK | os.X_OK) else None
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _bundle_in(where: str | None, out: Path, pages: list[str], root: str, binary: Path,
+               ) -> tuple[list[tuple[str, bytes]], list[str]]:
+    """The bundle made in a temporary folder in ``where``, and the pages too large to index."""
+    too_large = []
+    with tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where) as tmp:
         site = Path(tmp) / "site"
         for page in pages:
             data = (out / page).read_bytes()
             if len(data) > MAX_INDEXED_PAGE:
-                report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
+                too_large.append(page)
                 continue
             target = site / page
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(strip_ignored(data))
         if not site.is_dir():
-            return []
+            return [], too_large
         files = _run_pagefind(binary, site, Path(tmp) / PAGEFIND_DIR, root, tmp)
     try:
         files = canonical_bundle(files, root)
     except (ValueError, TypeError, IndexError, KeyError, OSError, EOFError):
         pass  # a Pagefind whose files bough cannot read: its bundle works as written, only not reproducibly
-    return sorted(files.items())
+    return sorted(files.items()), too_large
 
 
 def _run_pagefind(binary: Path, site: Path, bundle: Path, root: str, cwd: str) -> dict[str, bytes]:

@@ -6,12 +6,14 @@ both out."""
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 import re
 import shutil
 from html import escape
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -184,6 +186,46 @@ def test_a_giant_page_is_left_to_the_fallback(tmp_path: Path, monkeypatch: pytes
     files = dict(search.pagefind_files(out, pages, notes.append))
     assert len(notes) == 2 and all("left out of the Pagefind index" in n for n in notes)
     assert json.loads(files["pagefind/pagefind-entry.json"])["languages"]["en"]["page_count"] == len(sizes) - 2
+
+
+def test_pagefinds_scratch_is_in_memory_when_there_is_room(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("TMPDIR", raising=False)
+    monkeypatch.setattr(search, "MEMORY_SCRATCH", tmp_path)
+    free = shutil.disk_usage(tmp_path).free
+    assert search.scratch_folder(1 << 20) == str(tmp_path)
+    assert search.scratch_folder(free) is None  # no room for twice the pages
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "elsewhere"))
+    assert search.scratch_folder(1 << 20) is None  # a TMPDIR given says where temporary files go
+    monkeypatch.delenv("TMPDIR")
+    monkeypatch.setattr(search, "MEMORY_SCRATCH", tmp_path / "missing")
+    assert search.scratch_folder(1 << 20) is None
+
+
+def test_a_scratch_that_fails_gives_way_to_the_disk(example_out: Path, example: dict[str, bytes],
+                                                  monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Pagefind failing in the memory scratch (a tmpfs that filled up): the bundle is
+    made again on disk, the same bytes."""
+    monkeypatch.delenv("TMPDIR", raising=False)
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    monkeypatch.setattr(search, "MEMORY_SCRATCH", memory)
+    ran: list[bool] = []
+    run_pagefind = search._run_pagefind
+
+    def full_in_memory(binary: Path, site: Path, *rest: Any) -> dict[str, bytes]:
+        ran.append(site.is_relative_to(memory))
+        if ran[-1]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return run_pagefind(binary, site, *rest)
+
+    monkeypatch.setattr(search, "_run_pagefind", full_in_memory)
+    project = _shards(example)[0].rstrip("/")
+    folder = project.replace(search.PAGEFIND_DIR, "projects", 1) + "/sessions/"
+    pages = sorted(p for p in example if p.startswith(folder) and p.endswith(".html"))
+    files = dict(search._pagefind_bundle(example_out, pages, lambda line: None, project, search.pagefind_binary()))
+    assert ran == [True, False] and list(memory.iterdir()) == []
+    assert files == {path: data for path, data in example.items()
+                     if path.startswith(project + "/") and not path.endswith(search.SHARD_STAMP)}
 
 
 def test_a_project_with_nothing_to_index_gets_no_shard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
