@@ -20,7 +20,9 @@ with the session title as ``title`` and filters for project, source and model
   from a tenth of the bytes. The copies and the bundle Pagefind writes are
   scratch: in memory (``/dev/shm``) when there is room, not on disk.
 - Each shard is made reproducible (``canonical_bundle``) and written through the
-  site writer like any file.
+  site writer like any file. Pagefind numbers pages in the order its scratch
+  folder lists them, which is the file system's: a shard's bytes are the same
+  from build to build on one machine, not from one file system to another.
 
 From ``file://`` a browser will not run Pagefind (no ``fetch``, no modules), so
 the search box falls back to ``search-index.js``: a classic script that sets

@@ -492,8 +492,14 @@ def test_the_probe_finds_every_uuid_key_however_it_is_written(tmp_path: Path) ->
         b'{"type":"user","toolUseResult":{"uuid":"nested"}}',  # not the record's own: found too (a superset)
         b'{"type":"user","uuid":"cut short',  # a line cut short ...
         b'{"type":"user","uuid":"u4"}',  # ... does not take the next one's uuid with it
+        b'{"type":"user","uuid":"u\xff5"}',  # invalid UTF-8, replaced as the reader replaces it
+        b'{"type":"user","uuid":"u\\ud8006"}',  # a lone surrogate, the same
     ]
-    assert probed(tmp_path, b"\n".join(lines)) == {"u1", "u2", "u\xe93", "nested", "u4"}
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    read_uuids = {obj["uuid"] for _, obj in JsonlFile(path, path.name, lambda w: None) if "uuid" in obj}
+    assert {"u1", "u2", "u\xe93", "u4", "u\ufffd5"} < read_uuids and len(read_uuids) == 6
+    assert record_uuids(path) == read_uuids | {"nested"}
 
 
 def test_the_probe_does_not_take_text_for_a_key(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import posixpath
 import zlib
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,22 +111,18 @@ def alone_in(groups: list[list[str | None]], probe: ProbeFn) -> list[list[bool]]
     A directory with a gone session, or a file that could not be probed, has none
     alone: what such a file holds is not known."""
     known = [paths for paths in groups if None not in paths]
-    found = iter(probe([path for paths in known for path in paths]))  # type: ignore[misc]
+    found = iter(probe([path for paths in known for path in paths if path is not None]))
     out = []
     for paths in groups:
-        if None in paths:
-            out.append([False] * len(paths))
-            continue
-        uuids = [next(found) for _ in paths]
-        if None in uuids:
-            out.append([False] * len(paths))
-            continue
-        seen: dict[str, int] = {}
-        for one in uuids:
-            for uuid in one:  # type: ignore[union-attr]
-                seen[uuid] = seen.get(uuid, 0) + 1
-        out.append([all(seen[uuid] == 1 for uuid in one) for one in uuids])  # type: ignore[union-attr]
+        probed = [uuids for uuids in ([next(found) for _ in paths] if None not in paths else []) if uuids is not None]
+        out.append(_apart(probed) if len(probed) == len(paths) else [False] * len(paths))
     return out
+
+
+def _apart(files: list[frozenset[str]]) -> list[bool]:
+    """Which of the files' uuid sets share none with another's."""
+    holders = Counter(uuid for uuids in files for uuid in uuids)
+    return [all(holders[uuid] == 1 for uuid in uuids) for uuids in files]
 
 
 # --------------------------------------------------------------------------- a build

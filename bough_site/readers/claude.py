@@ -53,7 +53,7 @@ from ..model import (
     Warning,
 )
 from ..stats import Tally
-from .lines import JsonlFile, open_regular, printable_name
+from .lines import JsonlFile, open_regular, parse_line, printable_name
 from .values import CANONICAL_TIME, as_dict, as_int, as_str, normalize_timestamp
 
 WarnFn = Callable[[Warning], None]
@@ -815,12 +815,14 @@ def _escapes_a_uuid_letter(data: bytes) -> bool:
 
 
 def _json_string(raw: bytes) -> str | None:
-    """The text of a JSON string's raw bytes (between its quotes); None when it is
-    not valid JSON (the reader skips such a line)."""
-    try:
-        return orjson.loads(b'"' + raw + b'"') if b"\\" in raw else raw.decode()
-    except (orjson.JSONDecodeError, UnicodeDecodeError):
-        return None
+    """The text of a JSON string's raw bytes (between its quotes), repaired as the
+    reader repairs a line (invalid UTF-8, lone surrogates: lines.parse_line); None
+    when it would not parse."""
+    if raw.isascii() and b"\\" not in raw:
+        return raw.decode("ascii")
+    parsed, _ = parse_line(b'{"uuid":"' + raw + b'"}', shallow=True)
+    value = parsed.get("uuid") if parsed is not None else None
+    return value if isinstance(value, str) else None
 
 
 def _time_of(value: Any) -> str | None:
