@@ -19,10 +19,9 @@ with the session title as ``title`` and filters for project, source and model
   ``data-pagefind-ignore`` element removed (``strip_ignored``): the same index
   from a tenth of the bytes. The copies and the bundle Pagefind writes are
   scratch: in memory (``/dev/shm``) when there is room, not on disk.
-- Each shard is made reproducible (``canonical_bundle``) and written through the
-  site writer like any file. Pagefind numbers pages in the order its scratch
-  folder lists them, which is the file system's: a shard's bytes are the same
-  from build to build on one machine, not from one file system to another.
+- Each shard is made reproducible (``canonical_bundle``: Pagefind numbers pages
+  in the order the file system lists its scratch folder; bough numbers them in the
+  order of their URLs) and written through the site writer like any file.
 
 From ``file://`` a browser will not run Pagefind (no ``fetch``, no modules), so
 the search box falls back to ``search-index.js``: a classic script that sets
@@ -178,7 +177,7 @@ SHARDS_PATH = f"{PAGEFIND_DIR}/shards.js"
 SHARD_STAMP = "bough-shard.json"
 # Bump when what a shard is made of changes (the stripping below, canonical_bundle,
 # the files kept): shards stamped otherwise are then made again.
-SHARD_FORMAT = 1
+SHARD_FORMAT = 2  # 2: pages numbered in the order of their URLs
 # Pagefind's own search interfaces and playground: bough's box is search.js, so
 # they would only be copied into every shard for nothing.
 UNUSED_FILES = re.compile(r"^(?:playground/|pagefind-(?:ui|modular-ui|component-ui|highlight)\.)")
@@ -395,10 +394,12 @@ def _bundle_in(where: str | None, out: Path, pages: list[str], root: str, binary
     too_large = []
     with tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where) as tmp:
         site = Path(tmp) / "site"
-        for page in pages:
+        # In reverse: a tmpfs lists the last made first, and Pagefind numbers pages in
+        # the order it finds them, so its numbers are then already canonical_bundle's.
+        for page in sorted(pages, reverse=True):
             data = (out / page).read_bytes()
             if len(data) > MAX_INDEXED_PAGE:
-                too_large.append(page)
+                too_large.insert(0, page)
                 continue
             target = site / page
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -634,7 +635,14 @@ def _dcd_read(data: bytes) -> Any:
 
 
 def _dcd_write(value: Any) -> bytes:
-    return gzip.compress(_DCD + _cbor_encode(value), compresslevel=9, mtime=0)
+    return _dcd_pack(_DCD + _cbor_encode(value))
+
+
+def _dcd_pack(raw: bytes) -> bytes:
+    """A Pagefind data file's bytes (``pagefind_dcd`` and CBOR), compressed as bough does."""
+    if not raw.startswith(_DCD):
+        raise ValueError("not a Pagefind data file")
+    return gzip.compress(raw, compresslevel=9, mtime=0)
 
 
 def _renamed(old: str, data: bytes, length: int) -> str:
@@ -654,7 +662,10 @@ def _replace_strings(value: Any, names: dict[str, str]) -> Any:
 
 
 def canonical_bundle(files: dict[str, bytes], root: str = PAGEFIND_DIR) -> dict[str, bytes]:
-    """Pagefind's bundle (path -> bytes, under ``root``) with its filter files made reproducible."""
+    """Pagefind's bundle (path -> bytes, under ``root``) made reproducible: its pages
+    numbered in a fixed order (:func:`_pages_in_order`) and its filter files' values
+    in order."""
+    files = _pages_in_order(files, root)
     out = dict(files)
     names: dict[str, str] = {}  # old hash name -> new
     filter_re = re.compile(rf"^{re.escape(root)}/filter/(.+)\.pf_filter$")
@@ -684,6 +695,88 @@ def canonical_bundle(files: dict[str, bytes], root: str = PAGEFIND_DIR) -> dict[
         out[f"{root}/pagefind.{new}.pf_meta"] = data
         if entry_path in out:
             out[entry_path] = out[entry_path].replace(f'"{match.group(1)}"'.encode(), f'"{new}"'.encode())
+    return out
+
+
+def _pages_in_order(files: dict[str, bytes], root: str) -> dict[str, bytes]:
+    """The bundle with its pages numbered in the order of their URLs.
+
+    Pagefind numbers pages in the order its site folder lists them, which the file
+    system decides (a tmpfs lists the file made last first, which is why
+    _bundle_in makes them in reverse; ext4, in a hash order). A bundle already in
+    order only has its index chunks compressed again, as the others are written.
+    Otherwise the meta file's page list ([fragment, word count] by number) is put
+    in order, and every page
+    number changed to match: in the index chunks, each word's and each of its
+    variants' postings (``[number, locations, ...]``, the number given as the
+    difference from the previous one, in ascending order) and the filters' page
+    lists. A chunk holds the same words (its bounds are words), under a name for
+    its new content. ValueError (or IndexError, KeyError, TypeError) when the files
+    are not as Pagefind 1.x writes them."""
+    metas = [path for path in files if re.fullmatch(rf"{re.escape(root)}/pagefind\.[^/]+\.pf_meta", path)]
+    if len(metas) != 1:
+        raise ValueError("not one meta file")
+    meta = _dcd_read(files[metas[0]])
+    pages, chunks = meta[1], meta[2]
+    urls = [_fragment_url(files[f"{root}/fragment/{fragment}.pf_fragment"]) for fragment, _ in pages]
+    order = sorted(range(len(pages)), key=lambda number: (urls[number], pages[number][0]))
+    # None: already in order. bough's CBOR writing gives Pagefind's bytes back, so
+    # a chunk in order is only compressed again (as bough compresses: the same bytes
+    # as a chunk put in order), not decoded.
+    renumber = None if order == list(range(len(pages))) else {old: new for new, old in enumerate(order)}
+    out = dict(files)
+    names: dict[str, str] = {}
+    for path in sorted(files):
+        match = re.fullmatch(rf"{re.escape(root)}/index/([^/]+)\.pf_index", path)
+        if match:
+            data = _dcd_pack(gzip.decompress(files[path])) if renumber is None else \
+                _dcd_write(_chunk_renumbered(_dcd_read(files[path]), renumber))
+            names[match.group(1)] = new = _renamed(match.group(1), data, len(match.group(1).rsplit("_", 1)[1]))
+            del out[path]
+            out[f"{root}/index/{new}.pf_index"] = data
+        elif renumber is not None and re.fullmatch(rf"{re.escape(root)}/filter/[^/]+\.pf_filter", path):
+            name, values = _dcd_read(files[path])
+            out[path] = _dcd_write([name, [[value, [renumber[p] for p in numbers]] for value, numbers in values]])
+    meta[1] = [pages[number] for number in order]
+    meta[2] = [[first, last, names[name]] for first, last, name in chunks]
+    out[metas[0]] = _dcd_write(meta)
+    return out
+
+
+def _chunk_renumbered(chunk: Any, renumber: dict[int, int]) -> Any:
+    """An index chunk's words (and their variants) with their postings' pages renumbered."""
+    for word in chunk[0]:
+        word[1] = _renumbered(word[1], renumber)
+        for variant in word[2]:
+            variant[1] = _renumbered(variant[1], renumber)
+    return chunk
+
+
+def _fragment_url(data: bytes) -> str:
+    """The URL a Pagefind fragment (gzip: ``pagefind_dcd`` and JSON) is of."""
+    raw = gzip.decompress(data)
+    if not raw.startswith(_DCD):
+        raise ValueError("not a Pagefind fragment")
+    url = orjson.loads(raw[len(_DCD):]).get("url")
+    if not isinstance(url, str):
+        raise ValueError("a fragment without its URL")
+    return url
+
+
+def _renumbered(postings: list[Any], renumber: dict[int, int]) -> list[Any]:
+    """Postings (``[number, ...]``, numbers as differences, ascending) with their pages renumbered."""
+    numbered = []
+    number = 0
+    for posting in postings:
+        if not isinstance(posting, list) or type(posting[0]) is not int:
+            raise ValueError("not a Pagefind posting")
+        number += posting[0]
+        numbered.append((renumber[number], posting[1:]))
+    numbered.sort(key=lambda pair: pair[0])
+    out, previous = [], 0
+    for new, rest in numbered:
+        out.append([new - previous, *rest])
+        previous = new
     return out
 
 

@@ -204,8 +204,8 @@ def test_pagefinds_scratch_is_in_memory_when_there_is_room(monkeypatch: pytest.M
 def test_a_scratch_that_fails_gives_way_to_the_disk(example_out: Path, example: dict[str, bytes],
                                                   monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Pagefind failing in the memory scratch (a tmpfs that filled up): the bundle is
-    made again on disk: the same pages and fragments (Pagefind numbers the pages in
-    the order the scratch's file system lists them, so the index files may differ)."""
+    made again on disk, the same bytes (though the two file systems list the pages
+    in different orders: canonical_bundle numbers them)."""
     monkeypatch.delenv("TMPDIR", raising=False)
     memory = tmp_path / "memory"
     memory.mkdir()
@@ -225,11 +225,8 @@ def test_a_scratch_that_fails_gives_way_to_the_disk(example_out: Path, example: 
     pages = sorted(p for p in example if p.startswith(folder) and p.endswith(".html"))
     files = dict(search._pagefind_bundle(example_out, pages, lambda line: None, project, search.pagefind_binary()))
     assert ran == [True, False] and list(memory.iterdir()) == []
-    made = {path: data for path, data in example.items() if path.startswith(project + "/")}
-    assert {p: d for p, d in files.items() if "/fragment/" in p} == {p: d for p, d in made.items() if "/fragment/" in p}
-    entry = f"{project}/pagefind-entry.json"
-    assert json.loads(files[entry])["languages"]["en"]["page_count"] == \
-        json.loads(made[entry])["languages"]["en"]["page_count"] == len(pages)
+    assert files == {path: data for path, data in example.items()
+                     if path.startswith(project + "/") and not path.endswith(search.SHARD_STAMP)}
 
 
 def test_a_project_with_nothing_to_index_gets_no_shard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -252,10 +249,14 @@ def test_two_builds_give_the_same_bundle(example: dict[str, bytes], tmp_path: Pa
 def test_filter_files_are_put_in_order() -> None:
     # Pagefind writes a filter's values in hash-map order; bough sorts them and renames the file.
     data = search._dcd_write(["source", [["Codex", [5, 6]], ["Claude Code", [1, 0]]]])
-    meta = search._dcd_write(["1.5.2", [["en_aaaaaaa", 10]], [], [["source", "en_1234567"]], [], ["title"]])
+    pages = [[f"en_{n}{n}{n}{n}{n}{n}{n}", 10] for n in range(7)]
+    meta = search._dcd_write(["1.5.2", pages, [], [["source", "en_1234567"]], [], ["title"]])
     entry = b'{"languages":{"en":{"hash":"en_abcdef0123"}}}'
     files = {"pagefind/filter/en_1234567.pf_filter": data, "pagefind/pagefind.en_abcdef0123.pf_meta": meta,
              "pagefind/pagefind-entry.json": entry}
+    for number, (name, _) in enumerate(pages):  # numbered in their URLs' order already
+        fragment = gzip.compress(b"pagefind_dcd" + json.dumps({"url": f"/p{number}.html"}).encode())
+        files[f"pagefind/fragment/{name}.pf_fragment"] = fragment
     out = search.canonical_bundle(files)
     (name,) = [p for p in out if p.startswith("pagefind/filter/")]
     assert search._dcd_read(out[name]) == ["source", [["Claude Code", [0, 1]], ["Codex", [5, 6]]]]
@@ -265,6 +266,83 @@ def test_filter_files_are_put_in_order() -> None:
     new_meta = meta_name.removeprefix("pagefind/pagefind.").removesuffix(".pf_meta")
     assert json.loads(out["pagefind/pagefind-entry.json"])["languages"]["en"]["hash"] == new_meta
     assert search.canonical_bundle(files) == out
+
+
+def test_pages_are_numbered_in_a_fixed_order_and_each_word_keeps_its_pages(
+        example_out: Path, example: dict[str, bytes], tmp_path: Path) -> None:
+    """Pagefind numbers pages in the order the file system lists them; bough
+    renumbers them in the order of their URLs: the same bytes from any order, and
+    every word (and variant) still on the same pages at the same places, every
+    filter value naming the same pages."""
+    project = _shards(example)[0].rstrip("/")
+    folder = project.replace(search.PAGEFIND_DIR, "projects", 1) + "/sessions/"
+    site = tmp_path / "site"
+    for page in (p for p in example if search.SESSION_PAGE.match(p)):  # every project's: pages enough
+        (site / page).parent.mkdir(parents=True, exist_ok=True)
+        (site / page).write_bytes(search.strip_ignored(example[page]))
+    extra = site / folder / "accents.html"  # a word with a variant ("café" is found as "cafe")
+    extra.write_text('<html lang="en"><body><main data-pagefind-body><p>café naïve crème</p></main></body></html>')
+    raw = search._run_pagefind(search.pagefind_binary(), site, tmp_path / "bundle", project, str(tmp_path))
+    count = len(search._dcd_read(next(d for p, d in raw.items() if p.endswith(".pf_meta")))[1])
+    assert count >= 3
+    made = search.canonical_bundle(raw, project)
+    for order in (list(reversed(range(count))), [*range(1, count), 0]):
+        assert search.canonical_bundle(_listed_in(raw, project, order), project) == made
+    meta = search._dcd_read(next(data for path, data in made.items() if path.endswith(".pf_meta")))
+    urls = [search._fragment_url(made[f"{project}/fragment/{name}.pf_fragment"]) for name, _ in meta[1]]
+    assert urls == sorted(urls)
+    assert _meaning(made, project) == _meaning(raw, project)
+    assert any(variants for _, variants in _meaning(made, project)[0].values())
+
+
+def _listed_in(files: dict[str, bytes], root: str, order: list[int]) -> dict[str, bytes]:
+    """The bundle Pagefind would have made had it found the pages in ``order`` (old numbers)."""
+    out = dict(files)
+    renumber = {old: new for new, old in enumerate(order)}
+    for path, data in files.items():
+        if path.endswith(".pf_meta"):
+            meta = search._dcd_read(data)
+            meta[1] = [meta[1][old] for old in order]
+            out[path] = search._dcd_write(meta)
+        elif path.startswith(f"{root}/index/"):
+            chunk = search._dcd_read(data)
+            for word in chunk[0]:
+                word[1] = search._renumbered(word[1], renumber)
+                for variant in word[2]:
+                    variant[1] = search._renumbered(variant[1], renumber)
+            out[path] = search._dcd_write(chunk)  # under its old name: canonical_bundle names it
+        elif path.startswith(f"{root}/filter/"):
+            name, values = search._dcd_read(data)
+            out[path] = search._dcd_write([name, [[v, [renumber[n] for n in ns]] for v, ns in values]])
+    return out
+
+
+def _meaning(files: dict[str, bytes], root: str) -> tuple[dict, dict]:
+    """What a bundle says, pages named by their fragments: each word's and variant's
+    postings, and each filter value's pages."""
+    meta = search._dcd_read(next(data for path, data in files.items() if path.endswith(".pf_meta")))
+    fragment = [name for name, _ in meta[1]]
+
+    def named(postings: list) -> list:
+        number, out = 0, []
+        for posting in postings:
+            assert posting[0] >= 0 or not out  # ascending numbers
+            number += posting[0]
+            out.append((fragment[number], repr(posting[1:])))
+        return sorted(out)
+
+    words = {}
+    for path, data in files.items():
+        if path.startswith(f"{root}/index/"):
+            for word in search._dcd_read(data)[0]:
+                words[word[0]] = (named(word[1]), {v[0]: named(v[1]) for v in word[2]})
+    filters = {}
+    for path, data in files.items():
+        if path.startswith(f"{root}/filter/"):
+            name, values = search._dcd_read(data)
+            filters.update({(name, value): sorted(fragment[n] for n in numbers) for value, numbers in values})
+    assert words and filters
+    return words, filters
 
 
 def test_no_search_leaves_both_out(tmp_path: Path) -> None:
