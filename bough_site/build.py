@@ -554,8 +554,8 @@ def _signature_parts(entry: Entry) -> list[Any]:
 class _Tallies:
     """Each session's counting identities, for the project and site numbers: a
     session read now has them in hand; the others' are read from OUT's state, all
-    in one query when the first is asked for (at thousands of sessions, a query
-    each was a fifth of a one-turn append)."""
+    at once when the first is asked for (at thousands of sessions, a query each was
+    a fifth of a one-turn append)."""
 
     def __init__(self, entries: dict[int, Entry], state: StateStore, report: Callable[[str], None]) -> None:
         self._entries = entries

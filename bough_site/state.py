@@ -80,8 +80,8 @@ class StateStore:
         return bytes(rows[0][0]) if rows else None
 
     def get_many(self, names: Iterable[str]) -> dict[str, bytes]:
-        """The values named in ``names`` that are kept, in one query: a build that
-        needs every session's value asks once, not once per session."""
+        """The values named in ``names`` that are kept, a query per 900 names: a build
+        that needs every session's value asks once, not once per session."""
         wanted = sorted(set(names))
         out: dict[str, bytes] = {}
         for start in range(0, len(wanted), _NAMES_PER_QUERY):
