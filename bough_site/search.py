@@ -58,6 +58,7 @@ import orjson
 from . import urls
 from .errors import BoughError
 from .model import SOURCE_LABELS, Prompt, Reply, Session, Site, Text
+from .plan.units import file_size
 from .write import SiteWriter, is_regular_file, json_bytes
 
 FALLBACK_PATH = "search-index.js"
@@ -348,7 +349,7 @@ def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None],
     so the site writer stays the one that writes into OUT. No bundle when no
     page is small enough to index. The temporary site is in memory when there is
     room (:func:`scratch_folder`); should that fail, it is made again on disk."""
-    where = scratch_folder(sum(_size(out / page) for page in pages))
+    where = scratch_folder(sum(file_size(str(out / page)) for page in pages))
     try:
         files, too_large = _bundle_in(where, out, pages, root, binary)
     except (OSError, SearchError) as err:
@@ -379,13 +380,6 @@ def scratch_folder(pages_size: int) -> str | None:
         return None
     room = free.f_bavail * free.f_frsize >= 2 * pages_size + _SCRATCH_MARGIN
     return str(MEMORY_SCRATCH) if room and os.access(MEMORY_SCRATCH, os.W_OK | os.X_OK) else None
-
-
-def _size(path: Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 def _bundle_in(where: str | None, out: Path, pages: list[str], root: str, binary: Path,
@@ -665,7 +659,7 @@ def canonical_bundle(files: dict[str, bytes], root: str = PAGEFIND_DIR) -> dict[
     """Pagefind's bundle (path -> bytes, under ``root``) made reproducible: its pages
     numbered in a fixed order (:func:`_pages_in_order`) and its filter files' values
     in order."""
-    files = _pages_in_order(files, root)
+    files, renumber = _pages_in_order(files, root)
     out = dict(files)
     names: dict[str, str] = {}  # old hash name -> new
     filter_re = re.compile(rf"^{re.escape(root)}/filter/(.+)\.pf_filter$")
@@ -674,7 +668,8 @@ def canonical_bundle(files: dict[str, bytes], root: str = PAGEFIND_DIR) -> dict[
         if not match:
             continue
         name, values = _dcd_read(files[path])
-        values = sorted(([v, sorted(pages)] for v, pages in values), key=lambda pair: pair[0])
+        values = sorted(([v, sorted(renumber[p] for p in pages) if renumber else sorted(pages)]
+                         for v, pages in values), key=lambda pair: pair[0])
         data = _dcd_write([name, values])
         new = _renamed(match.group(1), data, len(match.group(1).rsplit("_", 1)[1]))
         names[match.group(1)] = new
@@ -698,20 +693,20 @@ def canonical_bundle(files: dict[str, bytes], root: str = PAGEFIND_DIR) -> dict[
     return out
 
 
-def _pages_in_order(files: dict[str, bytes], root: str) -> dict[str, bytes]:
-    """The bundle with its pages numbered in the order of their URLs.
+def _pages_in_order(files: dict[str, bytes], root: str) -> tuple[dict[str, bytes], dict[int, int]]:
+    """The bundle with its pages numbered in the order of their URLs, and each
+    page's new number (empty when none changed), which the filters' page lists follow.
 
     Pagefind numbers pages in the order its site folder lists them, which the file
     system decides (a tmpfs lists the file made last first, which is why
     _bundle_in makes them in reverse; ext4, in a hash order). A bundle already in
     order only has its index chunks compressed again, as the others are written.
     Otherwise the meta file's page list ([fragment, word count] by number) is put
-    in order, and every page
-    number changed to match: in the index chunks, each word's and each of its
-    variants' postings (``[number, locations, ...]``, the number given as the
-    difference from the previous one, in ascending order) and the filters' page
-    lists. A chunk holds the same words (its bounds are words), under a name for
-    its new content. ValueError (or IndexError, KeyError, TypeError) when the files
+    in order, and every page number changed to match in the index chunks: each
+    word's and each of its variants' postings (``[number, locations, ...]``, the
+    number given as the difference from the previous one, in ascending order). A
+    chunk holds the same words (its bounds are words), under a name for its new
+    content. ValueError (or IndexError, KeyError, TypeError) when the files
     are not as Pagefind 1.x writes them."""
     metas = [path for path in files if re.fullmatch(rf"{re.escape(root)}/pagefind\.[^/]+\.pf_meta", path)]
     if len(metas) != 1:
@@ -734,13 +729,10 @@ def _pages_in_order(files: dict[str, bytes], root: str) -> dict[str, bytes]:
             names[match.group(1)] = new = _renamed(match.group(1), data, len(match.group(1).rsplit("_", 1)[1]))
             del out[path]
             out[f"{root}/index/{new}.pf_index"] = data
-        elif renumber is not None and re.fullmatch(rf"{re.escape(root)}/filter/[^/]+\.pf_filter", path):
-            name, values = _dcd_read(files[path])
-            out[path] = _dcd_write([name, [[value, [renumber[p] for p in numbers]] for value, numbers in values]])
     meta[1] = [pages[number] for number in order]
     meta[2] = [[first, last, names[name]] for first, last, name in chunks]
     out[metas[0]] = _dcd_write(meta)
-    return out
+    return out, renumber or {}
 
 
 def _chunk_renumbered(chunk: Any, renumber: dict[int, int]) -> Any:
