@@ -863,10 +863,13 @@ class _Session:
         """Three calls in one reply; results arrive out of order, one is an error
         (toolUseResult a string), one from an MCP tool (toolUseResult a list)."""
         s = self.s
-        self.prompt(s, "run the tests, read the config and fetch issue 42 in parallel")
+        self.prompt(s, "run the tests, read the loader and fetch issue 42 in parallel")
+        # The Read's input names the file its result holds (a real source file in
+        # the benchmark's histories: named .toml, it was lexed as TOML, all errors).
+        read_input, read_content, read_detail = self._tool("Read")
         calls = [
             self.tool_use("Bash", {"command": "make test"}),
-            self.tool_use("Read", {"file_path": f"{self.cwd}/config.toml"}),
+            self.tool_use("Read", read_input),
             self.tool_use("mcp__github__get_issue", {"issue": 42}),
         ]
         placed = self.reply(s, [self.text_block(120)] + calls)
@@ -877,7 +880,6 @@ class _Session:
         self.answer(s, mcp, placed, mcp_content, detail=mcp_detail)
         err = "Exit code 2\nmake: *** [test] Error 2\n" + self.g.text(200)
         self.answer(s, bash, placed, err, detail="Error: " + err, error=True)
-        _, read_content, read_detail = self._tool("Read")
         self.answer(s, read, placed, read_content, detail=read_detail)
         self.reply(s, [self.thinking_block(), self.text_block(500)])
         self.end_of_turn(s)

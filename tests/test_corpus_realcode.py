@@ -105,8 +105,16 @@ def test_real_reads_carry_real_files_and_edits_change_them(tmp_path: Path, real:
     # Every Read written is one of these (a resume's copies of its parent's too).
     assert expected.reads > 20 and reads >= expected.reads
     assert edits > 0
-    # About 40% of Reads (after each session's first) read a file again.
-    assert 0.25 <= expected.rereads / expected.reads <= 0.5
+
+
+def test_about_two_reads_in_five_read_a_file_again(tmp_path: Path, real: RealFiles) -> None:
+    # 40% of Reads after each session's first; pooled over four small histories,
+    # since one (50-60 Reads) strays by +-0.13 from seed to seed.
+    reads = rereads = 0
+    for seed in (5, 6, 7, 8):
+        expected = generate_claude_history(tmp_path / str(seed), seed=seed, real_files=real, **SHAPES["realcode"])
+        reads, rereads = reads + expected.reads, rereads + expected.rereads
+    assert 0.3 <= rereads / reads <= 0.45
 
 
 def test_the_default_history_reads_no_real_file(tmp_path: Path) -> None:
