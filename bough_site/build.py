@@ -555,22 +555,25 @@ class _Tallies:
     """Each session's counting identities, for the project and site numbers: a
     session read now has them in hand; the others' are read from OUT's state, all
     at once when the first is asked for (at thousands of sessions, a query each was
-    a fifth of a one-turn append)."""
+    a fifth of a one-turn append), and decoded with the cyclic collector off (tens
+    of thousands of objects and no cycle: with it on, it walked the whole heap again
+    and again, a third of the site's numbers in a one-turn append)."""
 
     def __init__(self, entries: dict[int, Entry], state: StateStore, report: Callable[[str], None]) -> None:
         self._entries = entries
         self._state = state
         self._report = report
-        self._stored: dict[str, bytes] | None = None
+        self._stored: dict[str, Tally | None] | None = None
 
     def of(self, entry: Entry) -> Tally | None:
         if entry.tally_json is not None:
             return tally_from_json(orjson.loads(entry.tally_json))
         if self._stored is None:
-            self._stored = self._state.get_many(
-                e.tally_file for e in self._entries.values() if e.tally_json is None and e.tally_file)
-        data = self._stored.get(entry.tally_file)
-        tally = tally_from_bytes(data) if data is not None else None
+            with _collecting(False):
+                found = self._state.get_many(
+                    e.tally_file for e in self._entries.values() if e.tally_json is None and e.tally_file)
+                self._stored = {name: tally_from_bytes(data) for name, data in found.items()}
+        tally = self._stored.get(entry.tally_file)
         if tally is None:
             self._report(f"warning: the numbers of session {entry.summary.get('id')} are missing "
                          "from the last build's state; its project's totals leave it out")

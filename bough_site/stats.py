@@ -61,8 +61,11 @@ class Tally:
             if key in ("prompts", "commands") and not prompts_and_commands:
                 continue
             getattr(self, key).update(getattr(other, key))
-        for reply_key, usage in other.replies.items():
-            self.add_reply(reply_key, usage)
+        if self.replies.keys().isdisjoint(other.replies):  # the usual case, at C speed
+            self.replies.update(other.replies)
+        else:
+            for reply_key, usage in other.replies.items():
+                self.add_reply(reply_key, usage)
         self.lines += other.lines
         self.skipped_lines += other.skipped_lines
         self.has_reasoning = self.has_reasoning or other.has_reasoning

@@ -175,8 +175,7 @@ def tally_from_json(data: dict[str, Any]) -> Tally:
     tally = Tally()
     for key in _TALLY_SETS:
         getattr(tally, key).update(data.get(key) or ())
-    for key, *numbers in data.get("replies") or ():
-        tally.replies[key] = Usage(*numbers)
+    tally.replies = {key: Usage(*numbers) for key, *numbers in data.get("replies") or ()}
     tally.lines = int(data.get("lines") or 0)
     tally.skipped_lines = int(data.get("skipped_lines") or 0)
     tally.has_reasoning = bool(data.get("has_reasoning"))
