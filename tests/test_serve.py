@@ -48,6 +48,15 @@ def _session_json(base: str, out: Path) -> dict:
     return json.loads(_get(base + path.relative_to(out).as_posix()))
 
 
+def _start_serving(command: list[str]) -> subprocess.Popen[str]:
+    """`bough serve` in a child whose Ctrl-C is the default one, however pytest was
+    started: a shell starting a command in the background (`.ci/run &`) has it
+    ignore SIGINT, children inherit that, and the child would never stop."""
+    return subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
 def _read_until(stream, pattern: re.Pattern[str], seconds: float, seen: list[str]) -> re.Match[str]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -66,8 +75,7 @@ def test_serve_watch_picks_up_an_appended_turn_and_stops_on_ctrl_c(tmp_path: Pat
     out = tmp_path / "site"
     command = [sys.executable, "-m", "bough_site.cli", "serve", str(tmp_path / "history" / "projects"),
                "-o", str(out), "--port", "0", "--watch", "--no-search", "--no-archive", "-q", "-j", "1"]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    process = _start_serving(command)
     seen: list[str] = []
     try:
         match = _read_until(process.stderr, READY, 60, seen)
@@ -196,8 +204,7 @@ def test_serve_watch_reloads_the_open_page_when_its_file_changes(tmp_path: Path)
     out = tmp_path / "site"
     command = [sys.executable, "-m", "bough_site.cli", "serve", str(tmp_path / "history" / "projects"),
                "-o", str(out), "--port", "0", "--watch", "--no-archive", "-q", "-j", "1"]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    process = _start_serving(command)
     seen: list[str] = []
     try:
         base = _read_until(process.stderr, READY, 60, seen).group(1)
