@@ -757,7 +757,7 @@ def targets_table(results: HistoryResults) -> str:
             without = [r for r in by_tool.get(f"bough {option}", []) if r.ok]
             if without:
                 extra = _median(bough, "wall") / _median(without, "wall") - 1
-                extra_cpu = _median(bough, "cpu") / _median(without, "cpu") - 1  # steadier on a busy machine
+                extra_cpu = _median(bough, "cpu") / _median(without, "cpu") - 1  # work added, or waiting?
                 rows.append((label, f"{extra:+.0%} (its CPU time: {extra_cpu:+.0%})", extra <= 0.10))
     inc = results.incremental.get("bough")
     if inc and "failed" not in inc:
