@@ -123,6 +123,16 @@ PLAIN_CASES = [
 ]
 
 
+def test_text_the_lexer_cannot_place_looks_like_the_text_around_it() -> None:
+    # Python read from a file named .toml: TOML's lexer makes most brackets error
+    # tokens, which github-dark colours red and the default style boxes in red.
+    code = "from io import StringIO, BytesIO\nwarnings.warn(name, remove=(3, 13))\n"
+    html_out = str(highlight(code, filename="config.toml"))
+    assert text_of(html_out) == code
+    assert set(SPAN_CLASS.findall(html_out)) == {"o", "mi"}  # "=" and the numbers TOML knows
+    assert not re.search(r"\.err\b", stylesheet())
+
+
 @pytest.mark.parametrize(("kwargs", "code"), PLAIN_CASES)
 def test_plain_text_when_no_lexer_is_named(kwargs: dict, code: str) -> None:
     assert str(highlight(code, **kwargs)) == plain(code)

@@ -756,7 +756,12 @@ _BASE_TEXT = {LIGHT_STYLE: "#1f2328", DARK_STYLE: "#e6edf3"}
 
 
 def _token_classes() -> list[tuple[str, object]]:
-    """(css class, token type) for every token either style can emit, sorted."""
+    """(css class, token type) for every token either style can emit, sorted;
+    never an error token's. An error token is text the lexer could not place:
+    most often valid code it does not know, or a file whose name says another
+    language. The styles disagree on it (default: a red border, github-dark:
+    red text), and either way a reader sees alarm where there is none, so it
+    is shown as the text around it."""
     found: dict[str, object] = {}
     for name in (LIGHT_STYLE, DARK_STYLE):
         for ttype, cls in HtmlFormatter(style=name).ttype2class.items():
@@ -765,7 +770,7 @@ def _token_classes() -> list[tuple[str, object]]:
     for ttype, cls in STANDARD_TYPES.items():
         if cls:
             found.setdefault(cls, ttype)
-    return sorted(found.items())
+    return sorted((cls, ttype) for cls, ttype in found.items() if ttype not in Token.Error)
 
 
 def _resolved(style: type, ttype: object) -> dict:
