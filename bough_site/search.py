@@ -618,10 +618,16 @@ def _cbor_encode(value: Any) -> bytes:
     raise TypeError(f"cannot encode {type(value).__name__} as CBOR")
 
 
-def _dcd_read(data: bytes) -> Any:
+def _dcd_raw(data: bytes) -> bytes:
+    """A Pagefind file (gzip: ``pagefind_dcd`` and its content) decompressed, the marker kept."""
     raw = gzip.decompress(data)
     if not raw.startswith(_DCD):
         raise ValueError("not a Pagefind data file")
+    return raw
+
+
+def _dcd_read(data: bytes) -> Any:
+    raw = _dcd_raw(data)
     value, end = _cbor_decode(raw, len(_DCD))
     if end != len(raw):
         raise ValueError("trailing bytes in a Pagefind data file")
@@ -634,15 +640,14 @@ def _dcd_write(value: Any) -> bytes:
 
 def _dcd_pack(raw: bytes) -> bytes:
     """A Pagefind data file's bytes (``pagefind_dcd`` and CBOR), compressed as bough does."""
-    if not raw.startswith(_DCD):
-        raise ValueError("not a Pagefind data file")
     return gzip.compress(raw, compresslevel=9, mtime=0)
 
 
-def _renamed(old: str, data: bytes, length: int) -> str:
-    """A file's hash name (``en_1a2b3c4``) for new content: the language kept, the hash replaced."""
-    language = old.rsplit("_", 1)[0]
-    return f"{language}_{hashlib.sha256(data).hexdigest()[:length]}"
+def _renamed(old: str, data: bytes) -> str:
+    """A file's hash name (``en_1a2b3c4``) for new content: the language kept, the
+    hash replaced by one as long."""
+    language, digest = old.rsplit("_", 1)  # ValueError for a name without one, as for any unknown file
+    return f"{language}_{hashlib.sha256(data).hexdigest()[:len(digest)]}"
 
 
 def _replace_strings(value: Any, names: dict[str, str]) -> Any:
@@ -671,8 +676,7 @@ def canonical_bundle(files: dict[str, bytes], root: str = PAGEFIND_DIR) -> dict[
         values = sorted(([v, sorted(renumber[p] for p in pages) if renumber else sorted(pages)]
                          for v, pages in values), key=lambda pair: pair[0])
         data = _dcd_write([name, values])
-        new = _renamed(match.group(1), data, len(match.group(1).rsplit("_", 1)[1]))
-        names[match.group(1)] = new
+        new = names[match.group(1)] = _renamed(match.group(1), data)
         del out[path]
         out[f"{root}/filter/{new}.pf_filter"] = data
     meta_re = re.compile(rf"^{re.escape(root)}/pagefind\.(.+)\.pf_meta$")
@@ -685,7 +689,7 @@ def canonical_bundle(files: dict[str, bytes], root: str = PAGEFIND_DIR) -> dict[
         # The list of [filter name, filter file] pairs, in hash-map order too.
         meta = [sorted(part, key=lambda pair: pair[0]) if _is_filter_list(part, names) else part for part in meta]
         data = _dcd_write(meta)
-        new = _renamed(match.group(1), data, len(match.group(1).rsplit("_", 1)[1]))
+        new = _renamed(match.group(1), data)
         del out[path]
         out[f"{root}/pagefind.{new}.pf_meta"] = data
         if entry_path in out:
@@ -724,9 +728,9 @@ def _pages_in_order(files: dict[str, bytes], root: str) -> tuple[dict[str, bytes
     for path in sorted(files):
         match = re.fullmatch(rf"{re.escape(root)}/index/([^/]+)\.pf_index", path)
         if match:
-            data = _dcd_pack(gzip.decompress(files[path])) if renumber is None else \
+            data = _dcd_pack(_dcd_raw(files[path])) if renumber is None else \
                 _dcd_write(_chunk_renumbered(_dcd_read(files[path]), renumber))
-            names[match.group(1)] = new = _renamed(match.group(1), data, len(match.group(1).rsplit("_", 1)[1]))
+            names[match.group(1)] = new = _renamed(match.group(1), data)
             del out[path]
             out[f"{root}/index/{new}.pf_index"] = data
     meta[1] = [pages[number] for number in order]
@@ -746,10 +750,7 @@ def _chunk_renumbered(chunk: Any, renumber: dict[int, int]) -> Any:
 
 def _fragment_url(data: bytes) -> str:
     """The URL a Pagefind fragment (gzip: ``pagefind_dcd`` and JSON) is of."""
-    raw = gzip.decompress(data)
-    if not raw.startswith(_DCD):
-        raise ValueError("not a Pagefind fragment")
-    url = orjson.loads(raw[len(_DCD):]).get("url")
+    url = orjson.loads(_dcd_raw(data)[len(_DCD):]).get("url")
     if not isinstance(url, str):
         raise ValueError("a fragment without its URL")
     return url
