@@ -114,7 +114,10 @@ def alone_in(groups: list[list[str | None]], probe: ProbeFn) -> list[list[bool]]
     found = iter(probe([path for paths in known for path in paths if path is not None]))
     out = []
     for paths in groups:
-        probed = [uuids for uuids in ([next(found) for _ in paths] if None not in paths else []) if uuids is not None]
+        if None in paths:  # a gone session: the directory was not probed
+            out.append([False] * len(paths))
+            continue
+        probed = [uuids for uuids in (next(found) for _ in paths) if uuids is not None]
         out.append(_apart(probed) if len(probed) == len(paths) else [False] * len(paths))
     return out
 
