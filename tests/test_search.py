@@ -108,12 +108,28 @@ def test_only_the_conversation_is_indexed_with_title_and_filters(example: dict[s
         assert f'data-pagefind-filter="{name}"' in page
     # What tools printed is not: the calls are.
     results = page.count('<div class="tool-result') - page.count('<div class="tool-result missing"')
-    assert results == page.count("data-pagefind-ignore") > 0
+    assert results == len(re.findall(r'<div class="tool-result[^"]*" data-pagefind-ignore>', page)) > 0
     # Index and project pages are not indexed.
     assert b"data-pagefind-body" not in example["index.html"]
     # Pagefind's fragments hold the title and the filters.
     fragments = [gzip.decompress(data) for p, data in example.items() if re.match(r"pagefind/[^/]+/fragment/", p)]
     assert any(b"slowapi" in f and b"notes-api" in f and b"Claude Code" in f for f in fragments)
+
+
+def test_an_items_label_and_clock_are_not_indexed(example: dict[str, bytes]) -> None:
+    """A session's indexed text starts with its first prompt, not with "Prompt",
+    the clock time and the "#" of its heading; no heading's time is in it."""
+    path, page = next((p, data.decode()) for p, data in example.items() if p.endswith(f"{ex.N4}.html"))
+    heads = re.findall(r'<header class="item-head" data-pagefind-ignore>(.*?)</header>', page, re.DOTALL)
+    assert len(heads) == page.count('<header class="item-head"') > 1
+    clocks = set(re.findall(r'data-format="time"[^>]*>([0-9:]+)</time>', page))
+    assert clocks
+    fragments = [json.loads(gzip.decompress(data).removeprefix(b"pagefind_dcd"))
+                 for p, data in example.items() if "/fragment/" in p]
+    [fragment] = [f for f in fragments if f["url"].endswith(path.rsplit("/", 1)[1])]
+    first_prompt = re.search(r'<div class="prompt-text">([^<]{1,40})', page).group(1)
+    assert fragment["content"].startswith(first_prompt)
+    assert not any(clock in fragment["content"] for clock in clocks)
 
 
 def test_pages_link_the_search_script_and_allow_wasm(example: dict[str, bytes]) -> None:
