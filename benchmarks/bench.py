@@ -410,6 +410,15 @@ def install_peers(work: Path) -> None:
         subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", requirement], check=True)
 
 
+def _remove_runs(work: Path, name: str) -> None:
+    """Remove a history's built sites (runs-NAME/). Only before the first run and after
+    the last: on ext4, files made within a minute or more of deleting thousands are
+    made slowly (the inode allocator passes over each recently deleted inode, its
+    table block read for it), which made a run right after another's deletion
+    10-20 s slower in system time (docs/performance.md, "Files created")."""
+    shutil.rmtree(work / f"runs-{name}", ignore_errors=True)
+
+
 def slug(tool: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", tool).strip("_") or "tool"
 
@@ -476,8 +485,6 @@ def _check_bytes(tree: Path, out: Path, place: Path, tool: str, jobs: int, env: 
                       fresh=[fresh_archive])
         found[name] = site_digest(fresh_out) if run.ok else f"failed: {run.note}"
         found[f"{name}_wall"] = run.wall
-        shutil.rmtree(fresh_out, ignore_errors=True)
-        shutil.rmtree(fresh_archive, ignore_errors=True)
     found["same"] = found["fresh"] == found["fresh_j1"] == incremental_digest
     return found
 
@@ -591,9 +598,8 @@ def bench_history(name: str, args: argparse.Namespace, work: Path, env: dict[str
         for number in range(args.rounds):
             order = tools[number % len(tools):] + tools[: number % len(tools)]  # alternate who goes first
             for tool in order:
-                run = _cold_run(tool, name, projects, work, env, args.jobs, variants, results.facts["mb"])
-                if not args.keep_outputs:
-                    shutil.rmtree(work / f"runs-{name}" / "cold", ignore_errors=True)
+                place = work / f"runs-{name}" / "cold" / f"{number + 1}-{slug(tool)}"
+                run = _cold_run(tool, place, projects, work, env, args.jobs, variants, results.facts["mb"])
                 results.runs.append(run)
                 print(f"{name} round {number + 1}: {tool}: {run.wall:.2f} s, {run.cpu:.2f} s CPU, "
                       f"{run.max_rss_mb:.0f} MB, {run.out_mb:.0f} MB out{'' if run.ok else ' FAILED ' + run.note}",
@@ -604,14 +610,11 @@ def bench_history(name: str, args: argparse.Namespace, work: Path, env: dict[str
             results.incremental[tool] = incremental(
                 projects, work / f"runs-{name}", tool, args.jobs, env, extra, rounds=args.rounds,
                 appends=not history.rebuild_only, check_bytes=args.check_bytes)
-            if not args.keep_outputs:
-                shutil.rmtree(work / f"runs-{name}" / "incremental", ignore_errors=True)
     return results
 
 
-def _cold_run(tool: str, name: str, projects: Path, work: Path, env: dict[str, str], jobs: int,
+def _cold_run(tool: str, place: Path, projects: Path, work: Path, env: dict[str, str], jobs: int,
               variants: dict[str, list[str]], input_mb: float) -> Run:
-    place = work / f"runs-{name}" / "cold" / slug(tool)
     out, archive = place / "out", place / "archive"
     if tool == "floor":
         return measure("floor", [sys.executable, "-c", FLOOR, str(projects)], None, env)
@@ -810,7 +813,9 @@ def main() -> int:
                              '--variant="--highlight-limit 0" (repeatable)')
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--keep-outputs", action="store_true",
-                        help="keep every site built (runs-HISTORY/ in the work directory; default: removed once measured)")
+                        help="keep every site built (runs-HISTORY/ in the work directory; default: removed after the "
+                             "last run, so the work directory needs room for all of them: about 6 GB for realcode "
+                             "and wide with peers and two variants)")
     args = parser.parse_args()
 
     names = [n for value in args.history for n in value.split(",") if n] + ([args.scale] if args.scale else [])
@@ -829,6 +834,8 @@ def main() -> int:
                  "platform": platform.platform(), "load_before": os.getloadavg(), "commit": _commit()},
         command=sys.argv[1:],
     )
+    for name in names:
+        _remove_runs(work, name)
     for name in names:
         results.histories[name] = bench_history(name, args, work, env)
     if args.big_session:
@@ -857,6 +864,9 @@ def main() -> int:
           f" a bough run had at most these processes: {seen}", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps(asdict(results), indent=2) + "\n")
+    if not args.keep_outputs:
+        for name in names:
+            _remove_runs(work, name)
     failed = [f"{h.name}/{r.tool}" for h in results.histories.values() for r in h.runs
               if r.tool in ("bough", "floor") and not r.ok]
     failed += [f"{h.name}/bough incremental" for h in results.histories.values()

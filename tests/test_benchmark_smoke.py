@@ -64,6 +64,9 @@ def test_the_benchmark_runs_every_new_history_at_a_tiny_size(tmp_path: Path) -> 
     assert "| no change | " in done.stdout and "no-change rebuild ≤ 0.5 s" in done.stdout
     # nothing read from the real home: every tool ran with HOME in the work directory
     assert (tmp_path / "work" / "home").is_dir()
+    # The built sites are removed after the last run, not between runs (a deletion
+    # slows the next run's file creations on ext4), so none is left.
+    assert not list((tmp_path / "work").glob("runs-*"))
 
 
 def test_the_old_scale_option_still_works(tmp_path: Path) -> None:
@@ -74,6 +77,21 @@ def test_the_old_scale_option_still_works(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "### tiny: " in done.stdout and "| bough |" in done.stdout
+    assert not list((tmp_path / "work").glob("runs-*"))
+
+
+def test_kept_outputs_are_one_site_per_run(tmp_path: Path) -> None:
+    """With --keep-outputs every cold run's site is where the run left it, one per
+    round and tool: no run builds over or after the deletion of another's."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--work", str(tmp_path / "work"), "--history", "wide", "--tiny", "--rounds", "2",
+         "--no-peers", "--no-incremental", "-j", "1", "--keep-outputs"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    cold = tmp_path / "work" / "runs-wide" / "cold"
+    assert sorted(p.name for p in cold.iterdir()) == ["1-bough", "2-bough"]
+    assert all((cold / run / "out" / "index.html").is_file() for run in ("1-bough", "2-bough"))
 
 
 def test_the_profile_script_splits_a_tiny_build_by_stage(tmp_path: Path) -> None:
