@@ -145,20 +145,24 @@ def fallback_index(site: Site) -> dict[str, Any]:
 def _items(project_id: str, session: Session) -> list[list[str]]:
     """``[anchor, text]`` per item, ``[anchor, text, page]`` for one on a later
     part of a session page split in parts."""
-    parts = session.anchor_parts or {}
+    items = session.search_items or []
+    parts = session.anchor_parts
+    if not parts:  # one page, as almost every session: the items as they are (orjson writes them)
+        return items
     return [[*item, urls.session_part_html(project_id, session.slug, parts[item[0]])]
-            if item and item[0] in parts else list(item) for item in session.search_items or ()]
+            if item and item[0] in parts else item for item in items]
 
 
 def fallback_script(site: Site) -> bytes:
     """``search-index.js``: one statement assigning the index to a global."""
-    data = orjson.dumps(fallback_index(site), option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    data = orjson.dumps(fallback_index(site), option=orjson.OPT_SORT_KEYS)
     # Safe in any context a script's text may be read in; \u2028 and \u2029 end lines in old engines.
-    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
-                         ("\u2029", "\\u2029")):
+    # (Replaced in the UTF-8 bytes: neither character's encoding occurs inside another's.)
+    for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
+                         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
         data = data.replace(raw, escaped)
-    return ("/* bough search index for file:// (see bough_site/search.py) */\n"
-            f"window.BOUGH_SEARCH_INDEX = {data};\n").encode()
+    return b"/* bough search index for file:// (see bough_site/search.py) */\nwindow.BOUGH_SEARCH_INDEX = " \
+        + data + b";\n"
 
 
 # --- Pagefind: one bundle per project ----------------------------------------------------------
