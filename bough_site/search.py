@@ -182,7 +182,7 @@ SHARDS_PATH = f"{PAGEFIND_DIR}/shards.js"
 SHARD_STAMP = "bough-shard.json"
 # Bump when what a shard is made of changes (the stripping below, canonical_bundle,
 # the files kept): shards stamped otherwise are then made again.
-SHARD_FORMAT = 2  # 2: pages numbered in the order of their URLs
+SHARD_FORMAT = 3  # 2: pages numbered in the order of their URLs; 3: chunks compressed at level 6
 # Pagefind's own search interfaces and playground: bough's box is search.js, so
 # they would only be copied into every shard for nothing.
 UNUSED_FILES = re.compile(r"^(?:playground/|pagefind-(?:ui|modular-ui|component-ui|highlight)\.)")
@@ -643,8 +643,10 @@ def _dcd_write(value: Any) -> bytes:
 
 
 def _dcd_pack(raw: bytes) -> bytes:
-    """A Pagefind data file's bytes (``pagefind_dcd`` and CBOR), compressed as bough does."""
-    return gzip.compress(raw, compresslevel=9, mtime=0)
+    """A Pagefind data file's bytes (``pagefind_dcd`` and CBOR), compressed as bough does:
+    at zlib's default level, which on wide's index chunks took half the time of level 9
+    (0.32 s against 0.63 s) for files 0.4% larger."""
+    return gzip.compress(raw, compresslevel=6, mtime=0)
 
 
 def _renamed(old: str, data: bytes) -> str:
