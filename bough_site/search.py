@@ -4,8 +4,10 @@ Hosted (http and https): Pagefind (the ``pagefind`` package with its ``bin``
 extra) indexes the session pages after they are written, while the build
 makes the index and project pages (``start_shards``). Only the conversation
 is indexed (the element with ``data-pagefind-body``: the timeline, sub-agents
-and tool calls included, not what tools returned: ``data-pagefind-ignore``),
-with the session title as ``title`` and filters for project, source and model
+and tool calls included), and only what was said in it: what tools returned,
+each item's heading (who, model, clock time) and the summaries that repeat a
+block's first words are ``data-pagefind-ignore`` in the theme. The session
+title is ``title``, with filters for project, source and model
 (``data-pagefind-filter`` in the page header).
 
 - One bundle per project, ``pagefind/<project id>/``, listed in
