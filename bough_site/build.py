@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from . import quick, urls
+from . import quick, search, urls
 from .archive_sync import Kept, cleanup_notes, sync_archive
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
@@ -315,8 +315,9 @@ def _build(config: BuildConfig, redaction_key: bytes | None, digest: str, inputs
             previous = early if early.stamp is not None and early.stamp == Manifest.stamp_of(writer.out) \
                 else Manifest.load(writer.out)
             reported = scrub_warnings(warnings, options.redactor())
-            with StateStore(writer.out) as state:
-                result = _build_in(writer, state, config, options, digest, units, reported, previous, found.stat)
+            with StateStore(writer.out) as state, _early_shards(writer, config, options) as early:
+                result = _build_in(writer, state, config, options, digest, units, reported, previous, found.stat,
+                                   early)
             result.written, result.unchanged, result.kept = len(writer.written), len(writer.unchanged), len(writer.kept)
             result.used_examples, result.notes = found.used_examples, notes
             if inputs is not None and not found.used_examples \
@@ -324,6 +325,15 @@ def _build(config: BuildConfig, redaction_key: bytes | None, digest: str, inputs
                 writer.seal()
                 _remember(writer.out, inputs, kept.times, result, reported, found)
     return result
+
+
+def _early_shards(writer: SiteWriter, config: BuildConfig,
+                  options: Options) -> contextlib.AbstractContextManager[search.EarlyShards | None]:
+    """With search on and workers to spare, a project new to OUT is indexed as soon
+    as its pages are written, beside the rendering of the others."""
+    if options.search and workers_for(config.jobs) > 1:
+        return search.EarlyShards(writer, config.report)
+    return contextlib.nullcontext()
 
 
 def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: BuildResult,
@@ -339,9 +349,10 @@ def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: Bu
 
 def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, options: Options, digest: str,
               units: list[Unit], discovery_warnings: list[Warning], previous: Manifest,
-              stat_of: Callable[[Any], os.stat_result]) -> BuildResult:
+              stat_of: Callable[[Any], os.stat_result], early: search.EarlyShards | None) -> BuildResult:
     """Stages 3 to 7, with OUT held; ``digest`` is ``options``' digest, ``previous``
-    the last build's manifest, ``stat_of`` what discovery saw of each file."""
+    the last build's manifest, ``stat_of`` what discovery saw of each file, ``early``
+    where projects' search shards start while the rest renders (None: at the end)."""
     out = writer.out
     workers = workers_for(config.jobs)
     progress = _Progress(config)
@@ -359,9 +370,13 @@ def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, option
     jobs = [Job(unit, own_slugs=plan.own_slugs[unit.key], inherit=plan.lineage.decision(unit.key))
             for unit in plan.read]
 
+    indexing = _EarlyIndexing(jobs, previous, early) if early is not None else None
+
     def take_first(_index: int, result: UnitResult) -> None:
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
         _take_first(result, entries, outputs, progress, plan.estimates)
+        if indexing is not None:
+            indexing.done(result, entries)
 
     with _collecting(True):
         run_jobs(jobs, options, workers, take_first)
@@ -382,7 +397,7 @@ def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, option
         pages = publish(projects, lambda s: tallies.of(by_session[id(s)]), warnings,
                         signature=signature, project_signatures=project_signatures, previous=previous,
                         same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
-                        workers=workers)
+                        workers=workers, early=early)
     pruned = _prune(outputs, previous, config.prune)
     _save(out, state, digest, unit_states, entries, plan, pages, previous)
     site = pages.site
@@ -390,6 +405,37 @@ def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, option
     return BuildResult(config.out, len(site.projects), sum(len(p.sessions) for p in site.projects), site.stats,
                        warnings=site.warnings, archived_only=archived_only, rebuilt=progress.rebuilt,
                        reused=progress.reused, gone=len(gone), pruned=len(pruned), built=site)
+
+
+class _EarlyIndexing:
+    """Tells :class:`search.EarlyShards` when a project's pages are all written: when
+    every unit of the folders its sessions came from is done (jobs start folder by
+    folder: jobs.job_order). Only projects the last build did not have: another's
+    shard also indexes the pages kept from before, known only at the end."""
+
+    def __init__(self, jobs: list[Job], previous: Manifest, shards: search.EarlyShards) -> None:
+        self._left: dict[str, int] = {}
+        for job in jobs:
+            self._left[job.unit.folder] = self._left.get(job.unit.folder, 0) + 1
+        self._known = {stored.project.get("id") for stored in previous.sessions.values()}
+        self._folders: dict[str, set[str]] = {}  # project id -> the folders its sessions came from
+        self._pages: dict[str, list[str]] = {}  # project id -> its session pages written
+        self._shards = shards
+
+    def done(self, result: UnitResult, entries: dict[str, Entry]) -> None:
+        folder = result.unit.folder
+        self._left[folder] -= 1
+        for one in result.sessions:
+            project = one.project["id"]
+            self._folders.setdefault(project, set()).add(folder)
+            self._pages.setdefault(project, []).extend(
+                path for path in entries[one.key].outputs if search.SESSION_PAGE.match(path))
+        if self._left[folder]:
+            return
+        for project, folders in self._folders.items():
+            if folder in folders and project not in self._known and not any(self._left[f] for f in folders):
+                self._known.add(project)  # started once
+                self._shards.start(project, self._pages[project])
 
 
 def _presence(writer: SiteWriter, state: StateStore) -> Callable[[SessionState], bool]:

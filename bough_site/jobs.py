@@ -311,6 +311,19 @@ def workers_for(jobs: int) -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def job_order(jobs: list[Job]) -> list[int]:
+    """The order jobs start in: folder by folder (a Claude project's folder; the folder
+    with the largest unit first), largest first within each. Largest first, so one big
+    session does not start last and finish alone; folder by folder, so each project's
+    pages are done early and search can index them while the rest renders."""
+    sizes = [job.unit.size for job in jobs]
+    folders: dict[str, int] = {}
+    for i, job in enumerate(jobs):
+        folder = job.unit.folder
+        folders[folder] = max(folders.get(folder, 0), sizes[i])
+    return sorted(range(len(jobs)), key=lambda i: (-folders[jobs[i].unit.folder], jobs[i].unit.folder, -sizes[i], i))
+
+
 def run_jobs(jobs: list[Job], options: Options, workers: int,
              on_result: Callable[[int, UnitResult], None]) -> None:
     """Run every job, calling ``on_result(index, result)`` in the calling process
@@ -325,9 +338,7 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
         finally:
             _close_stores()
         return
-    # Largest first, so one big session does not start last and finish alone.
-    sizes = [job.unit.size for job in jobs]
-    order = sorted(range(len(jobs)), key=lambda i: (-sizes[i], i))
+    order = job_order(jobs)
     pool = _pool(min(workers, len(jobs)), options)
     try:
         # At most two jobs queued per worker: finished results are handed over

@@ -79,7 +79,8 @@ def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
 
 def publish(projects: list[Project], tally: Callable[[Session], Tally | None], warnings: list[Warning], *,
             signature: str, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
-            options: Options, outputs: Outputs, report: Callable[[str], None], workers: int = 1) -> SitePages:
+            options: Options, outputs: Outputs, report: Callable[[str], None], workers: int = 1,
+            early: search.EarlyShards | None = None) -> SitePages:
     """The site's own pages, rendered or kept. ``tally`` gives a session's counting
     identities (read only when something changed)."""
     if same_options and previous.site_outputs and previous.site_signature == signature:
@@ -92,7 +93,8 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
             pass  # a file went missing: render them all
     # Pagefind reads the session pages, all written by now: its runs (a bundle per
     # project) go on while the site's own pages are made, and are written after them.
-    runs = search.start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers) \
+    runs = search.start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
+                               early=early) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
         site = site_stats(projects, tally, warnings, previous)

@@ -2,7 +2,9 @@
 
 Hosted (http and https): Pagefind (the ``pagefind`` package with its ``bin``
 extra) indexes the session pages after they are written, while the build
-makes the index and project pages (``start_shards``). Only the conversation
+makes the index and project pages (``start_shards``); a project new to OUT,
+as soon as the first pass has written its pages, while the others still
+render (``EarlyShards``, with two workers or more). Only the conversation
 is indexed (the element with ``data-pagefind-body``: the timeline, sub-agents
 and tool calls included), and only what was said in it: what tools returned,
 each item's heading (who, model, clock time) and the summaries that repeat a
@@ -51,7 +53,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -226,18 +228,22 @@ class ShardRuns:
     context manager: leaving it waits for the runs still going."""
 
     def __init__(self, owned: dict[str, list[str]], to_make: list[tuple[str, dict[str, Any]]],
-                 make: Callable[[tuple[str, dict[str, Any]]], list[tuple[str, bytes]]], workers: int) -> None:
+                 make: Callable[[tuple[str, dict[str, Any]]], list[tuple[str, bytes]]], workers: int,
+                 started: dict[str, Future[list[tuple[str, bytes]]]] | None = None) -> None:
         self._owned = owned
         self._to_make = to_make
-        self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(to_make) or 1)))
-        self._bundles = self._pool.map(make, to_make)  # every run submitted now
+        started = started or {}
+        left = [job for job in to_make if job[0] not in started]
+        self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(left) or 1)))
+        # Every run submitted now, but those the rendering already started.
+        self._bundles = [started.get(job[0]) or self._pool.submit(make, job) for job in to_make]
 
     def finish(self, write: Callable[[list[tuple[str, bytes]]], list[str]]) -> list[str]:
         """Write each shard, in project order, as soon as it and those before it are
         made (the main process holds a few at a time), then ``shards.js``; every
         path written or kept."""
-        for (root, made), files in zip(self._to_make, self._bundles):
-            self._owned[root] = _write_shard(root, made, files, write)
+        for (root, made), bundle in zip(self._to_make, self._bundles):
+            self._owned[root] = _write_shard(root, made, bundle.result(), write)
         paths: list[str] = []
         shards = []
         for root in sorted(self._owned):
@@ -254,7 +260,8 @@ class ShardRuns:
 
 
 def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], None],
-                 report: Callable[[str], None] = lambda line: None, *, workers: int = 1) -> ShardRuns:
+                 report: Callable[[str], None] = lambda line: None, *, workers: int = 1,
+                 early: EarlyShards | None = None) -> ShardRuns:
     """Keep each project's shard that still holds, and start Pagefind for the others,
     up to ``workers`` runs at once in threads (each run is a process of its own), so
     that the build renders the index and project pages meanwhile. ``writer`` (the
@@ -270,10 +277,11 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
         if match:
             by_project.setdefault(match.group(1), []).append(page)
     binary = pagefind_binary()
-    stamp = {"format": SHARD_FORMAT, "max_page": MAX_INDEXED_PAGE, "pagefind": pagefind_version(binary)}
+    stamp = _shard_stamp(binary)
     owned_before = set(previous)
     owned: dict[str, list[str]] = {}
     to_make: list[tuple[str, dict[str, Any]]] = []
+    started = {}
     for project in sorted(by_project):
         pages = sorted(by_project[project])
         root = f"{PAGEFIND_DIR}/{project}"
@@ -281,10 +289,75 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
         kept = None if rendered.intersection(pages) else _keep_shard(out, root, made, owned_before, keep)
         if kept is None:
             to_make.append((root, made))
+            run = early.take(root, made) if early is not None else None
+            if run is not None:
+                started[root] = run
         else:
             owned[root] = kept
     return ShardRuns(owned, to_make, lambda job: _pagefind_bundle(out, job[1]["pages"], report, job[0], binary),
-                     workers)
+                     workers, started)
+
+
+class EarlyShards:
+    """Pagefind runs started while the build still renders: once the first pass has
+    written every page of a project new to OUT, that project is indexed beside the
+    rendering of the others (one run at a time), instead of after all of it. A run is
+    used (:meth:`take`) only when it was made from what the shard would be made from
+    at the end: the same stamp (Pagefind, SHARD_FORMAT, the very pages) and none of
+    its pages written again since it started (the second pass); otherwise the shard
+    is made again as any other. Use it as a context manager: leaving it waits for the
+    run still going."""
+
+    def __init__(self, writer: SiteWriter, report: Callable[[str], None]) -> None:
+        self._writer = writer
+        self._report = report
+        self._pool = ThreadPoolExecutor(max_workers=1)
+        self._runs: dict[str, tuple[dict[str, Any], int, list[str], Future[list[tuple[str, bytes]]]]] = {}
+        self._binary: Path | None = None
+        self._stamp: dict[str, Any] | None = None
+
+    def start(self, project: str, pages: list[str]) -> None:
+        """Index ``pages`` (the project's session pages, all written) as its shard."""
+        root = f"{PAGEFIND_DIR}/{project}"
+        if root in self._runs or not self._ready():
+            return
+        made = {**self._stamp, "pages": sorted(pages)}  # type: ignore[dict-item]
+        lines: list[str] = []  # its warnings, said when it is taken
+        run = self._pool.submit(_pagefind_bundle, Path(self._writer.out), made["pages"], lines.append, root,
+                                self._binary)  # type: ignore[arg-type]
+        self._runs[root] = (made, len(self._writer.written), lines, run)
+
+    def take(self, root: str, made: dict[str, Any]) -> Future[list[tuple[str, bytes]]] | None:
+        """The run that made ``root``'s shard from ``made``, when there is one."""
+        if root not in self._runs:
+            return None
+        started, mark, lines, run = self._runs.pop(root)
+        if started != made or not set(self._writer.written[mark:]).isdisjoint(made["pages"]):
+            run.cancel()
+            return None
+        for line in lines:  # the run is done or will be; either way the shard is this one
+            self._report(line)
+        return run
+
+    def _ready(self) -> bool:
+        if self._stamp is None:
+            try:
+                self._binary = pagefind_binary()
+                self._stamp = _shard_stamp(self._binary)
+            except SearchError:
+                self._stamp = {}  # publishing says why
+        return bool(self._stamp)
+
+    def __enter__(self) -> EarlyShards:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _shard_stamp(binary: Path) -> dict[str, Any]:
+    """What every shard's stamp says but its pages and files."""
+    return {"format": SHARD_FORMAT, "max_page": MAX_INDEXED_PAGE, "pagefind": pagefind_version(binary)}
 
 
 def shards_module(shards: list[str]) -> bytes:

@@ -277,3 +277,19 @@ def test_an_unchanged_build_does_not_redact_file_names_again(tmp_path: Path) -> 
     assert run(DIGEST).own_slugs[A.key] == ("remembered",) and asked == []
     assert run("other options").own_slugs[A.key] == ("aaaa",) and asked == ["aaaa"]  # the key may differ
     assert run(DIGEST).kept[A.key].names == ["remembered"]
+
+
+def test_jobs_start_folder_by_folder_largest_first(tmp_path: Path) -> None:
+    """The folder holding the largest unit first, then the next; in each folder, the
+    largest unit first (so a project's pages are all written early: search.EarlyShards)."""
+    from bough_site.jobs import Job, job_order
+
+    sizes = {"a/1.jsonl": 50, "a/2.jsonl": 10, "b/1.jsonl": 90, "b/2.jsonl": 20, "b/3.jsonl": 30, "c/1.jsonl": 5}
+    jobs = []
+    for name, size in sizes.items():
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"x" * size)
+        jobs.append(Job(Unit(f"claude-{name}", CLAUDE, (str(path),), (name,))))
+    order = [jobs[i].unit.labels[0] for i in job_order(jobs)]
+    assert order == ["b/1.jsonl", "b/3.jsonl", "b/2.jsonl", "a/1.jsonl", "a/2.jsonl", "c/1.jsonl"]

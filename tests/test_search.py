@@ -25,8 +25,10 @@ from bough_site.build import build
 from bough_site.cli import main
 from bough_site.config import BuildConfig
 from corpus import examples as ex
+from corpus.claude import generate_claude_history
 from bough_site.model import Prompt, Reply, Session, Text, Usage
 from bough_site.render.pages import CSP, CSP_SEARCH
+from bough_site.write import SiteWriter
 
 from .helpers import (
     OLD,
@@ -655,3 +657,88 @@ def test_finding_pagefind_imports_no_asyncio() -> None:
     code = "import sys, bough_site.search as s; s.pagefind_binary(); print('asyncio' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+# --- shards made while the rest renders --------------------------------------------------------
+
+
+def _spy_early_shards(monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, int]], list[tuple[str, bool]]]:
+    """Which projects EarlyShards started (with how many session pages were written
+    then) and whether publishing took each run; the class does its work as ever."""
+    started: list[tuple[str, int]] = []
+    taken: list[tuple[str, bool]] = []
+    start, take = search.EarlyShards.start, search.EarlyShards.take
+
+    def spy_start(self: search.EarlyShards, project: str, pages: list[str]) -> None:
+        written = [p for p in self._writer.written if search.SESSION_PAGE.match(p)]
+        started.append((project, len(written)))
+        start(self, project, pages)
+
+    def spy_take(self: search.EarlyShards, root: str, made: dict[str, Any]) -> Any:
+        run = take(self, root, made)
+        taken.append((root, run is not None))
+        return run
+
+    monkeypatch.setattr(search.EarlyShards, "start", spy_start)
+    monkeypatch.setattr(search.EarlyShards, "take", spy_take)
+    return started, taken
+
+
+def test_a_new_projects_shard_is_made_while_the_others_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two workers, each project new to OUT is indexed once the first pass has
+    written its pages, while the other project still renders (jobs go folder by
+    folder), and publishing takes that run: the site is the one a build in one
+    process makes, indexing every project at the end. A project OUT already has is
+    indexed at the end (its shard also covers the pages kept from before)."""
+    # Three projects in two folders (/home/u/my-app and /home/u/my/app share theirs), two sessions each.
+    generate_claude_history(tmp_path / "history", seed=11, projects=3, sessions_per_project=2,
+                            turns_per_session=3, output_kb=1)
+    history = tmp_path / "history" / "projects"
+    assert len(list(history.iterdir())) == 2
+    started, taken = _spy_early_shards(monkeypatch)
+    two, one = tmp_path / "two", tmp_path / "one"
+    run(history, two, jobs=2)
+    projects = sorted(shard.removeprefix("pagefind/").rstrip("/") for shard in _shards(tree(two)))
+    assert len(projects) == 3 and sorted(project for project, _ in started) == projects
+    assert started[0][1] < 6  # of the 3 x 2 session pages: the other folder was still rendering
+    assert sorted(taken) == [(f"pagefind/{project}", True) for project in projects]
+    run(history, one, jobs=1)
+    assert tree(two) == tree(one)
+    started.clear()
+    taken.clear()
+    path, _ = main_file(history, two)
+    append_turn(path)
+    run(history, two, jobs=2)
+    assert started == [] and taken and not any(took for _, took in taken)
+    assert tree(two) == tree_of_fresh(history, tmp_path)
+
+
+def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(tmp_path: Path) -> None:
+    """A run is taken for the very pages it indexed, none of them written again
+    since it started; otherwise publishing makes the shard again."""
+    out = tmp_path / "site"
+    run(make_history(tmp_path / "history"), out)
+    site = tree(out)
+    pages = sorted(p for p in site if search.SESSION_PAGE.match(p))
+    project = search.SESSION_PAGE.match(pages[0]).group(1)
+    mine = [p for p in pages if search.SESSION_PAGE.match(p).group(1) == project]
+    root = f"pagefind/{project}"
+    made = {**search._shard_stamp(search.pagefind_binary()), "pages": mine}
+    said: list[str] = []
+    with SiteWriter(out) as writer, search.EarlyShards(writer, said.append) as early:
+        assert early.take(root, made) is None  # none started
+        early.start(project, list(reversed(mine)))
+        taken = early.take(root, made)
+        assert taken is not None and taken.result() == site_bundle(out, mine, root)
+        assert early.take(root, made) is None  # taken once
+        early.start(project, mine[1:])  # started again once taken: not the pages it ends with
+        assert early.take(root, made) is None
+    with SiteWriter(out) as writer, search.EarlyShards(writer, said.append) as early:
+        early.start(project, mine)
+        writer.write(mine[0], site[mine[0]].replace(b"</main>", b"<p>more</p></main>"))  # the second pass
+        assert early.take(root, made) is None
+    assert said == []
+
+
+def site_bundle(out: Path, pages: list[str], root: str) -> list[tuple[str, bytes]]:
+    return search._pagefind_bundle(out, pages, lambda line: None, root, search.pagefind_binary())

@@ -38,6 +38,11 @@ class Unit:
     def size(self) -> int:
         return sum(file_size(path) for path in self.paths)
 
+    @property
+    def folder(self) -> str:
+        """The folder of its main file (a Claude project's folder)."""
+        return os.path.dirname(self.paths[0]) if self.paths else ""
+
     def session_key(self, session_id: str) -> str:
         return f"{self.key}#{session_id}"
 
