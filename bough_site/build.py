@@ -205,13 +205,15 @@ class Entry:
     links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
     scan: str = ""  # gone: its stored summary for the resume pre-scan, and its directory
     group: str = ""
+    uuids: str = ""  # reused or gone: its file's stored record uuids (plan/lineage.py)
 
     @classmethod
     def stored(cls, state: SessionState, status: str) -> Entry:
         """A session the last build made, as its manifest entry has it."""
         # Shared, not copied: an entry's lists are replaced, never changed in place.
         return cls(state.key, state.unit, state.summary, state.project, status, written_slug=state.slug,
-                   outputs=state.outputs, tally_file=state.tally, links=state.links, scan=state.scan, group=state.group)
+                   outputs=state.outputs, tally_file=state.tally, links=state.links, scan=state.scan, group=state.group,
+                   uuids=state.uuids)
 
 
 class _Progress:
@@ -653,11 +655,11 @@ def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, Unit
         if entry.tally_json is not None:
             values[entry.tally_file] = entry.tally_json
         scan = lineage.scans.get(entry.unit, entry.scan)
-        if scan in lineage.new:
-            values[scan] = lineage.new[scan]
+        uuids = lineage.uuids.get(entry.unit, entry.uuids)
+        values.update((name, lineage.new[name]) for name in (scan, uuids) if name in lineage.new)
         manifest.sessions[key] = SessionState(key, entry.unit, entry.slug, entry.project, entry.summary,
                                               entry.outputs, entry.tally_file, scan,
-                                              lineage.groups.get(entry.unit, entry.group), entry.links)
+                                              lineage.groups.get(entry.unit, entry.group), uuids, entry.links)
     state.add(values)  # before the manifest is compared: a value lost since the last build is kept again
     manifest.site_outputs = pages.outputs
     manifest.site_signature = pages.signature
@@ -667,7 +669,8 @@ def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, Unit
     if manifest.same_as(previous):
         return  # nothing changed: neither the state nor the manifest (20,000 sessions: tens of MB)
     state.keep_only({s.tally for s in manifest.sessions.values()}
-                    | {s.scan for s in manifest.sessions.values() if in_state(s.scan)})
+                    | {s.scan for s in manifest.sessions.values() if in_state(s.scan)}
+                    | {s.uuids for s in manifest.sessions.values() if s.uuids})
     collect_blocks(out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
     manifest.save(out)
 

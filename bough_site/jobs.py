@@ -288,18 +288,20 @@ def _scan(file: tuple[str, str]) -> FileSummary:
 _PROBE_IN_PROCESS = 64 << 20
 
 
-def probe_files(paths: list[str], workers: int) -> list[frozenset[str] | None]:
-    """The uuids each Claude main file's records may carry (readers.claude.record_uuids),
-    in the order of ``paths``: a search of the raw bytes, in the worker pool when
-    there are many."""
+def probe_files(paths: list[str], workers: int) -> list[frozenset[bytes] | None]:
+    """The uuids each Claude main file's records may carry (readers.claude.record_uuids,
+    as plan.lineage.uuid_digests), in the order of ``paths``: a search of the raw
+    bytes, in the worker pool when there are many."""
     sizes = [file_size(path) for path in paths]
     return parallel_map(_probe, paths, workers if sum(sizes) >= _PROBE_IN_PROCESS else 1, sizes=sizes)
 
 
-def _probe(path: str) -> frozenset[str] | None:
+def _probe(path: str) -> frozenset[bytes] | None:
+    from .plan.lineage import uuid_digests
     from .readers.claude import record_uuids
 
-    return record_uuids(Path(path))
+    found = record_uuids(Path(path))
+    return None if found is None else uuid_digests(found)
 
 
 def workers_for(jobs: int) -> int:

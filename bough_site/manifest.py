@@ -83,6 +83,7 @@ class SessionState:
     tally: str  # name of its state file
     scan: str = ""  # Claude: name of the state file of its file's summary (resumes.py; "" if none)
     group: str = ""  # Claude: digest of its project directory, whose files are compared
+    uuids: str = ""  # Claude: name of the state value of its file's record uuids (plan/lineage.py; "" none)
     links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
 
 
@@ -173,7 +174,7 @@ class Manifest:
             "sessions": {
                 key: {"unit": s.unit, "slug": s.slug, "project": s.project, "summary": s.summary,
                       "outputs": s.outputs, "tally": s.tally, "scan": s.scan,
-                      "group": s.group, "links": s.links}
+                      "group": s.group, "uuids": s.uuids, "links": s.links}
                 for key, s in self.sessions.items()
             },
             "site": {"outputs": self.site_outputs, "signature": self.site_signature,
@@ -196,7 +197,8 @@ def _session_state(key: str, s: dict[str, Any]) -> SessionState:
         raise ValueError(f"the entry of {key} is not one bough writes")
     return SessionState(key=key, unit=_text(s["unit"]), slug=_text(s["slug"]), project=project, summary=summary,
                         outputs=outputs, tally=_text(s["tally"]),
-                        scan=_text(s.get("scan") or ""), group=_text(s.get("group") or ""), links=links)
+                        scan=_text(s.get("scan") or ""), group=_text(s.get("group") or ""),
+                        uuids=_text(s.get("uuids") or ""), links=links)
 
 
 def _text(value: Any) -> str:

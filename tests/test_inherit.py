@@ -395,17 +395,22 @@ def test_only_files_sharing_a_uuid_are_scanned_and_a_new_resume_finds_its_lone_p
     parent = turns("a", A, 3)
     folder = folder_of(tmp_path / "history", {A: parent, C: turns("c", C)})
     scanned: list[str] = []
-    scan = claude_reader.scan_main_file
+    probed: list[str] = []
+    scan, probe = claude_reader.scan_main_file, claude_reader.record_uuids
     monkeypatch.setattr(claude_reader, "scan_main_file", lambda path, label: scanned.append(path.stem) or scan(path, label))
+    monkeypatch.setattr(claude_reader, "record_uuids", lambda path: probed.append(path.stem) or probe(path))
     out = tmp_path / "site"
     run(folder.parent, out)
+    assert sorted(probed) == [A, C]
     assert scanned == []  # A and C share no uuid: neither is scanned, nor its summary kept
     assert sorted(s.scan[: len(ALONE)] for s in Manifest.load(out).sessions.values()) == [ALONE, ALONE]
     with StateStore(out) as state:
         assert not any(name.endswith(".records") for name in state.names())
 
+    probed.clear()
     write_jsonl(folder / f"{B}.jsonl", copies(parent, B) + turns("b", B))  # A is resumed
     run(folder.parent, out)
+    assert probed == [B]  # what the probe found in A and C is kept in the state
     assert sorted(scanned) == [A, B]  # A, alone before, shares now; C still does not
     marker = inherited_marker(sidecars(out)[B])
     assert marker is not None and (marker["ref_session"], marker["count"]) == (A, len(parent))
@@ -414,9 +419,12 @@ def test_only_files_sharing_a_uuid_are_scanned_and_a_new_resume_finds_its_lone_p
     assert tree(out) == fresh(folder.parent, tmp_path)
 
     scanned.clear()
+    probed.clear()
     append(folder / f"{C}.jsonl", C)  # C changes: A's and B's kept summaries serve, C is probed again
     run(folder.parent, out)
-    assert scanned == []
+    assert scanned == [] and probed == [C]
+    with StateStore(out) as state:  # one value of uuids per file, none left over from C's earlier bytes
+        assert sum(name.endswith(".uuids") for name in state.names()) == 3
     assert tree(out) == fresh(folder.parent, tmp_path)
 
 

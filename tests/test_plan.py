@@ -12,7 +12,7 @@ import pytest
 from bough_site.inherit import FileSummary
 from bough_site.manifest import FileState, Manifest, SessionState, UnitState
 from bough_site.plan import gone_sessions, make_plan, unchanged
-from bough_site.plan.lineage import ALONE, group_of
+from bough_site.plan.lineage import ALONE, group_of, uuid_digests
 from bough_site.plan.units import CLAUDE, CODEX, Unit, optimistic_slug
 from bough_site.state import StateStore
 from bough_site.summaries import hide
@@ -59,6 +59,7 @@ class Disk:
         self.summaries = summaries or {}
         self.checksummed: list[str] = []
         self.scanned: list[str] = []
+        self.probed: list[str] = []
 
     def checksum(self, path: str, size: int) -> str:
         self.checksummed.append(path)
@@ -71,9 +72,10 @@ class Disk:
         self.scanned += [path for path, _label in files]
         return [self.summaries[path] for path, _label in files]
 
-    def probe(self, paths: list[str]) -> list[frozenset[str] | None]:
+    def probe(self, paths: list[str]) -> list[frozenset[bytes] | None]:
         """The uuids given for a file, else not known (every file of its directory is compared)."""
-        return [self.uuids.get(path) for path in paths]
+        self.probed += paths
+        return [None if self.uuids.get(path) is None else uuid_digests(self.uuids[path]) for path in paths]
 
 
 def plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileState | None]], disk: Disk,

@@ -116,9 +116,11 @@ def test_a_build_writes_one_state_file_whatever_the_number_of_sessions(tmp_path:
     assert sorted(p.name for p in (out / STATE_DIR).iterdir()) == ["blocks", STATE_DB, "templates"]
     with StateStore(out) as state:
         names = state.names()
-    # Every session's identities, and a summary per Claude file compared for resumes.
+    # Every session's identities, and per Claude file compared for resumes its summary
+    # and what the probe found (the history has one folder of Claude files).
     assert sum(n.endswith(".json") for n in names) == built.sessions
-    assert all(n.endswith((".json", ".records")) for n in names)
+    assert all(n.endswith((".json", ".records", ".uuids")) for n in names)
+    assert sum(n.endswith(".uuids") for n in names) == len(list(history.glob("*/*-*-*.jsonl")))
 
 
 def test_state_lost_since_the_last_build_is_made_again(tmp_path: Path) -> None:

@@ -14,6 +14,9 @@ told apart by uuid and content, so it can neither inherit nor be inherited
 from. Most files are such (a resume is the exception), and the probe reads a
 file several times faster than the scan parses it. Such a file keeps no
 summary; its name in the manifest (``ALONE`` and its label's digest) says so.
+What the probe found is kept in OUT's state too (``<digest>.uuids``: each
+uuid's 8-byte digest, ``SessionState.uuids``), so when one file of a directory
+grows, the next build probes that file alone, not its 300 neighbours.
 A session whose source is gone keeps its summary (as it keeps its pages) and
 still counts as a parent; ``--prune`` drops both. A unit's decision is stored
 as a digest (``UnitState.inherit``): a session whose decision changed (its
@@ -22,6 +25,8 @@ parent came, went or grew into another) is read again even if its file did not.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import posixpath
 import zlib
 from collections import Counter
@@ -38,12 +43,14 @@ from ..state import StateStore, state_name
 from ..summaries import hide
 
 SCAN_SUFFIX = ".records"
+UUIDS_SUFFIX = ".uuids"
+_UUID_DIGEST = 8
 
 # (path, label) of each file to scan -> their summaries, in that order (jobs.scan_files).
 ScanFn = Callable[[list[tuple[str, str]]], list[FileSummary]]
-# Paths of files -> the uuids each one's records may carry, None when that cannot
-# be told, in that order (jobs.probe_files).
-ProbeFn = Callable[[list[str]], list[frozenset[str] | None]]
+# Paths of files -> the uuids each one's records may carry (as uuid_digests), None
+# when that cannot be told, in that order (jobs.probe_files).
+ProbeFn = Callable[[list[str]], list[frozenset[bytes] | None]]
 # The summary name of a file that shares no record with another of its directory:
 # ALONE and its label's digest (names nothing in OUT's state).
 ALONE = "alone:"
@@ -52,6 +59,13 @@ ALONE = "alone:"
 def group_of(label: str) -> str:
     """A main file's project directory, as a digest (labels are never stored as they are)."""
     return hide(posixpath.dirname(label))
+
+
+def uuid_digests(uuids: Iterable[str]) -> frozenset[bytes]:
+    """Record uuids as what is compared and kept of them: 8-byte digests. Two uuids
+    with one digest could only make two files look as if they shared a record (they
+    are then scanned and compared, which tells), never the other way."""
+    return frozenset(hashlib.blake2b(uuid.encode(), digest_size=_UUID_DIGEST).digest() for uuid in uuids)
 
 
 def is_main(label: str) -> bool:
@@ -122,7 +136,7 @@ def alone_in(groups: list[list[str | None]], probe: ProbeFn) -> list[list[bool]]
     return out
 
 
-def _apart(files: list[frozenset[str]]) -> list[bool]:
+def _apart(files: list[frozenset[bytes]]) -> list[bool]:
     """Which of the files' uuid sets share none with another's."""
     holders = Counter(uuid for uuids in files for uuid in uuids)
     return [all(holders[uuid] == 1 for uuid in uuids) for uuids in files]
@@ -150,6 +164,7 @@ class Lineage:
     digests: dict[str, str] = field(default_factory=dict)  # every decided unit: its decision's digest ("" none)
     scans: dict[str, str] = field(default_factory=dict)  # unit -> its summary's state file ("" none)
     groups: dict[str, str] = field(default_factory=dict)  # unit -> its directory's digest
+    uuids: dict[str, str] = field(default_factory=dict)  # unit -> the state value of its file's uuids
     new: dict[str, bytes] = field(default_factory=dict)  # state files to save: name -> bytes
     _inherit: dict[str, Inheritance] = field(default_factory=dict)  # units that inherit anything
     _kept: dict[str, list[_Member]] = field(default_factory=dict)  # directories whose decisions were kept
@@ -194,8 +209,10 @@ def plan_lineage(units: Iterable[tuple[str, str, str]], previous: Manifest, same
         current.add(key)
         if not is_main(label):
             continue
-        stored = _stored_session(previous, key)
-        valid = stored.scan if stored is not None and key in same_files else ""
+        stored = _stored_session(previous, key) if key in same_files else None
+        valid = stored.scan if stored is not None else ""
+        if stored is not None and stored.uuids:
+            lineage.uuids[key] = stored.uuids  # what its file's probe found, still true
         lineage.groups[key] = group = group_of(label)
         lineage.scans[key] = valid
         groups.setdefault(group, []).append(_Member(key, path, hide(label), valid))
@@ -229,12 +246,37 @@ def plan_lineage(units: Iterable[tuple[str, str, str]], previous: Manifest, same
 def _mark_alone(groups: list[list[_Member]], lineage: Lineage) -> None:
     """Name each file that shares no uuid with another of its directory as alone
     (it is not scanned); one that was alone and now shares is scanned."""
-    for members, alone in zip(groups, alone_in([[m.path for m in members] for members in groups], lineage.probe)):
+    by_path = {m.path: m.key for members in groups for m in members if m.path is not None}
+    probe = functools.partial(_probe_or_recall, lineage=lineage, by_path=by_path)
+    for members, alone in zip(groups, alone_in([[m.path for m in members] for members in groups], probe)):
         for m, apart in zip(members, alone):
             if apart:
                 m.stored = lineage.scans[m.key] = ALONE + m.label
             elif m.stored.startswith(ALONE) and m.path is not None:
                 m.stored = ""
+
+
+def _probe_or_recall(paths: list[str], *, lineage: Lineage, by_path: dict[str, str]) -> list[frozenset[bytes] | None]:
+    """Each file's uuids: as the state kept them for a file the same as last time
+    (``lineage.uuids``), else probed (all at once) and kept for the next build."""
+    kept = lineage.state.get_many(lineage.uuids[by_path[p]] for p in paths if by_path[p] in lineage.uuids)
+    found: list[frozenset[bytes] | None] = []
+    todo: list[int] = []
+    for index, path in enumerate(paths):
+        data = kept.get(lineage.uuids.get(by_path[path], ""))
+        if data is None or len(data) % _UUID_DIGEST:  # never kept, or damaged
+            todo.append(index)
+            data = b""
+        found.append(frozenset(data[at : at + _UUID_DIGEST] for at in range(0, len(data), _UUID_DIGEST)))
+    for index, uuids in zip(todo, lineage.probe([paths[index] for index in todo])):
+        found[index] = uuids
+        key = by_path[paths[index]]
+        lineage.uuids.pop(key, None)
+        if uuids is not None:
+            data = b"".join(sorted(uuids))
+            lineage.uuids[key] = name = state_name(data, UUIDS_SUFFIX)
+            lineage.new[name] = data
+    return found
 
 
 def _stored_session(previous: Manifest, unit: str) -> SessionState | None:
