@@ -335,8 +335,8 @@ class EarlyShards:
         if started != made or not set(self._writer.written[mark:]).isdisjoint(made["pages"]):
             run.cancel()
             return None
-        for line in lines:  # the run is done or will be; either way the shard is this one
-            self._report(line)
+        # Its warnings are said once it is done (now, if it is), as any shard's are.
+        run.add_done_callback(lambda _run: [self._report(line) for line in lines])
         return run
 
     def _ready(self) -> bool:
