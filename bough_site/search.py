@@ -276,12 +276,11 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
         match = SESSION_PAGE.match(page)
         if match:
             by_project.setdefault(match.group(1), []).append(page)
-    binary = pagefind_binary()
-    stamp = _shard_stamp(binary)
+    binary, stamp = early.identity() if early is not None else pagefind_identity()
     owned_before = set(previous)
     owned: dict[str, list[str]] = {}
     to_make: list[tuple[str, dict[str, Any]]] = []
-    started = {}
+    started: dict[str, Future[list[tuple[str, bytes]]]] = {}
     for project in sorted(by_project):
         pages = sorted(by_project[project])
         root = f"{PAGEFIND_DIR}/{project}"
@@ -313,18 +312,26 @@ class EarlyShards:
         self._report = report
         self._pool = ThreadPoolExecutor(max_workers=1)
         self._runs: dict[str, tuple[dict[str, Any], int, list[str], Future[list[tuple[str, bytes]]]]] = {}
-        self._binary: Path | None = None
-        self._stamp: dict[str, Any] | None = None
+        self._identity: tuple[Path, dict[str, Any]] | None = None
+
+    def identity(self) -> tuple[Path, dict[str, Any]]:
+        """:func:`pagefind_identity`, found once for the build (publishing asks too)."""
+        if self._identity is None:
+            self._identity = pagefind_identity()
+        return self._identity
 
     def start(self, project: str, pages: list[str]) -> None:
         """Index ``pages`` (the project's session pages, all written) as its shard."""
         root = f"{PAGEFIND_DIR}/{project}"
-        if root in self._runs or not self._ready():
+        if root in self._runs:
             return
-        made = {**self._stamp, "pages": sorted(pages)}  # type: ignore[dict-item]
+        try:
+            binary, stamp = self.identity()
+        except SearchError:
+            return  # publishing says why
+        made = {**stamp, "pages": sorted(pages)}
         lines: list[str] = []  # its warnings, said when it is taken
-        run = self._pool.submit(_pagefind_bundle, Path(self._writer.out), made["pages"], lines.append, root,
-                                self._binary)  # type: ignore[arg-type]
+        run = self._pool.submit(_pagefind_bundle, Path(self._writer.out), made["pages"], lines.append, root, binary)
         self._runs[root] = (made, len(self._writer.written), lines, run)
 
     def take(self, root: str, made: dict[str, Any]) -> Future[list[tuple[str, bytes]]] | None:
@@ -339,15 +346,6 @@ class EarlyShards:
         run.add_done_callback(lambda _run: [self._report(line) for line in lines])
         return run
 
-    def _ready(self) -> bool:
-        if self._stamp is None:
-            try:
-                self._binary = pagefind_binary()
-                self._stamp = _shard_stamp(self._binary)
-            except SearchError:
-                self._stamp = {}  # publishing says why
-        return bool(self._stamp)
-
     def __enter__(self) -> EarlyShards:
         return self
 
@@ -355,9 +353,11 @@ class EarlyShards:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _shard_stamp(binary: Path) -> dict[str, Any]:
-    """What every shard's stamp says but its pages and files."""
-    return {"format": SHARD_FORMAT, "max_page": MAX_INDEXED_PAGE, "pagefind": pagefind_version(binary)}
+def pagefind_identity() -> tuple[Path, dict[str, Any]]:
+    """The Pagefind binary, and what every shard's stamp says but its pages and files
+    (SearchError when there is no Pagefind to run)."""
+    binary = pagefind_binary()
+    return binary, {"format": SHARD_FORMAT, "max_page": MAX_INDEXED_PAGE, "pagefind": pagefind_version(binary)}
 
 
 def shards_module(shards: list[str]) -> bytes:

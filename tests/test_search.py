@@ -727,7 +727,7 @@ def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(
     largest = max(mine, key=lambda p: len(site[p]))
     monkeypatch.setattr(search, "MAX_INDEXED_PAGE", len(site[largest]) - 1)
     root = f"pagefind/{project}"
-    made = {**search._shard_stamp(search.pagefind_binary()), "pages": mine}
+    made = {**search.pagefind_identity()[1], "pages": mine}
     said: list[str] = []
     with SiteWriter(out) as writer, search.EarlyShards(writer, said.append) as early:
         assert early.take(root, made) is None  # none started
