@@ -228,15 +228,20 @@ class ShardRuns:
     context manager: leaving it waits for the runs still going."""
 
     def __init__(self, owned: dict[str, list[str]], to_make: list[tuple[str, dict[str, Any]]],
-                 make: Callable[[tuple[str, dict[str, Any]]], list[tuple[str, bytes]]], workers: int,
-                 started: dict[str, Future[list[tuple[str, bytes]]]] | None = None) -> None:
+                 start: Callable[[ThreadPoolExecutor, str, list[str]], Future[list[tuple[str, bytes]]]],
+                 workers: int, started: dict[str, Future[list[tuple[str, bytes]]]] | None = None) -> None:
         self._owned = owned
         self._to_make = to_make
         started = started or {}
         left = [job for job in to_make if job[0] not in started]
         self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(left) or 1)))
-        # Every run submitted now, but those the rendering already started.
-        self._bundles = [started.get(job[0]) or self._pool.submit(make, job) for job in to_make]
+        # Every run started now (its pages prepared in this thread), but those the
+        # rendering already started.
+        try:
+            self._bundles = [started.get(root) or start(self._pool, root, made["pages"]) for root, made in to_make]
+        except BaseException:
+            self.__exit__()
+            raise
 
     def finish(self, write: Callable[[list[tuple[str, bytes]]], list[str]]) -> list[str]:
         """Write each shard, in project order, as soon as it and those before it are
@@ -293,7 +298,8 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
                 started[root] = run
         else:
             owned[root] = kept
-    return ShardRuns(owned, to_make, lambda job: _pagefind_bundle(out, job[1]["pages"], report, job[0], binary),
+    return ShardRuns(owned, to_make,
+                     lambda pool, root, pages: prepare_pages(out, pages, root).start(pool, binary, report),
                      workers, started)
 
 
@@ -330,8 +336,12 @@ class EarlyShards:
         except SearchError:
             return  # publishing says why
         made = {**stamp, "pages": sorted(pages)}
+        try:
+            prepared = prepare_pages(Path(self._writer.out), made["pages"], root)
+        except OSError:
+            return  # publishing makes it, and says why it cannot
         lines: list[str] = []  # its warnings, said when it is taken
-        run = self._pool.submit(_pagefind_bundle, Path(self._writer.out), made["pages"], lines.append, root, binary)
+        run = prepared.start(self._pool, binary, lines.append)
         self._runs[root] = (made, len(self._writer.written), lines, run)
 
     def take(self, root: str, made: dict[str, Any]) -> Future[list[tuple[str, bytes]]] | None:
@@ -420,24 +430,79 @@ def pagefind_files(out: Path, pages: list[str], report: Callable[[str], None] = 
 
 def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None], root: str, binary: Path,
                      ) -> list[tuple[str, bytes]]:
-    """Pagefind's bundle of ``pages`` (session pages under OUT) under ``root``.
-    Pagefind reads copies of the pages in a temporary site, emptied of what it
-    would skip anyway (``strip_ignored``), so a page that is about to be pruned,
-    or a file bough does not own, is never indexed; the bundle is written there
-    too (an absolute path: Pagefind resolves it against its working directory),
-    so the site writer stays the one that writes into OUT. No bundle when no
-    page is small enough to index. The temporary site is in memory when there is
-    room (:func:`scratch_folder`); should that fail, it is made again on disk."""
+    """Pagefind's bundle of ``pages`` (session pages under OUT) under ``root``:
+    :func:`prepare_pages`, then :meth:`PreparedPages.run`."""
+    return prepare_pages(out, pages, root).run(binary, report)
+
+
+def prepare_pages(out: Path, pages: list[str], root: str) -> PreparedPages:
+    """The temporary site Pagefind reads: copies of ``pages`` (session pages under
+    OUT), emptied of what it would skip anyway (``strip_ignored``), so a page that is
+    about to be pruned, or a file bough does not own, is never indexed. In memory when
+    there is room (:func:`scratch_folder`); should that fail, on disk.
+
+    Made in the calling thread: made in a thread of its own beside the build's Python
+    work, its hundreds of small reads and writes each waited for the interpreter's
+    lock, and a 300-page shard took 0.37 s instead of 0.08 (docs/performance.md)."""
     where = scratch_folder(sum(file_size(str(out / page)) for page in pages))
     try:
-        files, too_large = _bundle_in(where, out, pages, root, binary)
-    except (OSError, SearchError) as err:
-        if where is None or isinstance(err.__cause__, subprocess.TimeoutExpired):
+        return PreparedPages(where, out, pages, root)
+    except OSError:
+        if where is None:
             raise
-        files, too_large = _bundle_in(None, out, pages, root, binary)  # memory ran short: on disk
-    for page in too_large:
-        report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
-    return files
+        return PreparedPages(None, out, pages, root)  # memory ran short: on disk
+
+
+class PreparedPages:
+    """A temporary site of stripped pages, ready for one Pagefind run (:meth:`run`,
+    which may be in another thread), removed after it or by :meth:`close`."""
+
+    def __init__(self, where: str | None, out: Path, pages: list[str], root: str) -> None:
+        self.where, self._out, self._pages, self._root = where, out, pages, root
+        self._tmp = tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where)
+        try:
+            self._too_large = _copy_stripped(out, pages, Path(self._tmp.name) / "site")
+        except BaseException:
+            self.close()
+            raise
+
+    def run(self, binary: Path, report: Callable[[str], None]) -> list[tuple[str, bytes]]:
+        """Pagefind's bundle of the pages, the pages too large to index reported.
+        The bundle is written in the temporary folder too (an absolute path: Pagefind
+        resolves it against its working directory), so the site writer stays the one
+        that writes into OUT. No bundle when no page is small enough to index."""
+        try:
+            files = self._bundle(binary)
+        except (OSError, SearchError) as err:
+            self.close()
+            if self.where is None or isinstance(err.__cause__, subprocess.TimeoutExpired):
+                raise
+            return PreparedPages(None, self._out, self._pages, self._root).run(binary, report)  # memory ran short
+        self.close()
+        for page in self._too_large:
+            report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
+        return files
+
+    def start(self, pool: ThreadPoolExecutor, binary: Path,
+              report: Callable[[str], None]) -> Future[list[tuple[str, bytes]]]:
+        """:meth:`run` in ``pool``; the pages are removed even if it never runs (cancelled)."""
+        run = pool.submit(self.run, binary, report)
+        run.add_done_callback(lambda _run: self.close())
+        return run
+
+    def _bundle(self, binary: Path) -> list[tuple[str, bytes]]:
+        tmp = Path(self._tmp.name)
+        if not (tmp / "site").is_dir():
+            return []
+        files = _run_pagefind(binary, tmp / "site", tmp / PAGEFIND_DIR, self._root, str(tmp))
+        try:
+            files = canonical_bundle(files, self._root)
+        except (ValueError, TypeError, IndexError, KeyError, OSError, EOFError):
+            pass  # a Pagefind whose files bough cannot read: its bundle works as written, only not reproducibly
+        return sorted(files.items())
+
+    def close(self) -> None:
+        self._tmp.cleanup()
 
 
 # Pagefind's scratch files (a copy of each page it reads, the bundle it writes, read
@@ -461,30 +526,20 @@ def scratch_folder(pages_size: int) -> str | None:
     return str(MEMORY_SCRATCH) if room and os.access(MEMORY_SCRATCH, os.W_OK | os.X_OK) else None
 
 
-def _bundle_in(where: str | None, out: Path, pages: list[str], root: str, binary: Path,
-               ) -> tuple[list[tuple[str, bytes]], list[str]]:
-    """The bundle made in a temporary folder in ``where``, and the pages too large to index."""
+def _copy_stripped(out: Path, pages: list[str], site: Path) -> list[str]:
+    """Each page small enough to index, stripped, into ``site``; the others."""
     too_large = []
-    with tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where) as tmp:
-        site = Path(tmp) / "site"
-        # In reverse: a tmpfs lists the last made first, and Pagefind numbers pages in
-        # the order it finds them, so its numbers are then already canonical_bundle's.
-        for page in sorted(pages, reverse=True):
-            data = (out / page).read_bytes()
-            if len(data) > MAX_INDEXED_PAGE:
-                too_large.insert(0, page)
-                continue
-            target = site / page
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(strip_ignored(data))
-        if not site.is_dir():
-            return [], too_large
-        files = _run_pagefind(binary, site, Path(tmp) / PAGEFIND_DIR, root, tmp)
-    try:
-        files = canonical_bundle(files, root)
-    except (ValueError, TypeError, IndexError, KeyError, OSError, EOFError):
-        pass  # a Pagefind whose files bough cannot read: its bundle works as written, only not reproducibly
-    return sorted(files.items()), too_large
+    # In reverse: a tmpfs lists the last made first, and Pagefind numbers pages in
+    # the order it finds them, so its numbers are then already canonical_bundle's.
+    for page in sorted(pages, reverse=True):
+        data = (out / page).read_bytes()
+        if len(data) > MAX_INDEXED_PAGE:
+            too_large.insert(0, page)
+            continue
+        target = site / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(strip_ignored(data))
+    return too_large
 
 
 def _run_pagefind(binary: Path, site: Path, bundle: Path, root: str, cwd: str) -> dict[str, bytes]:
@@ -784,7 +839,7 @@ def _pages_in_order(files: dict[str, bytes], root: str) -> tuple[dict[str, bytes
 
     Pagefind numbers pages in the order its site folder lists them, which the file
     system decides (a tmpfs lists the file made last first, which is why
-    _bundle_in makes them in reverse; ext4, in a hash order). A bundle already in
+    _copy_stripped makes them in reverse; ext4, in a hash order). A bundle already in
     order only has its index chunks compressed again, as the others are written.
     Otherwise the meta file's page list ([fragment, word count] by number) is put
     in order, and every page number changed to match in the index chunks: each

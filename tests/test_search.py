@@ -11,6 +11,8 @@ import gzip
 import json
 import re
 import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -743,6 +745,38 @@ def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(
         writer.write(mine[0], site[mine[0]].replace(b"</main>", b"<p>more</p></main>"))  # the second pass
         assert early.take(root, made) is None
     assert len(said) == 1
+
+
+def test_the_pages_pagefind_reads_are_made_before_its_run_and_removed_after_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's stripped pages are made by the thread that starts it (in a thread of
+    their own, each small read and write waited for the interpreter's lock), and
+    removed once the run is done, or cancelled before it ran."""
+    monkeypatch.delenv("TMPDIR", raising=False)
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    monkeypatch.setattr(search, "MEMORY_SCRATCH", memory)
+    out = tmp_path / "site"
+    run(make_history(tmp_path / "history"), out)
+    pages = sorted(p for p in tree(out) if search.SESSION_PAGE.match(p))
+    project = search.SESSION_PAGE.match(pages[0]).group(1)
+    mine = [p for p in pages if search.SESSION_PAGE.match(p).group(1) == project]
+    root = f"pagefind/{project}"
+    binary = search.pagefind_binary()
+    expected = site_bundle(out, mine, root)
+    busy = threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(busy.wait)  # the pool's one thread is taken: runs wait
+        try:
+            waiting = search.prepare_pages(out, mine, root)
+            made = sorted(p.relative_to(memory).parts[2:] for p in memory.rglob("*.html"))
+            assert made == sorted(tuple(page.split("/")) for page in mine)  # before any run
+            cancelled = waiting.start(pool, binary, lambda line: None)
+            assert cancelled.cancel() and list(memory.iterdir()) == []
+        finally:
+            busy.set()
+        done = search.prepare_pages(out, mine, root).start(pool, binary, lambda line: None)
+        assert done.result() == expected and list(memory.iterdir()) == []
 
 
 def site_bundle(out: Path, pages: list[str], root: str) -> list[tuple[str, bytes]]:
