@@ -295,3 +295,27 @@ def test_jobs_start_folder_by_folder_largest_first(tmp_path: Path) -> None:
         jobs.append(Job(Unit(f"claude-{name}", CLAUDE, (str(path),), (name,))))
     order = [jobs[i].unit.labels[0] for i in job_order(jobs)]
     assert order == ["b/1.jsonl", "b/3.jsonl", "b/2.jsonl", "a/1.jsonl", "a/2.jsonl", "c/1.jsonl"]
+
+
+def test_jobs_go_to_the_workers_in_batches_when_there_are_many(tmp_path: Path) -> None:
+    """Many short sessions go in batches of consecutive jobs (in job_order), each worker
+    still getting many batches; a unit of JOB_BATCH_BYTES or more goes alone; a few
+    jobs go one by one."""
+    from bough_site import jobs as jobs_module
+    from bough_site.jobs import JOB_BATCH, JOB_BATCH_BYTES, Job, job_batches, job_order
+
+    def job(name: str, size: int) -> Job:
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"x" * size)
+        return Job(Unit(f"claude-{name}", CLAUDE, (str(path),), (name,)))
+
+    few = [job(f"few/{n}.jsonl", 100 + n) for n in range(6)]
+    assert job_batches(few, 2) == [[i] for i in job_order(few)]
+    many = [job(f"many/{n:03}.jsonl", 1000 - n) for n in range(300)] + [job("many/big.jsonl", JOB_BATCH_BYTES)]
+    batches = job_batches(many, 2)
+    assert [i for batch in batches for i in batch] == job_order(many)
+    assert batches[0] == [300]  # the largest, alone
+    sizes = [len(batch) for batch in batches[1:]]
+    assert max(sizes) == JOB_BATCH and sizes.count(JOB_BATCH) == len(sizes) - 1  # the last one may be short
+    assert len(batches) >= 2 * jobs_module._BATCHES_PER_WORKER
