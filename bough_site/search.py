@@ -240,7 +240,7 @@ class ShardRuns:
         try:
             self._bundles = [started.get(root) or start(self._pool, root, made["pages"]) for root, made in to_make]
         except BaseException:
-            self.__exit__()
+            self._pool.shutdown(wait=True, cancel_futures=True)
             raise
 
     def finish(self, write: Callable[[list[tuple[str, bytes]]], list[str]]) -> list[str]:
@@ -458,7 +458,7 @@ class PreparedPages:
     which may be in another thread), removed after it or by :meth:`close`."""
 
     def __init__(self, where: str | None, out: Path, pages: list[str], root: str) -> None:
-        self.where, self._out, self._pages, self._root = where, out, pages, root
+        self._where, self._out, self._pages, self._root = where, out, pages, root
         self._tmp = tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where)
         try:
             self._too_large = _copy_stripped(out, pages, Path(self._tmp.name) / "site")
@@ -475,7 +475,7 @@ class PreparedPages:
             files = self._bundle(binary)
         except (OSError, SearchError) as err:
             self.close()
-            if self.where is None or isinstance(err.__cause__, subprocess.TimeoutExpired):
+            if self._where is None or isinstance(err.__cause__, subprocess.TimeoutExpired):
                 raise
             return PreparedPages(None, self._out, self._pages, self._root).run(binary, report)  # memory ran short
         self.close()
