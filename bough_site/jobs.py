@@ -316,12 +316,13 @@ def workers_for(jobs: int) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def job_order(jobs: list[Job]) -> list[int]:
+def job_order(jobs: list[Job], sizes: list[int] | None = None) -> list[int]:
     """The order jobs start in: folder by folder (a Claude project's folder; the folder
     with the largest unit first), largest first within each. Largest first, so one big
     session does not start last and finish alone; folder by folder, so each project's
-    pages are done early and search can index them while the rest renders."""
-    sizes = [job.unit.size for job in jobs]
+    pages are done early and search can index them while the rest renders. ``sizes``:
+    each unit's size, when the caller has them already."""
+    sizes = sizes if sizes is not None else [job.unit.size for job in jobs]
     folders: dict[str, int] = {}
     for i, job in enumerate(jobs):
         folder = job.unit.folder
@@ -337,15 +338,15 @@ def job_batches(jobs: list[Job], workers: int) -> list[list[int]]:
     (the job sent, its result sent back, the next one waited for) were 1.3 s of each
     worker's 10 s on wide; in batches of eight, 0.7 s."""
     most = max(1, min(JOB_BATCH, len(jobs) // (workers * _BATCHES_PER_WORKER)))
+    sizes = [job.unit.size for job in jobs]  # a stat per file: once
     batches: list[list[int]] = []
     size = 0
-    for index in job_order(jobs):
-        unit_size = jobs[index].unit.size
-        if not batches or len(batches[-1]) >= most or size + unit_size > JOB_BATCH_BYTES:
+    for index in job_order(jobs, sizes):
+        if not batches or len(batches[-1]) >= most or size + sizes[index] > JOB_BATCH_BYTES:
             batches.append([])
             size = 0
         batches[-1].append(index)
-        size += unit_size
+        size += sizes[index]
     return batches
 
 

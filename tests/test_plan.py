@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bough_site.inherit import FileSummary
+from bough_site.jobs import Job
 from bough_site.manifest import FileState, Manifest, SessionState, UnitState
 from bough_site.plan import gone_sessions, make_plan, unchanged
 from bough_site.plan.lineage import ALONE, group_of, uuid_digests
@@ -281,18 +282,21 @@ def test_an_unchanged_build_does_not_redact_file_names_again(tmp_path: Path) -> 
     assert run(DIGEST).kept[A.key].names == ["remembered"]
 
 
+def _job(folder: Path, name: str, size: int) -> Job:
+    """A job for a Claude file of ``size`` bytes, made at ``folder``/``name``."""
+    path = folder / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(b"x" * size)
+    return Job(Unit(f"claude-{name}", CLAUDE, (str(path),), (name,)))
+
+
 def test_jobs_start_folder_by_folder_largest_first(tmp_path: Path) -> None:
     """The folder holding the largest unit first, then the next; in each folder, the
     largest unit first (so a project's pages are all written early: search.EarlyShards)."""
-    from bough_site.jobs import Job, job_order
+    from bough_site.jobs import job_order
 
     sizes = {"a/1.jsonl": 50, "a/2.jsonl": 10, "b/1.jsonl": 90, "b/2.jsonl": 20, "b/3.jsonl": 30, "c/1.jsonl": 5}
-    jobs = []
-    for name, size in sizes.items():
-        path = tmp_path / name
-        path.parent.mkdir(exist_ok=True)
-        path.write_bytes(b"x" * size)
-        jobs.append(Job(Unit(f"claude-{name}", CLAUDE, (str(path),), (name,))))
+    jobs = [_job(tmp_path, name, size) for name, size in sizes.items()]
     order = [jobs[i].unit.labels[0] for i in job_order(jobs)]
     assert order == ["b/1.jsonl", "b/3.jsonl", "b/2.jsonl", "a/1.jsonl", "a/2.jsonl", "c/1.jsonl"]
 
@@ -302,17 +306,12 @@ def test_jobs_go_to_the_workers_in_batches_when_there_are_many(tmp_path: Path) -
     still getting many batches; a unit of JOB_BATCH_BYTES or more goes alone; a few
     jobs go one by one."""
     from bough_site import jobs as jobs_module
-    from bough_site.jobs import JOB_BATCH, JOB_BATCH_BYTES, Job, job_batches, job_order
+    from bough_site.jobs import JOB_BATCH, JOB_BATCH_BYTES, job_batches, job_order
 
-    def job(name: str, size: int) -> Job:
-        path = tmp_path / name
-        path.parent.mkdir(exist_ok=True)
-        path.write_bytes(b"x" * size)
-        return Job(Unit(f"claude-{name}", CLAUDE, (str(path),), (name,)))
-
-    few = [job(f"few/{n}.jsonl", 100 + n) for n in range(6)]
+    few = [_job(tmp_path, f"few/{n}.jsonl", 100 + n) for n in range(6)]
     assert job_batches(few, 2) == [[i] for i in job_order(few)]
-    many = [job(f"many/{n:03}.jsonl", 1000 - n) for n in range(300)] + [job("many/big.jsonl", JOB_BATCH_BYTES)]
+    many = [_job(tmp_path, f"many/{n:03}.jsonl", 1000 - n) for n in range(300)]
+    many.append(_job(tmp_path, "many/big.jsonl", JOB_BATCH_BYTES))
     batches = job_batches(many, 2)
     assert [i for batch in batches for i in batch] == job_order(many)
     assert batches[0] == [300]  # the largest, alone

@@ -723,9 +723,7 @@ def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(
     out = tmp_path / "site"
     run(make_history(tmp_path / "history"), out)
     site = tree(out)
-    pages = sorted(p for p in site if search.SESSION_PAGE.match(p))
-    project = search.SESSION_PAGE.match(pages[0]).group(1)
-    mine = [p for p in pages if search.SESSION_PAGE.match(p).group(1) == project]
+    project, mine = _first_project_pages(site)
     largest = max(mine, key=lambda p: len(site[p]))
     monkeypatch.setattr(search, "MAX_INDEXED_PAGE", len(site[largest]) - 1)
     root = f"pagefind/{project}"
@@ -758,9 +756,7 @@ def test_the_pages_pagefind_reads_are_made_before_its_run_and_removed_after_it(
     monkeypatch.setattr(search, "MEMORY_SCRATCH", memory)
     out = tmp_path / "site"
     run(make_history(tmp_path / "history"), out)
-    pages = sorted(p for p in tree(out) if search.SESSION_PAGE.match(p))
-    project = search.SESSION_PAGE.match(pages[0]).group(1)
-    mine = [p for p in pages if search.SESSION_PAGE.match(p).group(1) == project]
+    project, mine = _first_project_pages(tree(out))
     root = f"pagefind/{project}"
     binary = search.pagefind_binary()
     expected = site_bundle(out, mine, root)
@@ -777,6 +773,13 @@ def test_the_pages_pagefind_reads_are_made_before_its_run_and_removed_after_it(
             busy.set()
         done = search.prepare_pages(out, mine, root).start(pool, binary, lambda line: None)
         assert done.result() == expected and list(memory.iterdir()) == []
+
+
+def _first_project_pages(site: dict[str, bytes]) -> tuple[str, list[str]]:
+    """The first project (by page path) of a built site, and its session pages."""
+    pages = sorted(p for p in site if search.SESSION_PAGE.match(p))
+    project = search.SESSION_PAGE.match(pages[0]).group(1)
+    return project, [p for p in pages if search.SESSION_PAGE.match(p).group(1) == project]
 
 
 def site_bundle(out: Path, pages: list[str], root: str) -> list[tuple[str, bytes]]:
