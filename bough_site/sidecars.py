@@ -8,6 +8,7 @@ newline at the end (``write.json_bytes``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from . import __version__, urls
@@ -125,24 +126,40 @@ def _moment(project: Project, session: Session, anchor: str) -> str:
 def to_json(value: Any) -> Any:
     """A model value as JSON data: dataclasses become objects tagged with their
     ``kind``; images name the file the site holds instead of carrying base64."""
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, list):
+        return [to_json(item) for item in value]
     if isinstance(value, Image):
         return _image_json(value)
     if isinstance(value, Usage):
         return dataclasses.asdict(value)
-    if dataclasses.is_dataclass(value):
-        out: dict[str, Any] = {}
-        kind = getattr(type(value), "kind", None)
-        if isinstance(kind, str):
-            out["kind"] = kind
-        for item in dataclasses.fields(value):
-            field_value = getattr(value, item.name)
-            if item.metadata.get("sidecar") == _OMIT and field_value == item.default:
-                continue  # a field only some sources set
-            out[item.name] = to_json(field_value)
-        return out
-    if isinstance(value, list):
-        return [to_json(item) for item in value]
-    return value
+    shape = _shape(type(value))
+    if shape is None:
+        return value
+    kind, names = shape
+    out: dict[str, Any] = {} if kind is None else {"kind": kind}
+    for name, omit, default in names:
+        field_value = getattr(value, name)
+        if omit and field_value == default:
+            continue  # a field only some sources set
+        out[name] = to_json(field_value)
+    return out
+
+
+# Returned as they are, without looking for a dataclass (most values of a timeline).
+_PLAIN = (str, int, float, type(None))
+
+
+@functools.cache
+def _shape(cls: type) -> tuple[str | None, list[tuple[str, bool, Any]]] | None:
+    """What to_json writes of a dataclass: its ``kind`` tag and, per field, its
+    name, whether its default is left out, and that default; None for another type."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    kind = getattr(cls, "kind", None)
+    names = [(item.name, item.metadata.get("sidecar") == _OMIT, item.default) for item in dataclasses.fields(cls)]
+    return (kind if isinstance(kind, str) else None), names
 
 
 def _image_json(image: Image) -> dict[str, Any]:

@@ -42,6 +42,18 @@ def image_path(filename: str) -> str:
 
 
 def relative(from_page: str, to_path: str) -> str:
-    """The link from the page at ``from_page`` to ``to_path`` (both relative to OUT)."""
-    start = posixpath.dirname(from_page) or "."
-    return posixpath.relpath(to_path, start)
+    """The link from the page at ``from_page`` to ``to_path`` (both relative to OUT):
+    what ``posixpath.relpath`` gives, made from the names alone (relpath asks the
+    system for the working directory at every call, and a page has a link per item)."""
+    start = posixpath.normpath(posixpath.dirname(from_page) or ".")
+    target = posixpath.normpath(to_path)
+    if start.startswith(("/", "..")) or target.startswith(("/", "..")):
+        return posixpath.relpath(to_path, start)
+    here = [] if start == "." else start.split("/")
+    there = [] if target == "." else target.split("/")
+    common = 0
+    for a, b in zip(here, there):
+        if a != b:
+            break
+        common += 1
+    return "/".join([".."] * (len(here) - common) + there[common:]) or "."

@@ -15,6 +15,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from bough_site import urls
+
 from .helpers import be
 
 # Attributes that hold one URL; srcset holds several.
@@ -156,3 +158,15 @@ def test_the_check_accepts_good_links() -> None:
 def test_committed_example_output_links() -> None:
     # The published tree too (the same files when test_example_output passes).
     assert not link_problems(be.site_files(be.EXAMPLE_OUTPUT))
+
+
+_PATHS = ["index.html", "assets/bough.css", "projects/p/index.html", "projects/p/sessions/s.html",
+          "projects/p/sessions/s-2.html", "projects/q/sessions/s.html", "images/ab.png", "a//b/./c.html",
+          ".", "./index.html", "projects/p/", "../outside.html", "/abs/x.html", "a/../b.html"]
+
+
+@pytest.mark.parametrize("page", _PATHS)
+def test_a_relative_link_is_what_relpath_gives(page: str) -> None:
+    """urls.relative works from the names alone; it must agree with posixpath.relpath."""
+    start = posixpath.dirname(page) or "."
+    assert [urls.relative(page, target) for target in _PATHS] == [posixpath.relpath(t, start) for t in _PATHS]

@@ -292,3 +292,15 @@ def test_the_readme_documents_every_template_and_state_call() -> None:
     for name in renderer.env.globals:
         if name not in ("range", "dict", "lipsum", "cycler", "joiner", "namespace"):  # Jinja's own
             assert f"`{name}" in readme, name
+
+
+def test_an_imported_template_sees_the_importing_templates_own_globals(tmp_path: Path) -> None:
+    """Jinja passes a template's own globals to what it imports by the names its
+    context lists (``globals_keys``), which bough's context makes only when read."""
+    root = theme(tmp_path, {
+        "templates/greet.html": "{% macro hi() %}hello {{ who }}{% endmacro %}",
+        "templates/page.html": '{% import "greet.html" as g %}{{ g.hi() }}',
+    })
+    page = make_env(root).get_template("page.html", globals={"who": "tree"})
+    assert page.render() == "hello tree"
+    assert page.new_context({}).globals_keys == set(page.globals) >= {"who"}
