@@ -44,7 +44,7 @@ def image_path(filename: str) -> str:
 def relative(from_page: str, to_path: str) -> str:
     """The link from the page at ``from_page`` to ``to_path`` (both relative to OUT):
     what ``posixpath.relpath`` gives, made from the names alone (relpath asks the
-    system for the working directory at every call, and a page has a link per item)."""
+    system for the working directory at every call, and every page makes several)."""
     start = posixpath.normpath(posixpath.dirname(from_page) or ".")
     target = posixpath.normpath(to_path)
     if start.startswith(("/", "..")) or target.startswith(("/", "..")):

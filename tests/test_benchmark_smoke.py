@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +146,14 @@ def test_the_lexing_benchmark_compares_both_loops(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("5 files, ") and "ms per KB" in done.stdout
     assert done.stdout.rstrip().endswith("the same tokens")
+
+
+def test_the_render_benchmark_times_pages_and_sidecars(tmp_path: Path) -> None:
+    script = BENCH.with_name("render.py")
+    done = subprocess.run([sys.executable, str(script), "--work", str(tmp_path), "--tiny", "--sessions", "3",
+                           "--rounds", "2"], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "3 sessions of wide (tiny), best of 2:"
+    assert [line.split(":")[0] for line in lines[1:]] == ["pages", "sidecars"]
+    assert all(re.search(r" ms \(\d+ µs a session\), digest [0-9a-f]{16}$", line) for line in lines[1:])
