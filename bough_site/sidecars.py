@@ -152,13 +152,13 @@ _PLAIN = (str, int, float, type(None))
 
 
 @functools.cache
-def _shape(cls: type) -> tuple[str | None, list[tuple[str, bool, Any]]] | None:
+def _shape(cls: type) -> tuple[str | None, tuple[tuple[str, bool, Any], ...]] | None:
     """What to_json writes of a dataclass: its ``kind`` tag and, per field, its
     name, whether its default is left out, and that default; None for another type."""
     if not dataclasses.is_dataclass(cls):
         return None
     kind = getattr(cls, "kind", None)
-    names = [(item.name, item.metadata.get("sidecar") == _OMIT, item.default) for item in dataclasses.fields(cls)]
+    names = tuple((item.name, item.metadata.get("sidecar") == _OMIT, item.default) for item in dataclasses.fields(cls))
     return (kind if isinstance(kind, str) else None), names
 
 
