@@ -20,8 +20,9 @@ title is ``title``, with filters for project, source and model
   digests), so an append re-indexes one project, and Pagefind's memory follows
   the largest project, not the site.
 - Pagefind reads copies of the pages with the content of every
-  ``data-pagefind-ignore`` element removed (``strip_ignored``): the same index
-  from a tenth of the bytes. The copies and the bundle Pagefind writes are
+  ``data-pagefind-ignore`` element removed (``strip_ignored``), and before the
+  body only what it reads there (``before_body_trimmed``): the same index from
+  a tenth of the bytes. The copies and the bundle Pagefind writes are
   scratch: in memory (``/dev/shm``) when there is room, not on disk.
 - Each shard is made reproducible (``canonical_bundle``: Pagefind numbers pages
   in the order the file system lists its scratch folder; bough numbers them in the
@@ -52,7 +53,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -437,7 +438,7 @@ def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None],
 
 def prepare_pages(out: Path, pages: list[str], root: str) -> PreparedPages:
     """The temporary site Pagefind reads: copies of ``pages`` (session pages under
-    OUT), emptied of what it would skip anyway (``strip_ignored``), so a page that is
+    OUT), emptied of what it would skip anyway (``pagefind_copy``), so a page that is
     about to be pruned, or a file bough does not own, is never indexed. In memory when
     there is room (:func:`scratch_folder`); should that fail, on disk.
 
@@ -538,7 +539,7 @@ def _copy_stripped(out: Path, pages: list[str], site: Path) -> list[str]:
             continue
         target = site / page
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(strip_ignored(data))
+        target.write_bytes(pagefind_copy(data))
     return too_large
 
 
@@ -594,6 +595,11 @@ _ATTRIBUTE = re.compile(rb"""([^\s"'>/=]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+
 _VOID = frozenset(b"area base br col embed hr img input link meta param source track wbr".split())
 
 
+def pagefind_copy(page: bytes) -> bytes:
+    """What Pagefind reads of ``page``: :func:`strip_ignored`, then :func:`before_body_trimmed`."""
+    return before_body_trimmed(strip_ignored(page))
+
+
 def strip_ignored(page: bytes) -> bytes:
     """``page`` with the content of every ``data-pagefind-ignore`` element removed.
 
@@ -632,23 +638,112 @@ def _attribute_at(page: bytes, at: int, floor: int) -> tuple[re.Match[bytes], by
 
 def _end_of(page: bytes, tag: re.Match[bytes]) -> int | None:
     """Where the end tag of ``tag``'s element starts, when its content may go."""
-    name = tag.group(1).lower()
-    if name in _VOID or tag.group(2).rstrip().endswith(b"/"):
+    if tag.group(1).lower() in _VOID or tag.group(2).rstrip().endswith(b"/"):
         return None
+    end = _end_tag_of(page, tag)
+    return None if end is None or _holds_pagefind_attributes(page, tag.end(), end) else end
+
+
+def _end_tag_of(page: bytes, tag: re.Match[bytes]) -> int | None:
+    """Where the end tag of ``tag``'s element (not a void one) starts; None when not plainly found."""
     depth = 1
-    for found in _tags_named(name).finditer(page, tag.end()):
+    for found in _tags_named(tag.group(1).lower()).finditer(page, tag.end()):
         if found.group(1) is None:
             continue  # a comment
         if found.group(1) == b"/":
             depth -= 1
             if depth == 0:
-                return None if _holds_pagefind_attributes(page, tag.end(), found.start()) else found.start()
+                return found.start()
             continue
         inner = _START_TAG.match(page, found.start())
         if inner is None or inner.group(2).rstrip().endswith(b"/"):
             return None  # not plainly a start tag
         depth += 1
     return None
+
+
+# --- giving Pagefind less to read: before the body -------------------------------------------------------
+#
+# A page with a data-pagefind-body element has only that element's content
+# indexed; outside it Pagefind reads the page's language (the <html> tag), the
+# elements that carry a data-pagefind- attribute (the title's metadata, the
+# filters) and, for its default metadata, the <title>, the first <h1> and <img>.
+# The rest of what comes before the body (the head's links and scripts, the
+# session's facts and figures, the navigation) it parses for nothing: a third of
+# a short session's copy, and an eighth of Pagefind's time on wide. The copy
+# keeps those, in the page's order, and the page from the body on as it is (the
+# end of a body is found only by counting its elements, which costs more than
+# the little after it saves). tests/test_search.py checks that every shard is
+# the same bytes as one made from the whole pages.
+
+BODY = b"data-pagefind-body"
+_PAGEFIND = b"data-pagefind-"
+_HTML_TAG = re.compile(rb"<!doctype[^>]*>\s*(<html\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>)", re.IGNORECASE)
+_BODY_TAG = re.compile(rb"<body\b", re.IGNORECASE)
+
+
+def before_body_trimmed(page: bytes) -> bytes:
+    """``page`` with only what Pagefind reads before its first ``data-pagefind-body``
+    element; ``page`` itself when it has none, or anything is not plainly so (an
+    attribute of Pagefind's spelt in capitals, an element whose end is not found)."""
+    html, body, first = _HTML_TAG.match(page), _BODY_TAG.search(page), _first_body(page)
+    if html is None or body is None or first is None or body.start() > first \
+            or page.count(_PAGEFIND, 0, first) != page[:first].lower().count(_PAGEFIND):
+        return page
+    starts = [*_attributes_before(page, first)]
+    starts += [found.start() for name in (b"title", b"h1", b"img")
+               for found in _tags_named(name).finditer(page, 0, first) if found.group(1) == b""]
+    head: list[bytes] = []
+    rest: list[bytes] = []
+    done = 0
+    for start in sorted(starts):
+        if start < done:
+            continue  # inside an element already kept
+        span = _element_span(page, start)
+        if span is None or span[1] > first:
+            return page  # its end not found, or the body inside it
+        (head if start < body.start() else rest).append(page[start : span[1]])
+        done = span[1]
+    return b"".join([b"<!DOCTYPE html>\n", html.group(1), b"\n<head>\n", b"\n".join(head),
+                     b"\n</head>\n<body>\n", b"\n".join(rest), b"\n", page[first:]])
+
+
+def _first_body(page: bytes) -> int | None:
+    """Where the start tag of the first element with ``data-pagefind-body`` begins."""
+    at = page.find(BODY)
+    while at >= 0:
+        tag = _attribute_at(page, at, 0)
+        if tag is not None and tag[1] == BODY:
+            return tag[0].start()
+        at = page.find(BODY, at + len(BODY))
+    return None
+
+
+def _attributes_before(page: bytes, end: int) -> Iterator[int]:
+    """Where each start tag before ``end`` with a ``data-pagefind-`` attribute begins."""
+    at = page.find(_PAGEFIND, 0, end)
+    while at >= 0:
+        tag = _attribute_at(page, at, 0)
+        if tag is not None and tag[1].startswith(_PAGEFIND):
+            yield tag[0].start()
+            at = tag[0].end()
+        else:
+            at += len(_PAGEFIND)
+        at = page.find(_PAGEFIND, at, end)
+
+
+def _element_span(page: bytes, start: int) -> tuple[int, int] | None:
+    """The span of the element whose start tag begins at ``start``, to the end of its end tag."""
+    tag = _START_TAG.match(page, start)
+    if tag is None:
+        return None
+    if tag.group(1).lower() in _VOID or tag.group(2).rstrip().endswith(b"/"):
+        return start, tag.end()
+    end = _end_tag_of(page, tag)
+    if end is None:
+        return None
+    close = page.find(b">", end)
+    return None if close < 0 else (start, close + 1)
 
 
 @functools.lru_cache(maxsize=32)

@@ -470,15 +470,72 @@ def test_strip_ignored_is_the_tree_without_ignored_content(nodes: list) -> None:
 def test_stripped_pages_give_the_same_index(example_out: Path, example: dict[str, bytes],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """Each shard, made from the whole pages instead, is the same bytes: what was cut
-    is what Pagefind skips anyway (the example pages have tool output to cut)."""
+    (tool output, and outside the body what Pagefind does not read) is what Pagefind
+    skips anyway. The example pages have both to cut."""
     sessions = sorted(p for p in example if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", p))
-    assert sum(len(search.strip_ignored(example[p])) for p in sessions) < sum(len(example[p]) for p in sessions)
-    monkeypatch.setattr(search, "strip_ignored", lambda page: page)
+    stripped = [search.strip_ignored(example[p]) for p in sessions]
+    assert sum(map(len, stripped)) < sum(len(example[p]) for p in sessions)
+    assert all(len(search.before_body_trimmed(page)) < len(page) for page in stripped)
+    monkeypatch.setattr(search, "pagefind_copy", lambda page: page)
     for shard in _shards(example):
         project = shard.split("/")[1]
         whole = dict(search.pagefind_files(example_out, [p for p in sessions if f"/{project}/" in p], root=shard[:-1]))
         made = {p: data for p, data in example.items() if p.startswith(shard) and not p.endswith(search.SHARD_STAMP)}
         assert whole == made, shard
+
+
+_FULL_PAGE = """<!DOCTYPE html>
+<html lang="fr" class="x">
+<head>
+<meta charset="utf-8"><link rel="stylesheet" href="a.css"><script src="a.js" defer></script>
+<title>Le titre</title>
+<meta name="x" data-pagefind-meta="date:2026">
+</head>
+<body>
+<header><nav><a href="i.html">All</a> <a href="p.html" data-pagefind-filter="project">app</a></nav></header>
+<main><h1 data-pagefind-meta="title">Heading <em>one</em></h1>
+<dl class="stats"><div><dt>replies</dt><dd>3</dd></div></dl><img src="i.png" alt="">
+<div hidden><span data-pagefind-filter="model">m</span></div>
+<div class="timeline" data-pagefind-body><p>the words</p><h1>in the body</h1></div>
+<p>after</p></main>
+<footer>made with bough</footer>
+</body>
+</html>
+"""
+
+
+def test_before_the_body_only_what_pagefind_reads_is_kept() -> None:
+    """The language, the title, every element with a Pagefind attribute (its content
+    whole), the first heading and image; from the body on, the page as it is."""
+    assert search.before_body_trimmed(_FULL_PAGE.encode()).decode() == """<!DOCTYPE html>
+<html lang="fr" class="x">
+<head>
+<title>Le titre</title>
+<meta name="x" data-pagefind-meta="date:2026">
+</head>
+<body>
+<a href="p.html" data-pagefind-filter="project">app</a>
+<h1 data-pagefind-meta="title">Heading <em>one</em></h1>
+<img src="i.png" alt="">
+<span data-pagefind-filter="model">m</span>
+<div class="timeline" data-pagefind-body><p>the words</p><h1>in the body</h1></div>
+<p>after</p></main>
+<footer>made with bough</footer>
+</body>
+</html>
+"""
+
+
+@pytest.mark.parametrize("page", [
+    _FULL_PAGE.replace(" data-pagefind-body", ""),  # no body: Pagefind reads the whole page
+    _FULL_PAGE.replace('data-pagefind-filter="model"', 'DATA-PAGEFIND-FILTER="model"'),  # not as bough spells it
+    _FULL_PAGE.replace("<main>", '<main data-pagefind-meta="x">'),  # the body inside an element to keep
+    _FULL_PAGE.replace("</em></h1>", "</em>"),  # a heading's end is not found
+    _FULL_PAGE.replace("<!DOCTYPE html>\n", ""),  # not plainly a document
+])
+def test_before_the_body_nothing_goes_unless_plainly_so(page: str) -> None:
+    assert page != _FULL_PAGE
+    assert search.before_body_trimmed(page.encode()) == page.encode()
 
 
 # --- shards in incremental builds ---------------------------------------------------------------------
