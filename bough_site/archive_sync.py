@@ -60,6 +60,9 @@ class Kept:
     since: dict[str, str] = field(default_factory=dict)  # main file label -> kept since (ISO)
     # The archive's folders and their times as this build left them (quick.py)
     times: list[list[Any]] = field(default_factory=list)
+    # Live path -> (size, mtime_ns, sha256) of the copy this build made of it: the
+    # readers need not hash those bytes again (Unit.known_sha256).
+    digests: dict[str, tuple[int, int, str]] = field(default_factory=dict)
 
     def close(self) -> None:
         if self.restore is not None:
@@ -99,6 +102,7 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
         if work.records or work.copies:
             archive.forget_index()  # written again below, once the copies and records are
             work.copy(warn, workers)
+            kept.digests = work.digests
             archive.save_index(entries.values())
         elif not archive.indexed:
             archive.save_index(entries.values())
@@ -138,6 +142,7 @@ class _Sync:
         self.copies: list[_Copy] = []
         self.records: list[Entry] = []
         self.shorter: set[tuple[str, str]] = set()
+        self.digests: dict[str, tuple[int, int, str]] = {}
         self._listed: dict[str, set[str]] = {}
 
     def look(self, found: Discovered) -> None:
@@ -213,6 +218,7 @@ class _Sync:
                 self.shorter.add(copy.entry.key)
             else:
                 self.entries[copied.entry.key] = copied.entry
+                self.digests[str(copy.path)] = (copied.entry.size, copied.entry.mtime_ns, copied.entry.sha256)
                 if copied.record_temp is None:  # the same bytes: its record may still have changed
                     self.records.append(copied.entry)
         for record in self.records:

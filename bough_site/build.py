@@ -45,7 +45,7 @@ from .model import Project, Session, Site, Warning
 from .options import Options, build_options
 from .plan import Plan, gone_sessions, make_plan
 from .plan.lineage import decisions, in_state
-from .plan.units import CLAUDE, Unit, project_identity, units_of
+from .plan.units import CLAUDE, Unit, project_identity, units_of, with_digests
 from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
 from .readers.gemini_files import root_candidates
@@ -306,7 +306,7 @@ def _build(config: BuildConfig, redaction_key: bytes | None, digest: str, inputs
         notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
         options = build_options(config, found.used_examples, redaction_key)
         digest = options.digest() if found.used_examples else digest
-        units = units_of(found.claude, found.codex, found.label, kept.since, found.gemini)
+        units = with_digests(units_of(found.claude, found.codex, found.label, kept.since, found.gemini), kept.digests)
         if found.empty():
             if not early.sessions:
                 raise NothingToRead("no transcript could be read from the sources given")

@@ -158,7 +158,7 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
     for path, state in zip(unit.paths, before):
         if state is None:
             continue
-        state.sha256 = sha256_prefix(Path(path), state.size)
+        state.sha256 = unit.known_sha256(path, state) or sha256_prefix(Path(path), state.size)
         files.append(state)
     since = dict(unit.since)
     for session in sessions:

@@ -21,6 +21,8 @@ from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main, summary
 from bough_site.config import BuildConfig, archive_dir
 from bough_site.discover import EXAMPLES
+from bough_site.manifest import FileState, Manifest
+from bough_site.plan.units import CLAUDE, Unit, with_digests
 
 from .helpers import SESSION, file_tree, prompt, reply, text, write_jsonl
 
@@ -247,6 +249,35 @@ def test_unchanged_files_are_not_copied_again(home: Path, tmp_path: Path) -> Non
     copies = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in the_archive().rglob("*") if p.is_file()}
     run(tmp_path / "site")
     assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in the_archive().rglob("*") if p.is_file()} == copies
+
+
+def test_a_file_the_archive_copied_is_not_hashed_again(home: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy's sha256 is the one the manifest records: a cold build hashed every
+    file twice, once copying it and once reading it; a build without the archive
+    hashes each file once, and the manifest is the same."""
+    import bough_site.jobs as jobs
+
+    hashed: list[str] = []
+    real = jobs.sha256_prefix
+    monkeypatch.setattr(jobs, "sha256_prefix", lambda path, size: hashed.append(str(path)) or real(path, size))
+    run(tmp_path / "archived", jobs=1)
+    assert hashed == []
+    run(tmp_path / "plain", jobs=1, archive=None)
+    archived, plain = Manifest.load(tmp_path / "archived"), Manifest.load(tmp_path / "plain")
+    assert len(set(hashed)) == sum(len(unit.files) for unit in plain.units.values()) > 10
+    states = {key: [f.as_list() for f in unit.files] for key, unit in plain.units.items()}
+    assert {key: [f.as_list() for f in unit.files] for key, unit in archived.units.items()} == states
+    assert all(len(f[3]) == 64 for files in states.values() for f in files)
+
+
+def test_a_copy_s_digest_stands_only_for_the_size_and_time_it_was_made_at() -> None:
+    digest = "5" * 64
+    (unit,) = with_digests([Unit("k", CLAUDE, ("/a", "/b"), ("a", "b"))], {"/a": (10, 7, digest)})
+    assert unit.known_sha256("/a", FileState("a", 10, 7, "")) == digest
+    assert unit.known_sha256("/a", FileState("a", 11, 7, "")) is None  # grew since its copy
+    assert unit.known_sha256("/a", FileState("a", 10, 8, "")) is None  # written again since
+    assert unit.known_sha256("/b", FileState("b", 10, 7, "")) is None  # not copied
 
 
 def test_codex_moving_a_rollout_to_archived_sessions_is_one_session(home: Path, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import hashlib
 import os
 import posixpath
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,8 @@ class Unit:
     labels: tuple[str, ...]  # how warnings and sidecars name each of paths
     # The archive's dates: main-file label -> since when bough keeps it (Session.kept_since).
     since: tuple[tuple[str, str], ...] = ()
+    # (path, size, mtime_ns, sha256) of files this build's archive copies hashed (with_digests).
+    digests: tuple[tuple[str, int, int, str], ...] = ()
 
     @property
     def size(self) -> int:
@@ -52,6 +54,22 @@ class Unit:
 
     def states(self, stat_of: Callable[[Any], os.stat_result] = os.stat) -> list[FileState | None]:
         return [file_state(p, hide(label), stat_of) for p, label in zip(self.paths, self.labels)]
+
+    def known_sha256(self, path: str, state: FileState) -> str | None:
+        """The sha256 of ``path``'s first ``state.size`` bytes when the archive's copy
+        hashed them: the copy saw the same size and mtime (files only grow)."""
+        for known, size, mtime_ns, sha256 in self.digests:
+            if known == path and (size, mtime_ns) == (state.size, state.mtime_ns):
+                return sha256
+        return None
+
+
+def with_digests(units: list[Unit], digests: dict[str, tuple[int, int, str]]) -> list[Unit]:
+    """``units``, each with the digests the archive's copies made of its files: a
+    cold build hashed every file twice, once copying it and once reading it."""
+    if not digests:
+        return units
+    return [replace(unit, digests=tuple((p, *digests[p]) for p in unit.paths if p in digests)) for unit in units]
 
 
 def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], str],
