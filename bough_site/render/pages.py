@@ -45,6 +45,7 @@ from ..model import (
 from . import charts
 from .built import project_work
 from .env import default_theme_dir, make_env
+from .fast_items import FastItems, fast_items
 from .blockstore import BlockStore
 from .highlight import (
     OUTPUT,
@@ -981,6 +982,10 @@ class Renderer:
         # macros.html once per renderer (the theme's, if it has one), rather than
         # an {% import %} per item: every template can call m.time(), m.block() ...
         self.env.globals["m"] = self.env.get_template("macros.html").module
+        # Items written in Python when the theme uses the default's item templates
+        # (fast_items.py: the same bytes); None: every item through Jinja.
+        self.fast_items: FastItems | None = fast_items(self.env, self._item_template, self.tool_template,
+                                                       _render_shared)
 
     def _globals(self) -> dict[str, Any]:
         return {
@@ -1116,8 +1121,12 @@ class Renderer:
         # What template.render(context, item=item) would see, the globals copied
         # once per session rather than once per item.
         shared = {**self.env.globals, **context}
+        fast = self.fast_items.session(shared) if self.fast_items is not None else None
         for item in session.timeline:
-            yield Markup(_render_shared(self._item_template(item.kind), {**shared, "item": item}))
+            if fast is not None:
+                yield Markup(fast(item))
+            else:
+                yield Markup(_render_shared(self._item_template(item.kind), {**shared, "item": item}))
         if session.orphan_subagents:
             yield Markup(self._render("orphans.html", **context, runs=session.orphan_subagents))
 
