@@ -42,7 +42,8 @@ from corpus.claude import generate_claude_history
 from corpus.codex import generate_codex_history
 from corpus.gemini import generate_gemini_history
 
-from .helpers import EVIL, PNG_B64, SVG_B64, claude_timeline, codex_timeline, result, session, subagent
+from .helpers import EVIL, PNG_B64, SVG_B64, claude_timeline, codex_timeline, fixtures_dir, result, session, subagent
+from .test_fixtures_claude import lay_out_as_config_dir
 
 DEFAULT_TEMPLATES = default_theme_dir() / "templates"
 
@@ -127,6 +128,20 @@ def test_generated_corpora_render_the_same_split_in_parts(corpora: Site) -> None
             assert fast == slow, one.id
             parts += sum(1 for path in fast if path.endswith(".html"))
     assert parts > 2 * sum(len(p.sessions) for p in corpora.projects)
+
+
+@pytest.mark.parametrize("kind", ["claude", "codex", "gemini"])
+def test_the_real_fixtures_render_the_same(kind: str, tmp_path: Path) -> None:
+    """Transcripts from public repositories (../shared/fixtures): shapes no generator
+    thought of."""
+    folder = fixtures_dir(kind)
+    if kind == "claude":
+        found = [lay_out_as_config_dir(folder, tmp_path)]
+    elif kind == "codex":
+        found = sorted(folder.glob("*.jsonl"))
+    else:
+        found = [folder]
+    assert assert_site_same(load_site(BuildConfig(sources=found)), search=True) >= 5
 
 
 # --- (b) hand-written items: every branch of fast_items.py --------------------------------------

@@ -12,6 +12,7 @@ import posixpath
 from typing import Any
 
 import pytest
+from markupsafe import Markup
 
 from bough_site import urls
 from bough_site.model import (
@@ -530,6 +531,16 @@ def test_links_to_a_moment_name_the_part_that_holds_it(site: Site) -> None:
     sidecar = sidecars.session_json(project, big)
     assert sidecar["anchor_pages"] == {a: urls.session_html("beta", f"big-{n}") for a, n in big.anchor_parts.items()}
     assert sidecars.project_json(project)["commits"][0]["html"] == f"{holder}#r18"
+
+
+def test_an_anchor_is_found_in_an_id_attribute_only() -> None:
+    parts = [pages.Part("a.html", 1), pages.Part("a-2.html", 2), pages.Part("a-3.html", 3)]
+    parts[0].chunks = [Markup('<section id="r1">')]
+    parts[1].chunks = [Markup('<p uid="r2" data-id="r3">'), Markup('<a class="x"\nid="r4">'), Markup('id="r5"')]
+    parts[2].chunks = [Markup('<p title="id=&#34;r6&#34;" id="r2">')]
+    wanted = {"r1", "r2", "r3", "r4", "r5", "r6"}
+    # r1 is on the first page; uid, data-id and text are not an element's id.
+    assert pages.anchor_parts(parts, wanted) == {"r4": 2, "r2": 3}
 
 
 def test_time_and_number_helpers() -> None:

@@ -785,7 +785,10 @@ def linked_anchors(session: Session) -> set[str]:
     return {anchor for anchor in found if isinstance(anchor, str) and anchor}
 
 
-_ELEMENT_ID = re.compile(r'\bid="([^"]+)"')
+# An id attribute follows a space in its tag. Not written as a look-behind or a \b,
+# which made the regex engine try every position of a part's megabytes (1.6 s
+# against 0.09 over realcode's pages): each match's previous character is checked.
+_ELEMENT_ID = re.compile(r'id="([^"]+)"')
 
 
 def anchor_parts(parts: list[Part], wanted: set[str]) -> dict[str, int]:
@@ -795,7 +798,7 @@ def anchor_parts(parts: list[Part], wanted: set[str]) -> dict[str, int]:
     for part in parts[1:]:
         for chunk in part.chunks:
             for match in _ELEMENT_ID.finditer(chunk):
-                if match.group(1) in wanted:
+                if match.group(1) in wanted and chunk[match.start() - 1 : match.start()].isspace():
                     found.setdefault(match.group(1), part.number)
     return found
 
