@@ -17,6 +17,7 @@ import importlib.util
 import os
 import random
 import re
+import shutil
 import signal
 import sqlite3
 import struct
@@ -97,6 +98,23 @@ def fixtures_dir(kind: str) -> Path:
     if not folder.is_dir():
         pytest.skip(f"{folder} is not here (the shared fixtures live beside the checkout)")
     return folder
+
+
+def lay_out_as_config_dir(fixtures: Path, root: Path) -> Path:
+    """Copy the fixtures into ``root/projects/<dir>/`` the way Claude Code stores them:
+    loose files go to one project directory each, session directories keep their shape."""
+    projects = root / "projects"
+    for entry in sorted(fixtures.iterdir()):
+        if entry.is_dir():
+            shutil.copytree(entry, projects / entry.name)
+        elif entry.suffix == ".jsonl":
+            folder = projects / entry.name.split("__")[0]
+            folder.mkdir(parents=True, exist_ok=True)
+            # "agent-sessions__…" is the fixture's source, not the old sub-agent
+            # layout's agent-<id>.jsonl: keep the name from looking like one.
+            name = "fx-" + entry.name if entry.name.startswith("agent-") else entry.name
+            shutil.copy2(entry, folder / name)
+    return projects
 
 
 def file_tree(root: Path, *, site_only: bool = False) -> dict[str, bytes]:

@@ -42,8 +42,8 @@ from corpus.claude import generate_claude_history
 from corpus.codex import generate_codex_history
 from corpus.gemini import generate_gemini_history
 
-from .helpers import EVIL, PNG_B64, SVG_B64, claude_timeline, codex_timeline, fixtures_dir, result, session, subagent
-from .test_fixtures_claude import lay_out_as_config_dir
+from .helpers import (EVIL, PNG_B64, SVG_B64, claude_timeline, codex_timeline, fixtures_dir, lay_out_as_config_dir,
+                      result, session, subagent)
 
 DEFAULT_TEMPLATES = default_theme_dir() / "templates"
 

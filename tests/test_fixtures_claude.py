@@ -17,7 +17,7 @@ import pytest
 from bough_site.build import load_site
 from bough_site.config import BuildConfig
 
-from .helpers import fixtures_dir
+from .helpers import fixtures_dir, lay_out_as_config_dir
 
 TOKEN_KEYS = {
     "inputTokens": "input_tokens",
@@ -39,23 +39,6 @@ EXPECTED_WARNINGS = {
     ("claude-code-log-2025__edge_cases.jsonl", 15),
     ("claude-code-log-2025__edge_cases.jsonl", 16),
 }
-
-
-def lay_out_as_config_dir(fixtures: Path, root: Path) -> Path:
-    """Copy the fixtures into ``root/projects/<dir>/`` the way Claude Code stores them:
-    loose files go to one project directory each, session directories keep their shape."""
-    projects = root / "projects"
-    for entry in sorted(fixtures.iterdir()):
-        if entry.is_dir():
-            shutil.copytree(entry, projects / entry.name)
-        elif entry.suffix == ".jsonl":
-            folder = projects / entry.name.split("__")[0]
-            folder.mkdir(parents=True, exist_ok=True)
-            # "agent-sessions__…" is the fixture's source, not the old sub-agent
-            # layout's agent-<id>.jsonl: keep the name from looking like one.
-            name = "fx-" + entry.name if entry.name.startswith("agent-") else entry.name
-            shutil.copy2(entry, folder / name)
-    return projects
 
 
 @pytest.fixture(scope="module")
