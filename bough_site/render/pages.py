@@ -39,6 +39,7 @@ from ..model import (
     Session,
     Site,
     SubagentRun,
+    TimelineItem,
     ToolCall,
     ToolResult,
 )
@@ -1124,12 +1125,13 @@ class Renderer:
         # What template.render(context, item=item) would see, the globals copied
         # once per session rather than once per item.
         shared = {**self.env.globals, **context}
-        fast = self.fast_items.session(shared) if self.fast_items is not None else None
+        if self.fast_items is not None:
+            render = self.fast_items.session(shared)
+        else:
+            def render(item: TimelineItem) -> str:
+                return _render_shared(self._item_template(item.kind), {**shared, "item": item})
         for item in session.timeline:
-            if fast is not None:
-                yield Markup(fast(item))
-            else:
-                yield Markup(_render_shared(self._item_template(item.kind), {**shared, "item": item}))
+            yield Markup(render(item))
         if session.orphan_subagents:
             yield Markup(self._render("orphans.html", **context, runs=session.orphan_subagents))
 
