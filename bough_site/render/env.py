@@ -105,6 +105,16 @@ def make_env(theme: Path | None = None, compiled: Path | None = None) -> jinja2.
     return env
 
 
+def is_default_template(env: jinja2.Environment, name: str) -> bool:
+    """Whether ``name`` is found in the default theme, not in a user theme's copy.
+    ``get_source`` asks the loader without compiling the template."""
+    try:
+        _source, filename, _uptodate = env.loader.get_source(env, name)  # type: ignore[union-attr]
+    except jinja2.TemplateNotFound:
+        return False
+    return filename == str(default_theme_dir() / "templates" / Path(name))
+
+
 def _compiled_cache(folder: Path | None) -> jinja2.BytecodeCache | None:
     if folder is None:
         return None

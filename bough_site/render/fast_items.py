@@ -20,14 +20,13 @@ tests/test_fast_items.py checks the bytes against the Jinja path.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 import jinja2
 from jinja2 import nodes
 from markupsafe import Markup, escape
 
-from . import default_theme_dir
+from .env import is_default_template
 
 # Templates an item can reach by a fixed name...
 FIXED = ("item.html", "subagent.html", "macros.html")
@@ -101,20 +100,6 @@ TemplateOf = Callable[[object], jinja2.Template]
 # --- gating: is every template an item can reach the default theme's own file? -------------
 
 
-def _default_file(name: str) -> str:
-    return str(default_theme_dir() / "templates" / Path(name))
-
-
-def _resolves_to_default(env: jinja2.Environment, name: str) -> bool:
-    """Whether ``name`` is found in the default theme (not a user theme's copy).
-    ``get_source`` asks the loader without compiling the template."""
-    try:
-        _source, filename, _uptodate = env.loader.get_source(env, name)  # type: ignore[union-attr]
-    except jinja2.TemplateNotFound:
-        return False
-    return filename == _default_file(name)
-
-
 def theme_is_default(env: jinja2.Environment) -> bool:
     """True when no template an item can reach comes from a user theme: neither a
     replaced default (items/reply.html, macros.html...) nor an added one
@@ -124,7 +109,7 @@ def theme_is_default(env: jinja2.Environment) -> bool:
     except TypeError:  # a loader that cannot list: we cannot know, so Jinja it is
         return False
     reachable = [n for n in names if ":" not in n and (n in FIXED or n.startswith(DISPATCHED))]
-    return all(_resolves_to_default(env, name) for name in [*FIXED, BASE_TOOL, *reachable])
+    return all(is_default_template(env, name) for name in [*FIXED, BASE_TOOL, *reachable])
 
 
 def _extends_only(env: jinja2.Environment, name: str) -> str | None:
@@ -148,8 +133,8 @@ def plain_tool(env: jinja2.Environment, name: str) -> bool:
     gains a block falls back to Jinja by itself."""
     for _ in range(MAX_EXTENDS):
         if name == BASE_TOOL:
-            return _resolves_to_default(env, name)
-        if not _resolves_to_default(env, name):
+            return is_default_template(env, name)
+        if not is_default_template(env, name):
             return False
         parent = _extends_only(env, name)
         if parent is None:

@@ -45,7 +45,7 @@ from ..model import (
 )
 from . import charts
 from .built import project_work
-from .env import default_theme_dir, make_env
+from .env import default_theme_dir, is_default_template, make_env
 from .fast_items import FastItems, fast_items
 from .blockstore import BlockStore
 from .highlight import (
@@ -1075,9 +1075,8 @@ class Renderer:
         key = kind if isinstance(kind, str) else ""
         template = self._item_templates.get(key)
         if template is None:
-            dispatcher = self.env.get_template("item.html")
-            if dispatcher.filename != str(default_theme_dir() / "templates" / "item.html"):
-                template = dispatcher
+            if not is_default_template(self.env, "item.html"):
+                template = self.env.get_template("item.html")
             else:
                 template = self.env.select_template([f"items/{key}.html", "items/unknown.html"])
             self._item_templates[key] = template
