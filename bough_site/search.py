@@ -636,9 +636,18 @@ def _attribute_at(page: bytes, at: int, floor: int) -> tuple[re.Match[bytes], by
     return None
 
 
+def _empty_by_its_tag(tag: re.Match[bytes]) -> bool:
+    """A void element or a self-closing tag: no content, no end tag to look for."""
+    return tag.group(1).lower() in _VOID or _self_closing(tag)
+
+
+def _self_closing(tag: re.Match[bytes]) -> bool:
+    return tag.group(2).rstrip().endswith(b"/")
+
+
 def _end_of(page: bytes, tag: re.Match[bytes]) -> int | None:
     """Where the end tag of ``tag``'s element starts, when its content may go."""
-    if tag.group(1).lower() in _VOID or tag.group(2).rstrip().endswith(b"/"):
+    if _empty_by_its_tag(tag):
         return None
     end = _end_tag_of(page, tag)
     return None if end is None or _holds_pagefind_attributes(page, tag.end(), end) else end
@@ -656,7 +665,7 @@ def _end_tag_of(page: bytes, tag: re.Match[bytes]) -> int | None:
                 return found.start()
             continue
         inner = _START_TAG.match(page, found.start())
-        if inner is None or inner.group(2).rstrip().endswith(b"/"):
+        if inner is None or _self_closing(inner):
             return None  # not plainly a start tag
         depth += 1
     return None
@@ -690,7 +699,7 @@ def before_body_trimmed(page: bytes) -> bytes:
     if html is None or body is None or first is None or body.start() > first \
             or page.count(_PAGEFIND, 0, first) != page[:first].lower().count(_PAGEFIND):
         return page
-    starts = [*_attributes_before(page, first)]
+    starts = [*_tags_with(page, _PAGEFIND, first, exact=False)]
     starts += [found.start() for name in (b"title", b"h1", b"img")
                for found in _tags_named(name).finditer(page, 0, first) if found.group(1) == b""]
     head: list[bytes] = []
@@ -710,26 +719,21 @@ def before_body_trimmed(page: bytes) -> bytes:
 
 def _first_body(page: bytes) -> int | None:
     """Where the start tag of the first element with ``data-pagefind-body`` begins."""
-    at = page.find(BODY)
-    while at >= 0:
-        tag = _attribute_at(page, at, 0)
-        if tag is not None and tag[1] == BODY:
-            return tag[0].start()
-        at = page.find(BODY, at + len(BODY))
-    return None
+    return next(_tags_with(page, BODY, len(page), exact=True), None)
 
 
-def _attributes_before(page: bytes, end: int) -> Iterator[int]:
-    """Where each start tag before ``end`` with a ``data-pagefind-`` attribute begins."""
-    at = page.find(_PAGEFIND, 0, end)
+def _tags_with(page: bytes, attribute: bytes, end: int, *, exact: bool) -> Iterator[int]:
+    """Where each start tag before ``end`` with an attribute named ``attribute``
+    (or, not ``exact``, a name beginning with it) begins."""
+    at = page.find(attribute, 0, end)
     while at >= 0:
         tag = _attribute_at(page, at, 0)
-        if tag is not None and tag[1].startswith(_PAGEFIND):
+        if tag is not None and (tag[1] == attribute if exact else tag[1].startswith(attribute)):
             yield tag[0].start()
             at = tag[0].end()
         else:
-            at += len(_PAGEFIND)
-        at = page.find(_PAGEFIND, at, end)
+            at += len(attribute)
+        at = page.find(attribute, at, end)
 
 
 def _element_span(page: bytes, start: int) -> tuple[int, int] | None:
@@ -737,7 +741,7 @@ def _element_span(page: bytes, start: int) -> tuple[int, int] | None:
     tag = _START_TAG.match(page, start)
     if tag is None:
         return None
-    if tag.group(1).lower() in _VOID or tag.group(2).rstrip().endswith(b"/"):
+    if _empty_by_its_tag(tag):
         return start, tag.end()
     end = _end_tag_of(page, tag)
     if end is None:
