@@ -760,12 +760,12 @@ def _holds_pagefind_attributes(page: bytes, start: int, end: int) -> bool:
     """Whether an element in page[start:end] has a ``data-pagefind-`` attribute other
     than ``data-pagefind-ignore`` (an ignored element inside goes with the rest)."""
     content = page[start:end].lower()  # attribute names are not case-sensitive
-    at = content.find(b"data-pagefind-")
+    at = content.find(_PAGEFIND)
     while at >= 0:
         found = _attribute_at(page, start + at, start)
         if found is not None and found[1].lower() != IGNORE:
             return True
-        at = content.find(b"data-pagefind-", at + 1)
+        at = content.find(_PAGEFIND, at + 1)
     return False
 
 
