@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import platform
 import re
 import shutil
 import stat
@@ -15,6 +16,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from bough_site import archive
 from bough_site.archive import Archive, ArchiveError, check_place
 from bough_site.archive_sync import claude_cleanup_days
 from bough_site.build import BuildResult, build, load_site
@@ -663,3 +665,31 @@ def test_a_grown_file_adds_to_its_copy_and_a_rewritten_one_is_copied_whole(home:
     rewritten = copy.read_bytes()
     assert not rewritten.startswith(grown)  # not one more member added to the old copy
     assert gzip.decompress(rewritten) == transcript.read_bytes()
+
+
+def test_copies_are_deflated_by_isal_where_it_has_a_wheel() -> None:
+    # pyproject.toml installs isal on these machines; without it copies cost 4.5 times the CPU.
+    if platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64"):
+        assert archive._deflating.__name__ == "isal.igzip"
+
+
+def test_a_copy_the_standard_library_deflated_grows_and_reads_back_whole(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An archive written where isal was missing (or by an older bough) gets isal's members after its own.
+    with monkeypatch.context() as patched:
+        patched.setattr(archive, "_deflating", gzip)
+        run(tmp_path / "site")
+    transcript = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
+    copy = the_archive() / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz"
+    before = copy.read_bytes()
+    # What zlib wrote: the same deflated bytes after the header (whose OS byte differs).
+    assert before[10:] == gzip.compress(transcript.read_bytes(), 1, mtime=0)[10:]
+    with transcript.open("ab") as handle:
+        handle.write(orjson.dumps(prompt("9d0c1f6e-0000-4000-8000-000000000002", "one more turn")) + b"\n")
+    live = sessions_by_id(run(tmp_path / "site"))[WITH_SUBAGENTS]
+    grown = copy.read_bytes()
+    assert grown.startswith(before) and len(grown) > len(before)
+    assert gzip.decompress(grown) == transcript.read_bytes()
+    transcript.unlink()  # the session is now built from its copy of two codecs' members
+    kept = sessions_by_id(run(tmp_path / "site"))[WITH_SUBAGENTS]
+    assert kept.kept_since and kept.stats == live.stats and live.stats["prompts"] > 0
