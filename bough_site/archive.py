@@ -67,11 +67,7 @@ from typing import Any
 
 import orjson
 
-try:  # ISA-L's deflate writes the same gzip format four times as fast as zlib (docs/performance.md)
-    from isal import igzip as _deflating
-except ImportError:  # no isal wheel for this platform: the standard library's, slower
-    import gzip as _deflating  # type: ignore[no-redef]
-
+from . import gz
 from .errors import BoughError
 from .readers.lines import MAX_LINE_BYTES, open_regular, parse_line
 from .write import create_temp, json_bytes, replace_file
@@ -86,10 +82,10 @@ _TMP_PREFIX = ".bough-tmp-"
 RESTORE_PREFIX = ".bough-restore-"
 _CHUNK = 1 << 20
 _FSYNC_EACH = 16  # up to this many copies: an fsync each; more: one syncfs (Archive.commit)
-# Level 1: ISA-L's (of 0-3) compresses transcripts 4.5 times faster than zlib's
-# level 1 and a tenth smaller; zlib's (of 1-9) is four times faster than its 6,
-# for copies a third larger (measured on transcripts; docs/performance.md).
-_LEVEL = 1
+# The fastest level: ISA-L's compresses transcripts 4.5 times faster than zlib's
+# and a tenth smaller; zlib's is four times faster than its 6, for copies a third
+# larger (measured on transcripts; docs/performance.md).
+_LEVEL = gz.FAST
 INDEX = ".bough-index"
 INDEX_SCHEMA = "bough.archive-index/2"
 _MAX_INDEX = 1 << 30
@@ -786,8 +782,7 @@ def _pack(source: Any, limit: int, out: Any, digest: Any) -> int:
     ``out``, feeding them to ``digest``; how many bytes it took. Reading stops at
     ``limit``: a file still being appended to is copied as it was when opened."""
     taken = 0
-    # mtime=0 and no name in the header: the same bytes always give the same copy.
-    with _deflating.GzipFile(filename="", mode="wb", fileobj=out, compresslevel=_LEVEL, mtime=0) as packed:
+    with gz.member_writer(out, _LEVEL) as packed:
         for chunk in _chunks(source, limit):
             taken += len(chunk)
             digest.update(chunk)

@@ -137,6 +137,13 @@ def _store(options: Options) -> BlockStore | None:
     return BlockStore(store_path(options.out))
 
 
+def _flush_stores() -> None:
+    """Write what this process's block stores were given since the last flush."""
+    for renderer in _RENDERERS.values():
+        if renderer.store is not None:
+            renderer.store.flush()
+
+
 def _close_stores() -> None:
     """Close this process's connections to the block store (what they hold in memory
     stays): SQLite removes its -wal and -shm files when the last one closes, which
@@ -351,8 +358,11 @@ def job_batches(jobs: list[Job], workers: int) -> list[list[int]]:
 
 
 def run_batch(jobs: list[Job]) -> list[UnitResult]:
-    """:func:`run_job` for each of ``jobs`` (in a worker)."""
-    return [run_job(job) for job in jobs]
+    """:func:`run_job` for each of ``jobs`` (in a worker), then what they gave the
+    block store written at once."""
+    results = [run_job(job) for job in jobs]
+    _flush_stores()
+    return results
 
 
 def run_jobs(jobs: list[Job], options: Options, workers: int,
@@ -366,6 +376,7 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
         try:
             for index, job in enumerate(jobs):
                 on_result(index, run_job(job, options))
+                _flush_stores()
         finally:
             _close_stores()
         return

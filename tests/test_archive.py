@@ -16,7 +16,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from bough_site import archive
+from bough_site import gz
 from bough_site.archive import Archive, ArchiveError, check_place
 from bough_site.archive_sync import claude_cleanup_days
 from bough_site.build import BuildResult, build, load_site
@@ -670,14 +670,14 @@ def test_a_grown_file_adds_to_its_copy_and_a_rewritten_one_is_copied_whole(home:
 def test_copies_are_deflated_by_isal_where_it_has_a_wheel() -> None:
     # pyproject.toml installs isal on these machines; without it copies cost 4.5 times the CPU.
     if platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64"):
-        assert archive._deflating.__name__ == "isal.igzip"
+        assert gz.WRITER == "isal.igzip"
 
 
 def test_a_copy_the_standard_library_deflated_grows_and_reads_back_whole(
         home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # An archive written where isal was missing (or by an older bough) gets isal's members after its own.
     with monkeypatch.context() as patched:
-        patched.setattr(archive, "_deflating", gzip)
+        patched.setattr(gz, "_gzip", gzip)
         run(tmp_path / "site")
     transcript = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
     copy = the_archive() / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz"

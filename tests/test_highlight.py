@@ -930,6 +930,26 @@ def test_a_session_rendered_again_uses_only_its_new_blocks(tmp_path: Path) -> No
     assert _rows(store_path(tmp_path), "SELECT count(*) FROM blocks") == [(1,)]
 
 
+def test_what_sessions_gave_the_store_is_written_together_at_the_flush(tmp_path: Path) -> None:
+    a, b = _blocks(2)
+    store = _store(tmp_path)
+    for session, block in (("s1", a), ("s2", b)):
+        with highlighting(store=store) as used:
+            _render([block])
+        store.record(session, used)
+    path = store_path(tmp_path)
+    counts = "SELECT (SELECT count(*) FROM blocks), (SELECT count(*) FROM uses)"
+    assert _rows(path, counts) == [(0, 0)]  # a worker writes once per batch of jobs
+    store.flush()
+    assert _rows(path, counts) == [(2, 2)]
+    assert sorted(_rows(path, "SELECT session FROM uses")) == sorted([(session_id("s1"),), (session_id("s2"),)])
+    with highlighting(store=store) as used:
+        _render(_blocks(1, "c"))
+    store.record("s3", used)
+    store.close()  # what is left is written on closing
+    assert _rows(path, counts) == [(3, 3)]
+
+
 def test_a_damaged_entry_is_lexed_again(lexing: list[str], tmp_path: Path) -> None:
     blocks = _blocks(3)
     expected = _stored(tmp_path, blocks)
