@@ -531,8 +531,12 @@ def read_session(sid: str, text: str = READ_TEXT) -> Session:
 
 
 def page(renderer: Renderer, session: Session, store_key: str | None = None) -> str:
+    """The session's first page, its blocks then written to the store as a worker's
+    batch of jobs ends (jobs.run_batch)."""
     project = Project(id="p", name="p", cwd="/w", sessions=[session], stats={})
     files = dict(renderer.session_pages(project, session, {}, store_key=store_key))
+    if renderer.store is not None:
+        renderer.store.flush()
     return files[urls.session_html("p", session.slug)].decode()
 
 
