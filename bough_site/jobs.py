@@ -137,20 +137,23 @@ def _store(options: Options) -> BlockStore | None:
     return BlockStore(store_path(options.out))
 
 
+def _stores() -> list[BlockStore]:
+    """The block stores of this process's renderers."""
+    return [renderer.store for renderer in _RENDERERS.values() if renderer.store is not None]
+
+
 def _flush_stores() -> None:
     """Write what this process's block stores were given since the last flush."""
-    for renderer in _RENDERERS.values():
-        if renderer.store is not None:
-            renderer.store.flush()
+    for store in _stores():
+        store.flush()
 
 
 def _close_stores() -> None:
     """Close this process's connections to the block store (what they hold in memory
     stays): SQLite removes its -wal and -shm files when the last one closes, which
     must happen before the build records OUT's folder times (quick.py), not at exit."""
-    for renderer in _RENDERERS.values():
-        if renderer.store is not None:
-            renderer.store.close()
+    for store in _stores():
+        store.close()
 
 
 def run_job(job: Job, options: Options | None = None) -> UnitResult:

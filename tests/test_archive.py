@@ -669,8 +669,9 @@ def test_a_grown_file_adds_to_its_copy_and_a_rewritten_one_is_copied_whole(home:
 
 def test_copies_are_deflated_by_isal_where_it_has_a_wheel() -> None:
     # pyproject.toml installs isal on these machines; without it copies cost 4.5 times the CPU.
-    if platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64"):
-        assert gz.WRITER == "isal.igzip"
+    if platform.machine() not in ("x86_64", "AMD64", "aarch64", "arm64"):
+        pytest.skip(f"isal has no wheel for {platform.machine()}: zlib writes the copies")
+    assert gz.WRITER == "isal.igzip"
 
 
 def test_a_copy_the_standard_library_deflated_grows_and_reads_back_whole(
