@@ -24,7 +24,7 @@ from .manifest import Manifest
 from .model import Project, Session, Site, Warning
 from .options import Options
 from .stats import Tally
-from .write import SiteWriter, is_regular_file, json_bytes
+from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
 
 
 @dataclass
@@ -42,6 +42,18 @@ class Outputs:
             if path not in self.claimed:
                 self.claimed.add(path)
                 self.writer.write(path, data)
+        return paths
+
+    def commit(self, files: list[Staged]) -> list[str]:
+        """Files a worker staged (write.Stager): each put in place by the first session to give it."""
+        paths = []
+        for file in files:
+            paths.append(file.relpath)
+            if file.relpath in self.claimed:
+                discard(file)
+            else:
+                self.claimed.add(file.relpath)
+                self.writer.commit(file)
         return paths
 
     def keep(self, path: str) -> None:

@@ -9,7 +9,10 @@ keep a build from damaging anything live in one place:
 * Every path is checked to stay inside OUT, also through symlinks, and may be
   claimed only once per build.
 * Every file goes to a temporary name and is renamed into place, and is left
-  alone (mtime unchanged) when it already holds the same bytes.
+  alone (mtime unchanged) when it already holds the same bytes. A worker process
+  writes its pages itself (:class:`Stager`: the same checks, a temporary file
+  beside the target); the build renames them into place (:meth:`SiteWriter.commit`),
+  so claims stay in one process and a page's bytes never travel between processes.
 * Only files our marker lists are ever deleted, and only when asked (:meth:`prune`);
   and the temporary files of a build that was killed before it could remove
   them (the lock file says a build began and never ended: :func:`_began`).
@@ -30,17 +33,18 @@ import stat
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from bough_site.errors import OutputError
 
-__all__ = ["SiteWriter", "check_separate", "is_regular_file", "json_bytes", "slug", "unique_slugs"]
+__all__ = ["SiteWriter", "Staged", "Stager", "check_separate", "discard", "is_regular_file", "json_bytes",
+           "slug", "unique_slugs"]
 
 
 # --------------------------------------------------------------------------- names
@@ -252,9 +256,11 @@ class SiteWriter:
                 self._write_marker(self._owned_after_success())
             else:
                 # Keep owning the old files and what we managed to write, so the next
-                # build can overwrite or prune them; delete nothing on a failed build.
+                # build can overwrite or prune them; delete nothing on a failed build
+                # but the files workers staged and the build never committed.
                 with contextlib.suppress(OutputError):  # the build's own error matters more
                     self._write_marker(sorted(self._previous | set(self._claims.values())))
+                _remove_temporaries(self._root)
         finally:
             self._release()
 
@@ -346,23 +352,47 @@ class SiteWriter:
 
     def write(self, relpath: str, data: bytes) -> bool:
         """Write ``data`` to OUT/``relpath`` atomically; False when it already held exactly these bytes."""
-        root = self._open_root()
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"write() needs bytes, got {type(data).__name__}")
+
+        def put(parent: _Dir, name: str) -> bool:
+            if _holds(parent.path / name, data, relpath=relpath):
+                return False
+            replace_file(parent.path, name, data)
+            return True
+
+        return self._place(relpath, put)
+
+    def commit(self, staged: Staged) -> bool:
+        """Put a file a :class:`Stager` wrote in its place (the checks and claim of
+        :meth:`write`); False when OUT/``relpath`` already held exactly its bytes."""
+
+        def put(parent: _Dir, name: str) -> bool:
+            if staged.temp is None:
+                return False
+            os.replace(staged.temp, parent.path / name)
+            return True
+
+        try:
+            return self._place(staged.relpath, put)
+        except BaseException:
+            discard(staged)
+            raise
+
+    def _place(self, relpath: str, put: Callable[[_Dir, str], bool]) -> bool:
+        root = self._open_root()
         parts = _split(relpath)
         parent = self._parent(root, parts[:-1], relpath, create=True)
         key = self._claim_key(parent, parts[-1], relpath)
-        target = parent.path / parts[-1]
-        if _holds(target, data, relpath=relpath):
-            self._claims[key] = relpath
-            self.unchanged.append(relpath)
-            return False
         try:
-            replace_file(parent.path, parts[-1], data)
+            changed = put(parent, parts[-1])
         except OSError as err:
             raise OutputError(f"cannot write {relpath!r} in {self.out}: {err}") from err
-        self._listed.get(parent.text, set()).add(parts[-1])
         self._claims[key] = relpath
+        if not changed:
+            self.unchanged.append(relpath)
+            return False
+        self._listed.get(parent.text, set()).add(parts[-1])
         self.written.append(relpath)
         return True
 
@@ -402,23 +432,7 @@ class SiteWriter:
         return name in names
 
     def _parent(self, root: Path, dirs: list[str], relpath: str, *, create: bool) -> _Dir:
-        """The real directory for ``dirs`` under root, refusing anything that leads outside OUT."""
-        found = self._dirs.get(tuple(dirs))
-        if found is not None:
-            return found
-        current = root
-        for depth in range(1, len(dirs) + 1):
-            done = self._dirs.get(tuple(dirs[:depth]))
-            if done is not None:
-                current = done.path
-                continue
-            path = current / dirs[depth - 1]
-            if create:
-                _mkdir(path, relpath)
-            current = _real_dir_inside(root, path, relpath)
-            relative = current.relative_to(root).as_posix()
-            self._dirs[tuple(dirs[:depth])] = _Dir(current, str(current), relative.casefold() + "/")
-        return self._dirs.get(tuple(dirs)) or _Dir(root, str(root), "")
+        return _checked_dir(root, dirs, relpath, create=create, checked=self._dirs)
 
     def _claim_key(self, parent: _Dir, name: str, relpath: str) -> str:
         # Keyed on the real, case-folded path: two spellings of one file (through a
@@ -489,6 +503,70 @@ def _split(relpath: str) -> list[str]:
     if problem is not None:
         raise OutputError(f"refusing to write {relpath!r}: {problem}")
     return relpath.split("/")
+
+
+def _checked_dir(root: Path, dirs: list[str], relpath: str, *, create: bool,
+                 checked: dict[tuple[str, ...], _Dir]) -> _Dir:
+    """The real directory for ``dirs`` under root, refusing anything that leads
+    outside OUT; ``checked`` keeps the directories already checked, by components."""
+    found = checked.get(tuple(dirs))
+    if found is not None:
+        return found
+    current = root
+    for depth in range(1, len(dirs) + 1):
+        done = checked.get(tuple(dirs[:depth]))
+        if done is not None:
+            current = done.path
+            continue
+        path = current / dirs[depth - 1]
+        if create:
+            _mkdir(path, relpath)
+        current = _real_dir_inside(root, path, relpath)
+        relative = current.relative_to(root).as_posix()
+        checked[tuple(dirs[:depth])] = _Dir(current, str(current), relative.casefold() + "/")
+    return checked.get(tuple(dirs)) or _Dir(root, str(root), "")
+
+
+class Staged(NamedTuple):
+    """A file written beside its place in OUT, for :meth:`SiteWriter.commit`."""
+
+    relpath: str
+    temp: str | None  # the temporary file, in the target's folder; None: the target holds these bytes
+
+
+class Stager:
+    """Writes one build's files beside their places in OUT, in a worker process,
+    with :meth:`SiteWriter.write`'s checks: a safe relpath, folders inside OUT,
+    the bytes compared with the file there. The build, which holds OUT's lock,
+    commits each (:meth:`SiteWriter.commit`) or removes it; a build killed before
+    that leaves temporary files the next one removes. Use one per build: the
+    folders it checked are not checked again."""
+
+    def __init__(self, out: str | Path) -> None:
+        self.root = Path(out).absolute().resolve(strict=True)  # as SiteWriter resolves it
+        self._checked: dict[tuple[str, ...], _Dir] = {}
+
+    def stage(self, relpath: str, data: bytes) -> Staged:
+        parts = _split(relpath)
+        parent = _checked_dir(self.root, parts[:-1], relpath, create=True, checked=self._checked)
+        if _holds(parent.path / parts[-1], data, relpath=relpath):
+            return Staged(relpath, None)
+        fd, tmp = create_temp(parent.path)
+        try:
+            with open(fd, "wb") as f:
+                f.write(data)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        return Staged(relpath, str(tmp))
+
+
+def discard(staged: Staged) -> None:
+    """Remove a staged file that will not be committed."""
+    if staged.temp is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(staged.temp)
 
 
 def _mkdir(path: Path, relpath: str) -> None:

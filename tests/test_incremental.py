@@ -276,20 +276,22 @@ def test_an_interrupted_build_then_a_clean_one_gives_the_fresh_bytes(
     other = next(p for p in sorted(history.glob("*/*.jsonl")) if p != path and p.read_bytes().endswith(b"\n")
                  and not p.name.startswith("agent-"))
     append_turn(other)
-    real_write = write_module.SiteWriter.write
+    # Session pages are staged by the workers and committed; the site's own pages written.
+    real_commit = write_module.SiteWriter.commit
     calls = [0]
 
-    def failing(self, relpath: str, data: bytes) -> bool:
+    def failing(self: write_module.SiteWriter, staged: write_module.Staged) -> bool:
         calls[0] += 1
         if calls[0] > 1:
             raise OutputError("disk full (simulated)")
-        return real_write(self, relpath, data)
+        return real_commit(self, staged)
 
-    monkeypatch.setattr(write_module.SiteWriter, "write", failing)
+    monkeypatch.setattr(write_module.SiteWriter, "commit", failing)
     with pytest.raises(OutputError):
         run(history, out)
-    monkeypatch.setattr(write_module.SiteWriter, "write", real_write)
-    assert not list(out.rglob(".bough-tmp-*")), "no half-written file is left behind"
+    monkeypatch.setattr(write_module.SiteWriter, "commit", real_commit)
+    assert calls[0] == 2  # one session's page committed, the next one's failed
+    assert not list(out.rglob(".bough-tmp-*")), "no half-written or staged file is left behind"
     result = run(history, out)
     assert result.rebuilt == 2
     assert tree(out) == fresh(history, tmp_path)

@@ -27,7 +27,7 @@ from corpus.hostile import (
     write_hostile_history,
 )
 from bough_site.errors import OutputError
-from bough_site.write import SiteWriter
+from bough_site.write import SiteWriter, Staged
 
 from .helpers import KEY, SESSION, csp_problems, file_tree, prompt, reply, text, write_jsonl
 
@@ -219,19 +219,19 @@ def test_a_build_failing_mid_way_leaves_the_old_site_and_the_next_repairs_it(
     first, second = two_histories
     out = tmp_path / "out"
     before = _clean_build(first, out)
-    real_write = SiteWriter.write
+    real_commit = SiteWriter.commit  # session pages: staged by the workers, committed here
     calls = []
 
-    def write_then_die(self: SiteWriter, relpath: str, data: bytes) -> bool:
+    def commit_then_die(self: SiteWriter, staged: Staged) -> bool:
         if len(calls) == 12:
             raise RuntimeError("killed")
-        calls.append(relpath)
-        return real_write(self, relpath, data)
+        calls.append(staged.relpath)
+        return real_commit(self, staged)
 
-    monkeypatch.setattr(SiteWriter, "write", write_then_die)
+    monkeypatch.setattr(SiteWriter, "commit", commit_then_die)
     with pytest.raises(RuntimeError, match="killed"):
         build(BuildConfig(sources=[second], out=out), redaction_key=KEY)
-    monkeypatch.setattr(SiteWriter, "write", real_write)
+    monkeypatch.setattr(SiteWriter, "commit", real_commit)
     assert _usable(out) == []
     after = site_files(out)
     assert [k for k in after if after[k] != before.get(k)] != []  # some files are the new build's ...

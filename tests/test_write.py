@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 import pytest
 
 from bough_site.errors import BoughError, OutputError
-from bough_site.write import SiteWriter, check_separate, json_bytes, slug, unique_slugs
+from bough_site.publish import Outputs
+from bough_site.write import SiteWriter, Stager, check_separate, json_bytes, slug, unique_slugs
 
 from .helpers import REPO
 
@@ -356,6 +357,71 @@ def test_duplicate_path_refused(tmp_path: Path) -> None:
         with pytest.raises(OutputError, match="twice"):
             writer.write("S/A.html", b"3")  # the same file where the file system folds case
     assert (out / "s" / "a.html").read_bytes() == b"1"
+
+
+# --------------------------------------------------------------------------- files staged by workers
+
+
+def test_a_staged_file_waits_beside_its_place_until_committed(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    with SiteWriter(out) as writer:
+        staged = Stager(out).stage("p/s/a.html", b"page")
+        assert staged.relpath == "p/s/a.html" and Path(staged.temp).parent == out / "p" / "s"
+        assert not (out / "p" / "s" / "a.html").exists()  # a reader never sees half a page
+        assert Path(staged.temp).read_bytes() == b"page"
+        assert writer.commit(staged) is True
+    assert (out / "p" / "s" / "a.html").read_bytes() == b"page"
+    assert temp_files(out) == []
+    assert writer.written == ["p/s/a.html"] and marker_files(out) == ["p/s/a.html"]
+
+
+def test_a_staged_file_with_the_same_bytes_leaves_the_old_one(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build(out, {"a.html": b"same"})
+    past = 1_000_000_000_000_000_000
+    os.utime(out / "a.html", ns=(past, past))
+    with SiteWriter(out) as writer:
+        staged = Stager(out).stage("a.html", b"same")
+        assert staged.temp is None and temp_files(out) == []
+        assert writer.commit(staged) is False
+    assert (out / "a.html").stat().st_mtime_ns == past
+    assert writer.unchanged == ["a.html"] and marker_files(out) == ["a.html"]
+
+
+def test_staging_has_the_writers_checks(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    build(out, {})
+    (out / "link").symlink_to(outside, target_is_directory=True)
+    with SiteWriter(out):
+        stager = Stager(out)
+        for relpath in ("../x.html", "link/x.html", "d/.bough-tmp-1"):
+            with pytest.raises(OutputError):
+                stager.stage(relpath, b"evil")
+    assert list(outside.iterdir()) == [] and temp_files(out) == []
+
+
+def test_a_path_staged_twice_is_committed_once_and_the_other_removed(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    with SiteWriter(out) as writer:
+        outputs = Outputs(writer)
+        first, second = Stager(out), Stager(out)  # two workers, one image both sessions show
+        assert outputs.commit([first.stage("img/x.png", b"png")]) == ["img/x.png"]
+        assert outputs.commit([second.stage("img/x.png", b"png")]) == ["img/x.png"]
+    assert writer.written == ["img/x.png"] and temp_files(out) == []
+
+
+def test_a_failed_build_removes_what_it_staged(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build(out, {"p/a.html": b"old"})
+    with pytest.raises(RuntimeError), SiteWriter(out) as writer:
+        writer.commit(Stager(out).stage("p/a.html", b"new"))
+        Stager(out).stage("p/b.html", b"never committed")
+        raise RuntimeError("the build fails")
+    assert temp_files(out) == []
+    assert (out / "p" / "a.html").read_bytes() == b"new" and not (out / "p" / "b.html").exists()
+    assert marker_files(out) == ["p/a.html"]
 
 
 def test_file_and_directory_clash_refused(tmp_path: Path) -> None:
