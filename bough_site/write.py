@@ -535,8 +535,8 @@ class Staged(NamedTuple):
 
 
 class Stager:
-    """Writes one build's files beside their places in OUT, in a worker process,
-    with :meth:`SiteWriter.write`'s checks: a safe relpath, folders inside OUT,
+    """Writes one build's files beside their places in OUT, in a worker process
+    (or the build's own, with one worker), with :meth:`SiteWriter.write`'s checks: a safe relpath, folders inside OUT,
     the bytes compared with the file there. The build, which holds OUT's lock,
     commits each (:meth:`SiteWriter.commit`) or removes it; a build killed before
     that leaves temporary files the next one removes. Use one per build: the

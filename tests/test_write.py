@@ -310,12 +310,18 @@ def test_traversal_and_bad_paths_refused(tmp_path: Path, relpath: str) -> None:
     assert marker_files(out) == []
 
 
-def test_symlinked_dir_pointing_outside_is_refused(tmp_path: Path) -> None:
+def site_with_link_outside(tmp_path: Path) -> tuple[Path, Path]:
+    """A site whose folder ``link`` is a symlink to a folder outside it, and that folder."""
     out = tmp_path / "site"
     outside = tmp_path / "outside"
     outside.mkdir()
     build(out, {})
     (out / "link").symlink_to(outside, target_is_directory=True)
+    return out, outside
+
+
+def test_symlinked_dir_pointing_outside_is_refused(tmp_path: Path) -> None:
+    out, outside = site_with_link_outside(tmp_path)
     with SiteWriter(out) as writer:
         with pytest.raises(OutputError, match="symlink"):
             writer.write("link/x.html", b"evil")
@@ -389,11 +395,7 @@ def test_a_staged_file_with_the_same_bytes_leaves_the_old_one(tmp_path: Path) ->
 
 
 def test_staging_has_the_writers_checks(tmp_path: Path) -> None:
-    out = tmp_path / "site"
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    build(out, {})
-    (out / "link").symlink_to(outside, target_is_directory=True)
+    out, outside = site_with_link_outside(tmp_path)
     with SiteWriter(out):
         stager = Stager(out)
         for relpath in ("../x.html", "link/x.html", "d/.bough-tmp-1"):
