@@ -10,6 +10,7 @@ import fcntl
 import os
 import re
 import signal
+import shutil
 import subprocess
 import sys
 import time
@@ -240,6 +241,24 @@ def test_a_build_failing_mid_way_leaves_the_old_site_and_the_next_repairs_it(
     repaired = cli(str(second), "-o", str(out))
     assert repaired.returncode == 0, repaired.stderr
     assert site_files(out) == _undisturbed(first, second, tmp_path / "reference")
+
+
+def test_a_worker_never_writes_through_a_symlink_leading_out_of_out(
+    two_histories: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # Session pages are written by the worker processes (write.Stager): the same checks as the writer's.
+    first, second = two_histories
+    out = tmp_path / "out"
+    _clean_build(first, out)
+    sessions = sorted(out.glob("projects/*/sessions"))[0]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(sessions)
+    sessions.symlink_to(outside, target_is_directory=True)
+    done = cli(str(second), "-o", str(out), "-j", "2")
+    assert done.returncode == 1 and "symlink" in done.stderr, done.stderr
+    assert list(outside.iterdir()) == []
+    assert not list(out.rglob(".bough-tmp-*"))
 
 
 def test_a_build_killed_with_sigkill_leaves_a_usable_site(two_histories: tuple[Path, Path], tmp_path: Path) -> None:
