@@ -70,7 +70,7 @@ import orjson
 from . import gz
 from .errors import BoughError
 from .readers.lines import MAX_LINE_BYTES, open_regular, parse_line
-from .write import create_temp, json_bytes, replace_file
+from .write import create_temp, json_bytes, replace_file, write_temp
 
 MARKER = ".bough-archive"
 LOCK = ".bough-lock"
@@ -402,9 +402,7 @@ class Archive:
         if same:
             return Copied(new, None)
         try:
-            record_fd, record_tmp = create_temp(folder, 0o600)
-            with open(record_fd, "wb") as record:
-                record.write(_record_bytes(new))
+            record_tmp = write_temp(folder, _record_bytes(new), mode=0o600)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

@@ -54,7 +54,7 @@ from .state import StateStore, state_name
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_bytes, tally_from_json
 from .work import summarize_work
-from .write import SiteWriter, check_separate, discard, is_regular_file, locked, unique_slugs
+from .write import SiteWriter, check_separate, is_regular_file, locked, unique_slugs
 
 
 @dataclass
@@ -572,9 +572,6 @@ def _final_pass(redo: list[Entry], entries: dict[str, Entry], links: dict[str, s
             if entry is not None and one.files is not None:
                 _written(entry, one, outputs)
                 _note_parts(entry, one.summary)
-            else:
-                for file in one.files or ():
-                    discard(file)
 
     with _collecting(True):
         run_jobs(jobs, options, workers, take_final)

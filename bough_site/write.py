@@ -551,15 +551,7 @@ class Stager:
         parent = _checked_dir(self.root, parts[:-1], relpath, create=True, checked=self._checked)
         if _holds(parent.path / parts[-1], data, relpath=relpath):
             return Staged(relpath, None)
-        fd, tmp = create_temp(parent.path)
-        try:
-            with open(fd, "wb") as f:
-                f.write(data)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        return Staged(relpath, str(tmp))
+        return Staged(relpath, str(write_temp(parent.path, data)))
 
 
 def discard(staged: Staged) -> None:
@@ -621,6 +613,19 @@ def replace_file(parent: Path, name: str, data: bytes | bytearray | memoryview, 
     """Write data to a temporary file in parent, then rename it over parent/name (atomic):
     a reader sees the old bytes or the new ones, never half a file. ``durable`` fsyncs
     before the rename; ``mode`` is filtered by the umask."""
+    tmp = write_temp(parent, data, durable=durable, mode=mode)
+    try:
+        os.replace(tmp, parent / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_temp(parent: Path, data: bytes | bytearray | memoryview, *,
+               durable: bool = False, mode: int = 0o666) -> Path:
+    """A new temporary file in parent holding data (fsynced when ``durable``);
+    nothing is left behind when writing fails."""
     fd, tmp = create_temp(parent, mode)
     try:
         with open(fd, "wb") as f:
@@ -628,11 +633,11 @@ def replace_file(parent: Path, name: str, data: bytes | bytearray | memoryview, 
             if durable:
                 f.flush()
                 os.fsync(f.fileno())
-        os.replace(tmp, parent / name)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    return tmp
 
 
 def regular_names(folder: str | Path) -> set[str]:
