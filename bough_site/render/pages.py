@@ -1108,7 +1108,7 @@ class Renderer:
         session.anchor_parts = anchor_parts(parts, linked_anchors(session)) if len(parts) > 1 else {}
         out = []
         for part in parts:
-            html = self._page(
+            encoded = self._page(
                 "session.html",
                 page=part.path,
                 project=project,
@@ -1118,7 +1118,7 @@ class Renderer:
                 parts=parts,
                 chunks=part.chunks,
             )
-            out.append((part.path, html))
+            out.append((part.path, encoded))
         out.extend((urls.image_path(name), raw) for name, raw in sorted(state.images.items()))
         return out
 
