@@ -35,6 +35,8 @@ STAT_KEYS: tuple[str, ...] = (
 )
 # Only sessions (and projects/sites holding them) that come from Codex or Gemini CLI carry this key.
 REASONING_KEY = "reasoning_output_tokens"
+# Only sessions (and projects/sites) holding a reply whose token counts are unknown carry this key.
+UNKNOWN_TOKENS_KEY = "replies_with_unknown_tokens"
 
 SOURCE_CLAUDE = "claude-code"
 SOURCE_CODEX = "codex"
@@ -61,6 +63,10 @@ class Usage:
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
     reasoning_output_tokens: int = 0
+    # A count the record held was not one (Infinity, text, a negative, beyond any
+    # model's): the reply's tokens are unknown, its other counts as they were
+    # (readers/values.as_count; docs/stats.md). Left out of a sidecar while False.
+    unknown: bool = field(default=False, metadata=OMIT_DEFAULT)
 
     def total(self) -> int:
         """The size used to pick the most complete copy of a streamed reply."""

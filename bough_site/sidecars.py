@@ -133,7 +133,10 @@ def to_json(value: Any) -> Any:
     if isinstance(value, Image):
         return _image_json(value)
     if isinstance(value, Usage):
-        return dataclasses.asdict(value)
+        usage = dataclasses.asdict(value)
+        if not value.unknown:
+            del usage["unknown"]  # only a reply whose tokens are unknown says so
+        return usage
     shape = _shape(type(value))
     if shape is None:
         return value

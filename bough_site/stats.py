@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import REASONING_KEY, STAT_KEYS, Usage
+from .model import REASONING_KEY, STAT_KEYS, UNKNOWN_TOKENS_KEY, Usage
 
 _SET_KEYS = (
     "records",
@@ -83,4 +83,7 @@ class Tally:
         ordered = {key: out[key] for key in STAT_KEYS}
         if self.has_reasoning:
             ordered[REASONING_KEY] = sum(u.reasoning_output_tokens for u in usages)
+        unknown = sum(1 for u in usages if u.unknown)
+        if unknown:
+            ordered[UNKNOWN_TOKENS_KEY] = unknown
         return ordered

@@ -158,7 +158,9 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
         seen = replies.get(digest)
         if seen is None or usage.total() > seen.total():
             replies[digest] = usage
-    out["replies"] = [[key, *(getattr(u, name) for name in _USAGE)] for key, u in sorted(replies.items())]
+    # A reply of unknown tokens has a sixth number, 1 (Usage.unknown): the others' entries are as they were.
+    out["replies"] = [[key, *(getattr(u, name) for name in _USAGE), *((1,) if u.unknown else ())]
+                      for key, u in sorted(replies.items())]
     out["lines"], out["skipped_lines"], out["has_reasoning"] = tally.lines, tally.skipped_lines, tally.has_reasoning
     return out
 
@@ -175,11 +177,17 @@ def tally_from_json(data: dict[str, Any]) -> Tally:
     tally = Tally()
     for key in _TALLY_SETS:
         getattr(tally, key).update(data.get(key) or ())
-    tally.replies = {key: Usage(*numbers) for key, *numbers in data.get("replies") or ()}
+    tally.replies = {key: _usage(numbers) for key, *numbers in data.get("replies") or ()}
     tally.lines = int(data.get("lines") or 0)
     tally.skipped_lines = int(data.get("skipped_lines") or 0)
     tally.has_reasoning = bool(data.get("has_reasoning"))
     return tally
+
+
+def _usage(numbers: list[Any]) -> Usage:
+    usage = Usage(*numbers[: len(_USAGE)])
+    usage.unknown = len(numbers) > len(_USAGE) and bool(numbers[len(_USAGE)])
+    return usage
 
 
 def hide(text: str) -> str:

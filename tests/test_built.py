@@ -6,6 +6,7 @@ grows with the chart."""
 from __future__ import annotations
 
 import re
+import tracemalloc
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -91,6 +92,38 @@ def test_a_quiet_project_shows_sixty_days_at_most() -> None:
     sessions = [session(n, day=n) for n in range(70)]
     work = project_work(Project(id="p", name="p", cwd="/w", sessions=sessions, stats={}), newest_first(sessions), link)
     assert (work.timeline_days, work.active_days) == (60, 70)
+
+
+def test_a_session_of_a_thousand_years_costs_its_sixty_days_not_its_span() -> None:
+    # One session from 1970 to 2999 (the widest span a reader hands on), with a
+    # prompt on a day of its own long after: the timeline walks the 60 days it
+    # shows, never the 375,000 between (a span of millennia took 18 s and 1.4 GB).
+    long = session(1, started="1970-01-01T10:00:00.000Z", ended="2999-12-30T08:00:00.000Z",
+                   prompt_times=["2999-12-31T12:00:00.000Z", "1970-01-01T10:00:00.000Z"])
+    short = session(2, started="2000-06-01T10:00:00.000Z", ended="2000-06-01T11:00:00.000Z")
+    tracemalloc.start()
+    try:
+        work = project_work(Project(id="p", name="p", cwd="/w", sessions=[long, short], stats={}), [long, short], link)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20  # memory, not time: it says the same on any machine
+    days = re.findall(r'<span class="tl-day">([\d-]+)</span>', work.timeline)
+    assert len(days) == work.timeline_days == 60 and days[0] == "2999-11-02" and days[-1] == "2999-12-31"
+    every_day = (datetime(2999, 12, 31) - datetime(1970, 1, 1)).days + 1
+    assert work.active_days == every_day  # the short session's day lies inside the long one's
+    last_row = re.findall(r'<div class="tl-row">.*?</svg></div>', work.timeline)[-1]
+    assert "tl-session" not in last_row and "tl-prompt" in last_row  # the session ended the day before
+
+
+def test_days_outside_the_drawable_years_are_left_out() -> None:
+    # Stored summaries of an older bough may hold them: year 1 stepped out of range (OverflowError).
+    odd = session(1, started="0001-01-01T00:00:00.000Z", ended="9999-12-31T23:59:59.000Z",
+                  prompt_times=["0001-01-01T00:00:00.000Z"], commits=[commit(1, START)],
+                  reply_usage=[["m1", "0001-01-01", 5, 5, 5], ["m2", "9999-12-31", 1, 1, 1], ["m3", "2026-03-01", 7, 8, 9]])
+    work = project_work(Project(id="p", name="p", cwd="/w", sessions=[odd], stats={}), [odd], link)
+    assert re.findall(r'<span class="tl-day">([\d-]+)</span>', work.timeline) == ["2026-03-01"]  # the commit's day
+    assert built.daily_tokens([odd])[-1] == (START.date(), 7, 8, 9) and len(built.daily_tokens([odd])) == TOKEN_MIN_DAYS
 
 
 def test_the_timeline_labels_are_html_or_unscaled_svg_text() -> None:

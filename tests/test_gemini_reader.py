@@ -12,6 +12,7 @@ import pytest
 from bough_site.model import (
     REASONING_KEY,
     STAT_KEYS,
+    UNKNOWN_TOKENS_KEY,
     Command,
     Image,
     Marker,
@@ -34,6 +35,7 @@ from bough_site.readers.gemini_files import (
     project_hash,
 )
 from bough_site.readers.gemini_project import recover_root
+from bough_site.readers.values import UNKNOWN_TOKENS
 from bough_site.work import summarize_work
 
 SID = "5b2c7d1e-3f4a-4b6c-8d9e-0f1a2b3c4d5e"
@@ -392,7 +394,10 @@ def test_tokens_absent_null_or_zero_add_nothing_and_total_is_never_added(tmp_pat
     sessions, warnings = read(path, roots=known())
     stats = sessions[0].stats
     assert sum(stats[k] for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", REASONING_KEY)) == 0
-    assert stats["replies"] == 3 and [w.line for w in warnings] == []
+    # g3's counts are there but are no counts: its tokens are unknown, and said so at its line.
+    assert stats["replies"] == 3 and stats[UNKNOWN_TOKENS_KEY] == 1
+    assert [(w.line, w.reason) for w in warnings] == [(4, UNKNOWN_TOKENS)]  # line 1 is the meta line
+    assert [r.usage.unknown for r in replies(sessions[0])] == [False, False, True]
 
 
 def test_a_total_that_is_not_the_sum_of_its_parts_is_warned_once_per_file(tmp_path: Path) -> None:

@@ -132,3 +132,16 @@ def test_parse_line_reports_why() -> None:
     assert parse_line(b"null") == (None, "not a JSON object (a JSON null)")
     assert parse_line(b"12") == (None, "not a JSON object (a JSON number)")
     assert parse_line(b"true") == (None, "not a JSON object (a JSON boolean)")
+
+
+def test_numbers_no_json_writer_holds_are_kept_as_text() -> None:
+    # orjson refuses these lines; the standard library took them as float('inf'),
+    # NaN and integers of any size, which crashed the build later (int(inf), or
+    # orjson.dumps of an integer beyond 64 bits). As text, no reader counts them.
+    line = b'{"a": Infinity, "b": -Infinity, "c": NaN, "d": 1e400, "e": 18446744073709551616000, "f": 7, "g": 2.5}'
+    value, note = parse_line(line)
+    assert value == {"a": "Infinity", "b": "-Infinity", "c": "NaN", "d": "1e400", "e": "18446744073709551616000",
+                     "f": 7, "g": 2.5}
+    assert note == "a number no JSON writer holds (Infinity) is kept as text"
+    assert parse_line(b'{"n": 1' + b"0" * 5000 + b'}')[0] == {"n": "1" + "0" * 5000}  # past int()'s 4,300 digits
+    assert parse_line(b'{"n": -9223372036854775809, "t": "a\tb"}')[0] == {"n": "-9223372036854775809", "t": "a\tb"}

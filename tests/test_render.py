@@ -369,12 +369,14 @@ def test_months_group_sessions_newest_first_undated_last() -> None:
     march = session("a", "a", "claude-code", [], started="2025-03-31T23:59:00Z")
     april = session("b", "b", "claude-code", [], started="2025-04-01T00:00:00+00:00")
     undated = session("c", "c", "claude-code", [], started=None, ended=None)
+    # No page draws year 5: a session started then is placed by its end (the helper's, in March 2025).
     ancient = session("d", "d", "claude-code", [], started="0005-01-02T00:00:00Z")
-    months = by_month(newest_first([march, undated, april, ancient]))
+    first = session("e", "e", "claude-code", [], started="1970-01-02T00:00:00Z")
+    months = by_month(newest_first([march, undated, april, ancient, first]))
     assert [(m.key, m.label, [s.id for s in m.sessions]) for m in months] == [
         ("2025-04", "April 2025", ["b"]),
-        ("2025-03", "March 2025", ["a"]),
-        ("0005-01", "January 5", ["d"]),
+        ("2025-03", "March 2025", ["a", "d"]),
+        ("1970-01", "January 1970", ["e"]),
         ("", "Undated", ["c"]),
     ]
 

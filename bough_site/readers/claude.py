@@ -55,7 +55,17 @@ from ..model import (
 )
 from ..stats import Tally
 from .lines import JsonlFile, open_regular, parse_line, printable_name
-from .values import CANONICAL_TIME, as_dict, as_int, as_str, normalize_timestamp
+from .values import (
+    BAD_TIME,
+    CANONICAL_TIME,
+    UNKNOWN_TOKENS,
+    any_unknown,
+    as_dict,
+    as_int,
+    as_str,
+    bad_timestamp,
+    normalize_timestamp,
+)
 
 WarnFn = Callable[[Warning], None]
 LabelFn = Callable[[Path], str]
@@ -124,18 +134,11 @@ def blocks_text(blocks: Iterable[dict[str, Any]]) -> str:
 
 def usage_of(message: dict[str, Any]) -> Usage:
     raw = as_dict(message.get("usage"))
-    return Usage(
-        input_tokens=as_int(raw.get("input_tokens")),
-        output_tokens=as_int(raw.get("output_tokens")),
-        cache_creation_input_tokens=as_int(raw.get("cache_creation_input_tokens")),
-        cache_read_input_tokens=as_int(raw.get("cache_read_input_tokens")),
-    )
+    counts = [raw.get(name) for name in _USAGE_FIELDS]
+    return Usage(*(as_int(value) for value in counts), unknown=any_unknown(*counts))
 
 
-def _bad_timestamp(value: Any) -> bool:
-    """A timestamp that is there but gives no time (absent, null or "" is no news:
-    some records never carry one). Such a record still counts; it just has no time."""
-    return value is not None and value != "" and normalize_timestamp(value) is None
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 def first_line(text: str, limit: int = TITLE_LENGTH) -> str:
@@ -318,9 +321,10 @@ def _collect(path: Path, label: str, warn: WarnFn, tally: Tally, *, digests: boo
         if kind in CHAIN_TYPES and obj.get("type") is None:
             obj["type"] = kind
         if kind in CHAIN_TYPES:
-            _take_chain_record(found, by_uuid, obj, number, label, tally, digests)
-            if _bad_timestamp(obj.get("timestamp")):
-                reader.warn(number, "unparsable timestamp; the record is kept without a time")
+            if _take_chain_record(found, by_uuid, obj, number, label, tally, digests):
+                reader.warn(number, UNKNOWN_TOKENS)
+            if bad_timestamp(obj.get("timestamp")):
+                reader.warn(number, BAD_TIME)
         elif kind == "progress":
             _take_progress(found, obj)
         else:
@@ -333,7 +337,9 @@ def _collect(path: Path, label: str, warn: WarnFn, tally: Tally, *, digests: boo
 def _take_chain_record(
     found: _Collected, by_uuid: dict[str, dict[str, Any]], obj: dict[str, Any],
     number: int, label: str, tally: Tally, digests: bool = False,
-) -> None:
+) -> bool:
+    """Take one chain record (its copies merged by uuid); True when it is a reply
+    whose token counts are unknown (Usage.unknown), for the caller to say."""
     uuid = obj.get("uuid")
     if not isinstance(uuid, str) or not uuid:
         # No identity to merge on: a record of its own, counted once per line.
@@ -349,12 +355,14 @@ def _take_chain_record(
     else:
         _merge_copy(kept, obj)
     tally.records.add(uuid)
+    _note_facts(found, obj)
     if obj.get("type") == "assistant":
         message = as_dict(obj.get("message"))
         if as_str(message.get("model")) != SYNTHETIC_MODEL:
-            reply_key = as_str(message.get("id")) or uuid
-            tally.add_reply(reply_key, usage_of(message))
-    _note_facts(found, obj)
+            usage = usage_of(message)
+            tally.add_reply(as_str(message.get("id")) or uuid, usage)
+            return usage.unknown
+    return False
 
 
 def _note_facts(found: _Collected, obj: dict[str, Any]) -> None:

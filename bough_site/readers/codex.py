@@ -55,7 +55,16 @@ from ..model import (
 )
 from ..stats import Tally
 from .lines import JsonlFile, open_regular, parse_line
-from .values import as_dict, as_int, as_str, normalize_timestamp
+from .values import (
+    BAD_TIME,
+    UNKNOWN_TOKENS,
+    any_unknown,
+    as_dict,
+    as_int,
+    as_str,
+    bad_timestamp,
+    normalize_timestamp,
+)
 
 WarnFn = Callable[[Warning], None]
 LabelFn = Callable[[Path], str]
@@ -265,6 +274,10 @@ def _scan(path: Path, label: str, warn: WarnFn) -> _Scan | None:
             meta, meta_index = payload, len(lines)
         ordinal = obj.get("ordinal")
         stamp = obj.get("timestamp")
+        if bad_timestamp(stamp):
+            note(Warning(label, number, BAD_TIME))
+        if kind and _unknown_counts(kind, payload):
+            note(Warning(label, number, UNKNOWN_TOKENS))
         info = payload.get("info") if kind == "event_msg" else None
         lines.append(_Line(
             number,
@@ -444,11 +457,14 @@ class _Counts:
     output: int = 0
     reasoning: int = 0
     total: int = 0
+    unknown: bool = False  # a count there was not one (values.as_count)
 
     @classmethod
     def of(cls, raw: dict[str, Any]) -> _Counts:
         details_in = as_dict(raw.get("input_tokens_details"))
         details_out = as_dict(raw.get("output_tokens_details"))
+        given = [raw.get(name) for name in _COUNT_FIELDS] + [details_in.get("cached_tokens"),
+                                                             details_out.get("reasoning_tokens")]
         input_, output = as_int(raw.get("input_tokens")), as_int(raw.get("output_tokens"))
         return cls(
             input_,
@@ -457,10 +473,11 @@ class _Counts:
             output,
             as_int(raw.get("reasoning_output_tokens")) or as_int(details_out.get("reasoning_tokens")),
             input_ + output or as_int(raw.get("total_tokens")),
+            any_unknown(*given),
         )
 
     def minus(self, other: _Counts) -> _Counts:
-        return _Counts(*(max(0, a - b) for a, b in zip(self._values(), other._values())))
+        return _Counts(*(max(0, a - b) for a, b in zip(self._values(), other._values())), self.unknown)
 
     def _values(self) -> tuple[int, ...]:
         return (self.input, self.cached, self.cache_write, self.output, self.reasoning, self.total)
@@ -474,7 +491,22 @@ class _Counts:
             cache_creation_input_tokens=self.cache_write,
             cache_read_input_tokens=self.cached,
             reasoning_output_tokens=self.reasoning,
+            unknown=self.unknown,
         )
+
+
+_COUNT_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens",
+                 "reasoning_output_tokens", "total_tokens")
+
+
+def _unknown_counts(kind: str, payload: dict[str, Any]) -> bool:
+    """Whether a line's token counts hold a value that is not a count (the scan says so at its line)."""
+    if kind == "event_msg" and payload.get("type") == "token_count":
+        info = as_dict(payload.get("info"))
+        return any(_Counts.of(as_dict(info.get(name))).unknown for name in ("total_token_usage", "last_token_usage"))
+    if kind == "token_usage_record":
+        return _Counts.of(as_dict(payload.get("usage")) or as_dict(payload.get("last_token_usage"))).unknown
+    return False
 
 
 class _TokenMeter:
@@ -492,6 +524,8 @@ class _TokenMeter:
         total = info.get("total_token_usage")
         if isinstance(total, dict):
             now = _Counts.of(total)
+            if now.unknown:
+                return None  # a total that cannot be read: the next one's delta counts this call too
             if now.total < self.last.total:
                 self.last = _Counts()
             if now.total <= self.last.total:

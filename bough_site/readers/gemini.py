@@ -52,7 +52,16 @@ from .gemini_files import folder_roots, project_folder
 from .gemini_log import SNAPSHOT_TAG, GeminiFile, load_file, parts_of, text_of
 from .gemini_project import recover_root, strings_in, unknown_root_note
 from .lines import printable_name
-from .values import as_dict, as_int, as_str, normalize_timestamp
+from .values import (
+    BAD_TIME,
+    UNKNOWN_TOKENS,
+    any_unknown,
+    as_dict,
+    as_int,
+    as_str,
+    bad_timestamp,
+    normalize_timestamp,
+)
 
 WarnFn = Callable[[Warning], None]
 LabelFn = Callable[[Path], str]
@@ -104,13 +113,14 @@ def usage_of(tokens: Any) -> Usage:
         cache_creation_input_tokens=0,
         cache_read_input_tokens=cached,
         reasoning_output_tokens=thoughts,
+        unknown=any_unknown(*(raw.get(key) for key in ("input", "cached", "thoughts", "output"))),
     )
 
 
 def _total_mismatch(tokens: Any) -> str:
     raw = as_dict(tokens)
-    if "total" not in raw:
-        return ""
+    if "total" not in raw or any_unknown(*(raw.get(key) for key in ("total", "input", "output", "thoughts", "tool"))):
+        return ""  # an unknown count is said as such (UNKNOWN_TOKENS)
     parts = sum(as_int(raw.get(key)) for key in ("input", "output", "thoughts", "tool"))
     total = as_int(raw.get("total"))
     if total == parts:
@@ -140,6 +150,8 @@ class _FileReader:
         for rid, record in self.file.records.items():
             self.tally.records.add(self.prefix + rid)
             kind = record.get("type")
+            if bad_timestamp(record.get("timestamp")):
+                self._warn(self.file.line_of.get(rid, 0), BAD_TIME)
             before = len(self.items)
             if kind == "user":
                 self._user(rid, record)
@@ -207,6 +219,8 @@ class _FileReader:
             self.items.append(Marker(rid, time, "meta", text))
             return
         usage = usage_of(tokens)
+        if usage.unknown:
+            self._warn(self.file.line_of.get(rid, 0), UNKNOWN_TOKENS)
         if counted:
             self.tally.add_reply(self.prefix + rid, usage)
             if model and model not in self.models:

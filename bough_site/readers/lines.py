@@ -17,6 +17,7 @@ bad content: each bad line becomes one Warning and the next line is read.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -198,8 +199,10 @@ def _lenient(raw: bytes) -> tuple[Any, str]:
     except UnicodeDecodeError:
         text = raw.decode("utf-8", errors="replace")
         note = "invalid UTF-8 replaced with U+FFFD"
+    numbers = _OutOfRange()
     try:
-        value = json.loads(text, strict=False)
+        value = json.loads(text, strict=False, parse_constant=numbers.constant, parse_float=numbers.float,
+                           parse_int=numbers.int)
     except RecursionError:
         return None, "JSON nested too deeply"
     except ValueError as err:
@@ -207,7 +210,38 @@ def _lenient(raw: bytes) -> tuple[Any, str]:
     if _has_surrogates(text):
         value = _replace_surrogates(value)
         note = note or "lone surrogate replaced with U+FFFD"
+    if numbers.seen:
+        kept = f"a number no JSON writer holds ({numbers.seen[0][:40]}) is kept as text"
+        note = f"{note}; {kept}" if note else kept
     return value, note or "control characters inside strings"
+
+
+class _OutOfRange:
+    """The standard library's JSON hooks for the numbers orjson refuses: NaN,
+    Infinity and numbers beyond a double or 64 bits become their text, which no
+    reader takes for a count (values.as_count) and every writer can write
+    (docs/safety.md S10)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def constant(self, name: str) -> str:
+        self.seen.append(name)
+        return name
+
+    def float(self, literal: str) -> float | str:
+        value = float(literal)
+        if math.isfinite(value):
+            return value
+        self.seen.append(literal)
+        return literal
+
+    def int(self, literal: str) -> int | str:
+        # Checked by length first: int() of thousands of digits is slow, and refused past 4,300.
+        if len(literal) <= 20 and -(1 << 63) <= (value := int(literal)) < (1 << 64):
+            return value
+        self.seen.append(literal)
+        return literal
 
 
 def _has_surrogates(text: str) -> bool:

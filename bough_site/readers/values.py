@@ -16,24 +16,60 @@ def as_str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def as_int(value: Any) -> int:
-    # bool is an int in Python; a token count of true is not a count.
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return max(value, 0)
-    if isinstance(value, float) and value == value and value >= 0:
-        return int(value)
-    return 0
+# The largest count a reader hands on. No model call, turn or context comes near
+# it (the largest contexts are about 10**7 tokens), and a site's sums of such
+# counts stay far inside the 64 bits JSON writers and readers hold exactly
+# (docs/safety.md S10).
+MAX_COUNT = 10**12
 
+
+# What a reader says, at the record's file:line, of a value it made unknown.
+UNKNOWN_TOKENS = "a token count that is not a count (Infinity, text, a negative, too large); the reply's tokens are unknown"
+BAD_TIME = "unparsable timestamp (or before 1970, or after 2999); the record is kept without a time"
+
+
+def as_count(value: Any) -> int | None:
+    """A count as a reader hands it on: absent (missing or null) is 0; a number
+    from 0 to MAX_COUNT is itself (a fraction cut off); anything else is unknown,
+    None: Infinity, NaN, a negative, a count beyond any model's, text, true. The
+    reader says so with the record's file:line (docs/safety.md S10)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool):  # an int in Python; a count of true is not a count
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value <= MAX_COUNT else None
+    if isinstance(value, float) and 0 <= value <= MAX_COUNT:  # NaN and infinities fail both tests
+        return int(value)
+    return None
+
+
+def as_int(value: Any) -> int:
+    """:func:`as_count`, an unknown count as 0: for numbers only shown in passing
+    (a turn count in a notice), whose readers need not say more."""
+    return as_count(value) or 0
+
+
+def any_unknown(*values: Any) -> bool:
+    """Whether any of these values is there but is not a count (:func:`as_count`)."""
+    return any(as_count(value) is None for value in values)
+
+
+# The times a reader hands on: from the first year any transcript could carry
+# (a clock reset to zero) to a year no renderer's date arithmetic reaches the
+# end of (a day after the last, 90 days before the first). A time outside is
+# unknown, as an unparsable one is (docs/safety.md S10).
+EARLIEST_YEAR = 1970
+LATEST_YEAR = 2999
 
 # The form we write, Claude Code's own: UTC, milliseconds, "Z".
 CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 
 
 def normalize_timestamp(value: Any) -> str | None:
-    """ISO-8601 in UTC with milliseconds and ``Z``, or None when absent or
-    unparsable. A time without a zone is taken as UTC (both agents write UTC)."""
+    """ISO-8601 in UTC with milliseconds and ``Z``, or None when absent,
+    unparsable or outside EARLIEST_YEAR to LATEST_YEAR. A time without a zone is
+    taken as UTC (the agents write UTC)."""
     if not isinstance(value, str) or not value:
         return None
     if CANONICAL_TIME.fullmatch(value):  # already the form we write (Claude Code's): only check it is a date
@@ -41,7 +77,7 @@ def normalize_timestamp(value: Any) -> str | None:
             datetime.fromisoformat(value[:-1])
         except ValueError:
             return None
-        return value
+        return value if EARLIEST_YEAR <= int(value[:4]) <= LATEST_YEAR else None
     try:
         moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
         if moment.tzinfo is None:
@@ -50,5 +86,14 @@ def normalize_timestamp(value: Any) -> str | None:
         moment = moment.astimezone(timezone.utc)
     except (ValueError, OverflowError):
         return None
+    if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:
+        return None
     # isoformat, not strftime: glibc's %Y writes year 1 as "1", not "0001".
     return moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+
+
+def bad_timestamp(value: Any) -> bool:
+    """A timestamp that is there but gives no time (:func:`normalize_timestamp`;
+    absent, null or "" is no news: some records never carry one). Such a record
+    still counts; it just has no time, and the reader says so at its line."""
+    return value is not None and value != "" and normalize_timestamp(value) is None

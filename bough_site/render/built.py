@@ -17,6 +17,7 @@ the chart's width; only the plots (bars, ticks, dots) stretch.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -26,7 +27,7 @@ from markupsafe import Markup, escape
 
 from ..model import Project, Session
 from ..work import project_commits, project_files
-from .times import parse_time
+from .times import drawable, parse_time
 
 # The timeline shows at most this many days with activity (the latest), and
 # fewer when their rows would pass TIMELINE_BYTES (a busy project's page stays light).
@@ -151,22 +152,13 @@ def timeline_chart(
     Each row is an HTML date beside an SVG plot of one day in minutes, stretched
     to the row's width (``preserveAspectRatio="none"``): bars stretch, ticks and
     dots keep their size (the theme draws them with non-scaling strokes)."""
-    bars: dict[date, list[tuple[float, float, Session, datetime, datetime]]] = {}
+    spans: list[tuple[date, date, Session, datetime, datetime]] = []
     for session in sessions:
         start = parse_time(session.started)
         end = parse_time(session.ended) or start
-        if start is None or end is None:
-            continue
-        end = max(end, start)
-        day = start.date()
-        while True:
-            row_start = max(start, _midnight(day))
-            row_end = min(end, _midnight(day) + timedelta(days=1) - timedelta(seconds=1))
-            x1, x2 = _x(row_start), _x(row_end)
-            bars.setdefault(day, []).append((x1, max(x2 - x1, _MIN_BAR), session, start, end))
-            if end.date() <= day:
-                break
-            day += timedelta(days=1)
+        if start is not None and end is not None:
+            end = max(end, start)
+            spans.append((start.date(), end.date(), session, start, end))
     ticks: dict[date, list[float]] = {}
     for session in sessions:
         for value in session.prompt_times or ():
@@ -178,12 +170,14 @@ def timeline_chart(
         moment = parse_time(commit.get("timestamp"))
         if moment is not None:
             marks.setdefault(moment.date(), []).append((_x(moment), commit, session))
-    days = sorted(set(bars) | set(ticks) | set(marks))
+    active = _merged([(first, last) for first, last, *_ in spans] + [(day, day) for day in (*ticks, *marks)])
+    days = _latest_days(active, TIMELINE_DAYS)
     if not days:
         return Markup(""), 0, 0
+    bars = _bars(spans, days)
     rows: list[str] = []  # newest first
     size = 0
-    for day in reversed(days[-TIMELINE_DAYS:]):
+    for day in reversed(days):
         row = _timeline_row(day, bars.get(day, ()), ticks.get(day, ()), marks.get(day, ()), link)
         size += len(row.encode("utf-8"))
         if rows and size > TIMELINE_BYTES:
@@ -201,7 +195,43 @@ def timeline_chart(
         *reversed(rows),
     ]
     out.append("</div>")
-    return Markup("".join(out)), len(shown), len(days)
+    return Markup("".join(out)), len(shown), sum((last - first).days + 1 for first, last in active)
+
+
+def _merged(spans: list[tuple[date, date]]) -> list[tuple[date, date]]:
+    """The days these spans cover, as disjoint spans, oldest first."""
+    merged: list[tuple[date, date]] = []
+    for first, last in sorted(spans):
+        if merged and first <= merged[-1][1] + timedelta(days=1):
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return merged
+
+
+def _latest_days(active: list[tuple[date, date]], count: int) -> list[date]:
+    """The latest ``count`` days the spans cover, oldest first: never every day
+    between the first and the last (one session from year 2 to 9998 was 1.4 GB)."""
+    days: list[date] = []
+    for first, last in reversed(active):
+        day = last
+        while day >= first and len(days) < count:
+            days.append(day)
+            day -= timedelta(days=1)
+    return days[::-1]
+
+
+def _bars(spans: list[tuple[date, date, Session, datetime, datetime]],
+          days: list[date]) -> dict[date, list[tuple[float, float, Session, datetime, datetime]]]:
+    """Each session's bar on each of ``days`` it runs through (split at midnight), in session order."""
+    bars: dict[date, list[tuple[float, float, Session, datetime, datetime]]] = {}
+    for first, last, session, start, end in spans:
+        for day in days[bisect_left(days, first):bisect_right(days, last)]:
+            row_start = max(start, _midnight(day))
+            row_end = min(end, _midnight(day) + timedelta(days=1) - timedelta(seconds=1))
+            x1, x2 = _x(row_start), _x(row_end)
+            bars.setdefault(day, []).append((x1, max(x2 - x1, _MIN_BAR), session, start, end))
+    return bars
 
 
 def _timeline_row(
@@ -259,8 +289,10 @@ def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
             seen.add(key)
             try:
                 when = date.fromisoformat(day)
-            except ValueError:
+            except (ValueError, TypeError):
                 continue
+            if not drawable(when):
+                continue  # a day an older bough stored: its arithmetic could step out of range
             row = totals.setdefault(when, [0, 0, 0])
             row[0] += inp
             row[1] += out

@@ -10,12 +10,13 @@ rebuild gives the same bytes.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Literal
 
 from markupsafe import Markup, escape
 
 from ..model import Session
+from .times import parse_time
 
 Metric = Literal["sessions", "tokens"]
 
@@ -30,16 +31,8 @@ _TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "
 
 
 def _started(session: Session) -> date | None:
-    value = session.started or session.ended
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC)
-    return moment.date()
+    moment = parse_time(session.started) or parse_time(session.ended)
+    return moment.date() if moment is not None else None
 
 
 def _week(day: date) -> date:

@@ -33,6 +33,7 @@ from ..readers.claude import strip_line_numbers
 from ..model import (
     REASONING_KEY,
     SOURCE_LABELS,
+    UNKNOWN_TOKENS_KEY,
     Image,
     Marker,
     Project,
@@ -112,6 +113,7 @@ STAT_LABELS: tuple[tuple[str, str], ...] = (
     ("cache_creation_input_tokens", "cache writes"),
     ("cache_read_input_tokens", "cache reads"),
     (REASONING_KEY, "reasoning tokens"),
+    (UNKNOWN_TOKENS_KEY, "replies of unknown tokens"),
     ("records", "records"),
     ("lines", "lines read"),
     ("skipped_lines", "lines skipped"),

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+
+from ..readers.values import EARLIEST_YEAR, LATEST_YEAR
 
 
 def parse_time(value: object) -> datetime | None:
-    """An ISO-8601 string as an aware UTC datetime, or None."""
+    """An ISO-8601 string as an aware UTC datetime, or None; None too outside the
+    years the readers hand on (a summary an older bough stored may hold one), so
+    no page's date arithmetic can step out of datetime's range (docs/safety.md S10)."""
     if not isinstance(value, str) or not value or len(value) > 64:
         return None
     try:
         moment = datetime.fromisoformat(value.strip())
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)  # transcripts write UTC
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)  # transcripts write UTC
-    return moment.astimezone(UTC)
+    return moment if drawable(moment.date()) else None
+
+
+def drawable(day: date) -> bool:
+    """Whether a page may draw this day (:func:`parse_time`)."""
+    return EARLIEST_YEAR <= day.year <= LATEST_YEAR
