@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from . import sidecars, urls
+from . import failed, sidecars, urls
 from .inherit import FileSummary, Inheritance
 from .manifest import FileState, sha256_prefix
 from .model import Project, Session, Warning, linked_sessions
@@ -46,7 +46,7 @@ from .plan.units import CLAUDE, GEMINI, Unit, file_size, optimistic_slug, projec
 from .scrub import scrub_session
 from .summaries import summarize, tally_to_json
 from .work import summarize_work
-from .write import Staged, Stager
+from .write import Staged, Stager, discard
 
 if TYPE_CHECKING:
     from .render.blockstore import BlockStore
@@ -161,13 +161,16 @@ def _close_stores() -> None:
 
 
 def run_job(job: Job, options: Options | None = None) -> UnitResult:
-    """Read one unit, redact and render its sessions (in a worker, or in-process)."""
+    """Read one unit, redact and render its sessions (in a worker, or in-process).
+    An error in bough while reading or rendering costs the session it happened in,
+    never the unit or the build: that session's page says it could not be shown
+    (:mod:`failed`), and a warning asks for a report (docs/safety.md S11)."""
     options = options or _OPTIONS
     assert options is not None, "worker not initialised"
     unit = job.unit
     before = unit.states()
     warnings: list[Warning] = []
-    sessions = _read(unit, warnings.append, job.inherit)
+    sessions = _read_contained(unit, warnings.append, job.inherit)
     files = []
     for path, state in zip(unit.paths, before):
         if state is None:
@@ -175,13 +178,10 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         state.sha256 = unit.known_sha256(path, state) or sha256_prefix(Path(path), state.size)
         files.append(state)
     since = dict(unit.since)
-    for session in sessions:
+    for index, session in enumerate(sessions):
         if session.files and session.files[0] in since:
             session.kept_since = since[session.files[0]]
-        # Ids are redacted too (a file name can hold a secret): the key, the slug
-        # and everything stored are made from the redacted session.
-        scrub_session(session, options.redactor())
-        summarize_work(session)  # commits and changed files, from the redacted timeline
+        sessions[index] = _contained(session, "read", lambda one: _prepare(one, options), options, warnings)
     counts = dict(options.slug_counts)
     own = {s: job.own_slugs.count(s) for s in job.own_slugs}
     in_unit: dict[str, int] = {}
@@ -192,27 +192,81 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
     sessions.reverse()
     while sessions:
         session = sessions.pop()  # in reading order; each session is dropped once rendered
-        key = unit.session_key(session.id)
-        project = project_identity(session.cwd or "")
-        tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
-        out: list[tuple[str, bytes]] | None = None
-        known = job.links if job.final else _foreseen(job, project, options)
-        # Each page this one links to, None where it is not known yet.
-        links = {other: known.get(other) for other in linked_sessions(session)}
-        if job.final:
-            chosen = job.slugs.get(key, optimistic_slug(session.id))
-            if key in (job.only or ()):
-                out = _render(session, project, chosen, links, options, key)
-        else:
-            chosen = optimistic_slug(session.id)
-            folded = chosen.casefold()
-            clash = counts.get(folded, 0) - own.get(folded, 0) + in_unit.get(folded, 0) > 1
-            if not clash and None not in links.values():  # else: a name or a link known only later
-                out = _render(session, project, chosen, links, options, key)
-        links = links if out is not None else {}
-        results.append(SessionResult(key, summarize(session), project, chosen, tally, out, links))
+        results.append(_contained(session, "render", lambda one: _session_result(job, one, options, counts, own,
+                                                                                  in_unit), options, warnings))
         del session
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
+
+
+def _read_contained(unit: Unit, warn: Callable[[Warning], None], inherit: Inheritance | None) -> list[Session]:
+    """The unit's sessions; should its reader fail, each of its files read alone
+    (forks and sub-agents are then not matched across files), and a file whose
+    reading fails again stands for a session of its own that says so."""
+    try:
+        return _read(unit, warn, inherit)
+    except Exception as err:  # noqa: BLE001: contained as described
+        if not failed.contained(err):
+            raise
+        first = err
+    sessions: list[Session] = []
+    for path, label in failed.main_files(unit):
+        alone = Unit(unit.key, unit.kind, (path,), (label,))
+        try:
+            sessions += _read(alone, warn)
+        except Exception as err:  # noqa: BLE001
+            if not failed.contained(err):
+                raise
+            sessions.append(failed.unreadable(unit.kind, Path(path), label, failed.Failure("read", err), warn))
+    if not sessions:  # a unit with no file of its own left to blame
+        raise first
+    return sessions
+
+
+def _contained(session: Session, stage: str, step: Callable[[Session], Any], options: Options,
+               warnings: list[Warning]) -> Any:
+    """``step(session)``; should bough fail in it, the same step for the session's
+    stand-in (failed.py): a page that says the session could not be shown, and why."""
+    try:
+        return step(session)
+    except Exception as err:  # noqa: BLE001: a bug in bough costs this session, not the unit
+        if not failed.contained(err):
+            raise
+        shown = failed.stand_in(session, failed.Failure(stage, err), warnings.append)
+        _prepare(shown, options)
+        return step(shown) if stage == "render" else shown
+
+
+def _prepare(session: Session, options: Options) -> Session:
+    """A session redacted, then what it built told (from the redacted timeline).
+    Ids are redacted too (a file name can hold a secret): the key, the slug and
+    everything stored are made from the redacted session."""
+    scrub_session(session, options.redactor())
+    summarize_work(session)
+    return session
+
+
+def _session_result(job: Job, session: Session, options: Options, counts: dict[str, int], own: dict[str, int],
+                    in_unit: dict[str, int]) -> SessionResult:
+    """One session (redacted) summarized and, when its name and links are known, rendered."""
+    key = job.unit.session_key(session.id)
+    project = project_identity(session.cwd or "")
+    tally = orjson.dumps(tally_to_json(session.tally), option=orjson.OPT_SORT_KEYS)
+    out: list[Staged] | None = None
+    known = job.links if job.final else _foreseen(job, project, options)
+    # Each page this one links to, None where it is not known yet.
+    links = {other: known.get(other) for other in linked_sessions(session)}
+    if job.final:
+        chosen = job.slugs.get(key, optimistic_slug(session.id))
+        if key in (job.only or ()):
+            out = _render(session, project, chosen, links, options, key)
+    else:
+        chosen = optimistic_slug(session.id)
+        folded = chosen.casefold()
+        clash = counts.get(folded, 0) - own.get(folded, 0) + in_unit.get(folded, 0) > 1
+        if not clash and None not in links.values():  # else: a name or a link known only later
+            out = _render(session, project, chosen, links, options, key)
+    links = links if out is not None else {}
+    return SessionResult(key, summarize(session), project, chosen, tally, out, links)
 
 
 def _foreseen(job: Job, project: dict[str, str], options: Options) -> dict[str, str]:
@@ -254,9 +308,15 @@ def _render(session: Session, identity: dict[str, str], chosen: str, links: dict
     stager = _STAGERS.get(options.out) or _STAGERS.setdefault(options.out, Stager(options.out))
     # The pages are written (and let go) before the sidecar is made: a worker's peak
     # memory is its largest session, and both at once were 10-20 MB more of it.
-    staged = [stager.stage(path, data)
-              for path, data in _renderer(options).session_pages(project, session, links, store_key=key)]
-    staged.append(stager.stage(urls.session_json(project.id, chosen), sidecars.session_bytes(project, session)))
+    staged: list[Staged] = []
+    try:
+        for path, data in _renderer(options).session_pages(project, session, links, store_key=key):
+            staged.append(stager.stage(path, data))
+        staged.append(stager.stage(urls.session_json(project.id, chosen), sidecars.session_bytes(project, session)))
+    except BaseException:
+        for file in staged:  # a session's files are put in place all together or not at all
+            discard(file)
+        raise
     return staged
 
 

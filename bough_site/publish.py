@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from . import search, sidecars, urls
+from . import __version__, failed, search, sidecars, urls
 from .errors import OutputError
 from .manifest import Manifest
 from .model import Project, Session, Site, Warning
@@ -110,14 +110,26 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
         site = site_stats(projects, tally, warnings, previous)
-        paths = sorted(_site_files(site, projects, project_signatures, previous, same_options, options, outputs))
+        made = _site_files(site, projects, project_signatures, previous, same_options, options, outputs)
+        paths = sorted(made.paths)
         if shard_runs is not None:
             paths += shard_runs.finish(outputs.write)
-    return SitePages(site, paths, signature, project_signatures)
+    for line in made.warnings:
+        report(f"warning: {line}")
+    # A page made without a part that failed is made again by the next build.
+    signatures_kept = {key: value for key, value in project_signatures.items() if key not in made.fell_back}
+    return SitePages(site, paths, signature if not made.fell_back else "", signatures_kept)
+
+
+@dataclass
+class _SiteFiles:
+    paths: list[str]
+    warnings: list[Warning] = field(default_factory=list)  # a part of a page bough failed to make
+    fell_back: set[str] = field(default_factory=set)  # the projects whose page left that part out
 
 
 def _site_files(site: Site, projects: list[Project], project_signatures: dict[str, str], previous: Manifest,
-                same_options: bool, options: Options, outputs: Outputs) -> list[str]:
+                same_options: bool, options: Options, outputs: Outputs) -> _SiteFiles:
     """The index, each project's page and sidecar (rendered, or kept when what they
     are made of is the same), the assets and search's fallback: their paths."""
     from .render.pages import Renderer
@@ -126,16 +138,40 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
                         compiled=options.compiled_templates())
     files: list[tuple[str, bytes]] = list(renderer.assets())
     kept: list[str] = []
+    made = _SiteFiles([])
     for project in site.projects:
         unchanged = previous.project_signatures.get(project.id) == project_signatures[project.id]
         if not (same_options and unchanged and _keep_project(project, previous, outputs, kept)):
-            files.append((urls.project_html(project.id), renderer.project_page(project, site)))
+            page = _project_page(renderer, project, site, made)
+            if page is not None:
+                files.append((urls.project_html(project.id), page))
             files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
+    site.warnings = sorted([*site.warnings, *made.warnings], key=lambda w: (w.file, w.line, w.reason))
     files.append((urls.INDEX_HTML, renderer.index_page(site)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
     if options.search:
         files.append((search.FALLBACK_PATH, search.fallback_script(site)))
-    return kept + outputs.write(files)
+    made.paths = kept + outputs.write(files)
+    return made
+
+
+def _project_page(renderer: Any, project: Project, site: Site, made: _SiteFiles) -> bytes | None:
+    """A project's page; should bough fail making it, the page without what its
+    agents built, and failing that none: a failure costs that page, never the
+    site (docs/safety.md S11). Either is a warning that asks for a report."""
+    for with_work in (True, False):
+        try:
+            return renderer.project_page(project, site, with_work=with_work)
+        except Exception as err:  # noqa: BLE001: contained as described
+            if not failed.contained(err):
+                raise
+            what = failed.Failure("render", err).what
+            part = "what its agents built" if with_work else "its page"
+            made.warnings.append(Warning(urls.project_html(project.id), 0,
+                                         f"bough could not render {part} ({what}); left out. This is a bug in "
+                                         f"bough {__version__}: please report it"))
+            made.fell_back.add(project.id)
+    return None
 
 
 def _keep_project(project: Project, previous: Manifest, outputs: Outputs, kept: list[str]) -> bool:

@@ -230,8 +230,10 @@ class ShardRuns:
 
     def __init__(self, owned: dict[str, list[str]], to_make: list[tuple[str, dict[str, Any]]],
                  start: Callable[[ThreadPoolExecutor, str, list[str]], Future[list[tuple[str, bytes]]]],
-                 workers: int, started: dict[str, Future[list[tuple[str, bytes]]]] | None = None) -> None:
+                 workers: int, started: dict[str, Future[list[tuple[str, bytes]]]] | None = None,
+                 report: Callable[[str], None] = lambda line: None) -> None:
         self._owned = owned
+        self._report = report
         self._to_make = to_make
         started = started or {}
         left = [job for job in to_make if job[0] not in started]
@@ -249,7 +251,7 @@ class ShardRuns:
         made (the main process holds a few at a time), then ``shards.js``; every
         path written or kept."""
         for (root, made), bundle in zip(self._to_make, self._bundles):
-            self._owned[root] = _write_shard(root, made, bundle.result(), write)
+            self._owned[root] = _write_shard(root, made, self._made(root, bundle), write)
         paths: list[str] = []
         shards = []
         for root in sorted(self._owned):
@@ -257,6 +259,16 @@ class ShardRuns:
             if self._owned[root]:
                 shards.append(f"{root}/")
         return paths + write([(SHARDS_PATH, shards_module(shards))])
+
+    def _made(self, root: str, bundle: Future[list[tuple[str, bytes]]]) -> list[tuple[str, bytes]]:
+        """A shard's files; none when Pagefind failed on it: that costs its project's
+        search, not the site (docs/safety.md S11), and the next build tries again."""
+        try:
+            return bundle.result()
+        except SearchError as err:
+            project = root.removeprefix(PAGEFIND_DIR + "/")
+            self._report(f"warning: search: the sessions of project {project} are left out of the search index: {err}")
+            return []
 
     def __enter__(self) -> ShardRuns:
         return self
@@ -301,7 +313,7 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
             owned[root] = kept
     return ShardRuns(owned, to_make,
                      lambda pool, root, pages: prepare_pages(out, pages, root).start(pool, binary, report),
-                     workers, started)
+                     workers, started, report)
 
 
 class EarlyShards:
@@ -543,6 +555,10 @@ def _copy_stripped(out: Path, pages: list[str], site: Path) -> list[str]:
     return too_large
 
 
+# What Pagefind 1.5 says when the pages it was given hold no word to index.
+_NOTHING_TO_INDEX = "Pagefind was not able to build an index"
+
+
 def _run_pagefind(binary: Path, site: Path, bundle: Path, root: str, cwd: str) -> dict[str, bytes]:
     command = [str(binary), "--site", str(site.resolve()), "--output-path", str(bundle.resolve()), "--silent"]
     try:
@@ -552,6 +568,8 @@ def _run_pagefind(binary: Path, site: Path, bundle: Path, root: str, cwd: str) -
         raise SearchError(f"Pagefind could not run: {err}") from err
     if done.returncode != 0:
         message = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
+        if _NOTHING_TO_INDEX in message:
+            return {}  # pages with no word to index (a session of usage lines only): no bundle, and no error
         raise SearchError(f"Pagefind failed (exit {done.returncode}): {message[-2000:]}")
     files = {}
     for path in sorted(p for p in bundle.rglob("*") if p.is_file()):

@@ -207,8 +207,8 @@ def test_an_append_renders_only_its_own_project_page(
     path, summary = main_file(history, out)
     rendered: list[str] = []
     page = Renderer.project_page
-    monkeypatch.setattr(Renderer, "project_page", lambda self, project, site: rendered.append(project.id)
-                        or page(self, project, site))
+    monkeypatch.setattr(Renderer, "project_page", lambda self, project, site, **kw: rendered.append(project.id)
+                        or page(self, project, site, **kw))
     append_turn(path)
     run(history, out)
     assert rendered == [summary["html"].split("/")[1]]

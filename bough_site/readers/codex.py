@@ -298,6 +298,11 @@ def _scan(path: Path, label: str, warn: WarnFn) -> _Scan | None:
     )
 
 
+def thread_id_of(path: Path) -> str:
+    """A rollout's thread id as its file name tells it (when its lines cannot be read)."""
+    return _thread_id({}, path)
+
+
 def _thread_id(meta: dict[str, Any], path: Path) -> str:
     """The identity line's ``id``; else the UUID in the file name (Codex names
     rollouts ``rollout-<time>-<uuid>.jsonl``); else the file name itself."""

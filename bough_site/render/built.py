@@ -64,6 +64,11 @@ class ProjectWork:
         return not (self.commits or self.files or self.agents or self.timeline)
 
 
+# What a project page shows when making what its agents built failed (publish.py).
+NO_WORK = ProjectWork(commits=[], files=[], agents=[], timeline=Markup(""), tokens=Markup(""), timeline_days=0,
+                      active_days=0)
+
+
 # From the project page: the URL of a session's moment (``page#anchor``, on the part
 # holding it), or of its page when the anchor is None.
 MomentLink = Callable[[Session, str | None], str]

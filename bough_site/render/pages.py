@@ -45,7 +45,7 @@ from ..model import (
     ToolResult,
 )
 from . import charts
-from .built import project_work
+from .built import NO_WORK, project_work
 from .env import default_theme_dir, is_default_template, make_env
 from .fast_items import FastItems, fast_items
 from .blockstore import BlockStore
@@ -1050,17 +1050,14 @@ class Renderer:
             chart=charts.activity_chart(s for p in site.projects for s in p.sessions),
         )
 
-    def project_page(self, project: Project, site: Site) -> bytes:
+    def project_page(self, project: Project, site: Site, *, with_work: bool = True) -> bytes:
+        """A project's page; ``with_work`` False leaves out what its agents built
+        (the page a build falls back to when making that part failed)."""
         page = urls.project_html(project.id)
         summary = summarize(project)
-        return self._page(
-            "project.html",
-            page=page,
-            site=site,
-            project=project,
-            summary=summary,
-            work=project_work(project, summary.sessions, lambda s, anchor: _moment_link(page, project.id, s, anchor)),
-        )
+        work = project_work(project, summary.sessions, lambda s, anchor: _moment_link(page, project.id, s, anchor)) \
+            if with_work else NO_WORK
+        return self._page("project.html", page=page, site=site, project=project, summary=summary, work=work)
 
     def tool_template(self, name: object) -> jinja2.Template:
         """``tools/<name>.html`` if the theme has it, else ``tools/default.html``;

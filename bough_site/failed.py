@@ -1,0 +1,122 @@
+"""What stands for a session bough failed to read or render.
+
+A failure costs the session it started in, never the site (docs/safety.md S11):
+the session keeps its place, its name and its counts where they were read, and
+its page says that bough could not show it, and why. Its transcript stays as it
+was, and in bough's archive, so a later bough can show it. A bug in bough must
+still be seen: the warning names the exception's type and asks for a report.
+
+Only bough's own errors are contained here. An ``OSError`` (a full disk, a file
+that cannot be read) and a :class:`BoughError` are about the machine or the
+setup, not one session; a build stops on them with one clear line, as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+from .errors import BoughError
+from .model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_GEMINI, Marker, Session, Warning
+from .plan.units import CLAUDE, CODEX, Unit
+from .readers.lines import peek_field
+from .readers.values import as_dict, as_str, normalize_timestamp
+from .stats import Tally
+
+# The longest part of an exception's message a page or warning repeats.
+_MESSAGE_CHARS = 300
+_SOURCES = {CLAUDE: SOURCE_CLAUDE, CODEX: SOURCE_CODEX}
+
+
+def contained(error: BaseException) -> bool:
+    """Whether an error costs only the session it happened in: a bug in bough, not
+    the machine's trouble (a full disk, OUT gone) nor a stop the user asked for."""
+    return isinstance(error, Exception) and not isinstance(error, (OSError, BoughError, sqlite3.Error))
+
+
+@dataclass(frozen=True)
+class Failure:
+    stage: str  # "read" | "render"
+    error: BaseException
+
+    @property
+    def what(self) -> str:
+        """``TypeError: the first line of its message`` (cut short)."""
+        message = str(self.error).strip().splitlines()[0] if str(self.error).strip() else ""
+        if len(message) > _MESSAGE_CHARS:
+            message = message[: _MESSAGE_CHARS - 1] + "…"
+        name = type(self.error).__name__
+        return f"{name}: {message}" if message else name
+
+    def warning(self, label: str) -> Warning:
+        return Warning(label, 0, f"bough could not {self.stage} this session ({self.what}); its page says so, and "
+                                 f"its transcript is kept as it is. This is a bug in bough {__version__}: please report it")
+
+    def note(self) -> str:
+        """What the session's page says in place of its timeline."""
+        return (f"bough could not show this session: it failed while trying to {self.stage} it ({self.what}). "
+                "This is a bug in bough, not a fault of yours: please report it. The transcript is kept as it "
+                "is (and in bough's archive, where the archive is on), so a later bough can show it.")
+
+
+def stand_in(session: Session, failure: Failure, warn: Callable[[Warning], None]) -> Session:
+    """A session bough failed to redact or render, as it can still be shown: its
+    facts and counts as read, a note for its timeline, the warning said."""
+    label = session.files[0] if session.files else session.id
+    warning = failure.warning(label)
+    warn(warning)
+    shown = Session(
+        id=session.id, source=session.source, cwd=session.cwd, title=session.title or f"Session {session.id}",
+        started=session.started, ended=session.ended, versions=list(session.versions), models=list(session.models),
+        git_branch=session.git_branch, files=list(session.files), timeline=[_note(session.id, failure)],
+        stats=dict(session.stats), warnings=[*session.warnings, warning], parent_id=session.parent_id,
+        kept_since=session.kept_since,
+    )
+    shown.tally = session.tally if isinstance(session.tally, Tally) else Tally()
+    return shown
+
+
+def unreadable(kind: str, path: Path, label: str, failure: Failure, warn: Callable[[Warning], None]) -> Session:
+    """A session whose file bough failed to read: what a glance at its first
+    lines tells (its directory, its first time), and the note."""
+    warning = failure.warning(label)
+    warn(warning)
+    cwd, started = _glance(kind, path)
+    session_id = path.stem if kind != CODEX else _codex_id(path)
+    tally = Tally(has_reasoning=kind != CLAUDE)
+    return Session(
+        id=session_id, source=_SOURCES.get(kind, SOURCE_GEMINI), cwd=cwd, title=f"Session {session_id}",
+        started=started, ended=started, versions=[], models=[], git_branch=None, files=[label],
+        timeline=[_note(session_id, failure)], stats=tally.stats(), warnings=[warning], tally=tally,
+    )
+
+
+def main_files(unit: Unit) -> list[tuple[str, str]]:
+    """The files of a unit that each make sessions when read alone: a Claude
+    session's main file (its sub-agents then left out), every Codex rollout,
+    every file of a Gemini CLI folder."""
+    pairs = list(zip(unit.paths, unit.labels))
+    return pairs[:1] if unit.kind == CLAUDE else pairs
+
+
+def _note(session_id: str, failure: Failure) -> Marker:
+    return Marker(f"{session_id}:not-shown", None, "error", failure.note())
+
+
+def _glance(kind: str, path: Path) -> tuple[str | None, str | None]:
+    """The working directory and first time the file's first lines name, if any."""
+    if kind == CLAUDE:
+        return as_str(peek_field(path, "cwd")) or None, normalize_timestamp(peek_field(path, "timestamp"))
+    if kind == CODEX:
+        meta = as_dict(peek_field(path, "payload"))
+        return as_str(meta.get("cwd")) or None, normalize_timestamp(peek_field(path, "timestamp"))
+    return None, None
+
+
+def _codex_id(path: Path) -> str:
+    from .readers.codex import thread_id_of
+
+    return thread_id_of(path)

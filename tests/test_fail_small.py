@@ -1,0 +1,313 @@
+"""A failure costs what it started in, never the site (docs/safety.md S10, S11).
+
+Values no page can draw (a time in year 9999 or year 1, a token count of
+Infinity, 1e400 or 2^64) are made unknown where they are read, in all three
+formats; a bug in bough while reading or rendering one session costs that
+session's page (which says so), one project's page costs that page, and a
+project Pagefind finds nothing to index in gets no bundle and no error.
+
+The bugs are real ones: a theme whose template fails for one session or
+project, and, for the readers (which have no known bug left to trigger), a
+reader function replaced by one that raises for one file, as a fault injected.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from bough_site import search
+from bough_site.build import BuildResult, build
+from bough_site.cli import main
+from bough_site.config import BuildConfig
+from bough_site.readers.values import BAD_TIME, UNKNOWN_TOKENS
+from bough_site.render.env import default_theme_dir
+
+from .helpers import (
+    AGENTS,
+    KEY,
+    REPO,
+    agent_id,
+    agent_records,
+    csp_problems,
+    fixtures_dir,
+    prompt,
+    write_agent_session,
+)
+
+CWDS = {agent: f"/home/u/{agent}-project" for agent in AGENTS}
+
+
+def history(root: Path, prompts: dict[str, list[list[str]]]) -> list[Path]:
+    """Sessions of each agent (tags from 1, in their agents' order), each with its prompts."""
+    sources: set[Path] = set()
+    tag = 0
+    for agent, sessions in prompts.items():
+        for texts in sessions:
+            tag += 1
+            sources.add(write_agent_session(root, agent, tag, CWDS[agent], agent_records(agent, tag, CWDS[agent], texts)))
+    return sorted(sources)
+
+
+def run(sources: list[Path], out: Path, **options: Any) -> BuildResult:
+    options.setdefault("jobs", 1)
+    options.setdefault("search", False)
+    return build(BuildConfig(sources=sources, out=out, archive=None, **options), redaction_key=KEY)
+
+
+def session_page(out: Path, sid: str) -> str:
+    pages = [p for p in out.glob("projects/*/sessions/*.html") if p.stem == sid]
+    assert len(pages) == 1, sid
+    return pages[0].read_text("utf-8")
+
+
+def session_sidecar(out: Path, sid: str) -> dict[str, Any]:
+    return orjson.loads(next(out.glob(f"projects/*/sessions/{sid}.json")).read_bytes())
+
+
+def validate(out: Path) -> None:
+    """Every sidecar holds to its schema; every page to the CSP."""
+    schemas = {name: json.loads((REPO / "docs" / "schema" / f"{name}.schema.json").read_text())
+               for name in ("site", "project", "session")}
+    jsonschema.validate(orjson.loads((out / "index.json").read_bytes()), schemas["site"])
+    for path in out.glob("projects/*/project.json"):
+        jsonschema.validate(orjson.loads(path.read_bytes()), schemas["project"])
+    for path in out.glob("projects/*/sessions/*.json"):
+        jsonschema.validate(orjson.loads(path.read_bytes()), schemas["session"])
+    assert [(p.name, c) for p in out.rglob("*.html") for c in csp_problems(p.read_text("utf-8"))] == []
+
+
+# --- values no page can draw -----------------------------------------------------------------------
+
+
+def _set_time(agent: str, record: dict[str, Any], value: Any) -> None:
+    record["timestamp"] = value
+    if agent == "codex" and record["type"] == "session_meta":
+        record["payload"]["timestamp"] = value
+    if agent == "gemini" and "startTime" in record:
+        record["startTime"] = record["lastUpdated"] = value
+
+
+def _set_tokens(agent: str, record: dict[str, Any], value: Any) -> bool:
+    """Put ``value`` in the record's input count, if it is a reply's; whether it was."""
+    if agent == "claude" and record.get("type") == "assistant":
+        record["message"]["usage"]["input_tokens"] = value
+    elif agent == "codex" and record["payload"].get("type") == "token_count":
+        record["payload"]["info"]["last_token_usage"]["input_tokens"] = value
+        record["payload"]["info"]["total_token_usage"]["input_tokens"] = value
+    elif agent == "gemini" and record.get("type") == "gemini":
+        record["tokens"]["input"] = value
+    else:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("stamp", ["9999-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "0002-03-04T05:06:07Z"])
+def test_a_time_no_page_can_draw_is_no_time(tmp_path: Path, agent: str, stamp: str) -> None:
+    # Year 9999 crashed the timeline, year 1 the tokens chart and the weekly chart.
+    records = agent_records(agent, 1, CWDS[agent], ["first ASK-ONE", "then ASK-TWO"])
+    for record in records:
+        _set_time(agent, record, stamp)
+    source = write_agent_session(tmp_path, agent, 1, CWDS[agent], records)
+    result = run([source], tmp_path / "out")
+    assert result.sessions == 1 and result.stats["prompts"] == 2
+    assert {w.reason for w in result.warnings} == {BAD_TIME}
+    page = session_page(tmp_path / "out", agent_id(1))
+    assert "ASK-ONE" in page and "ASK-TWO" in page
+    assert session_sidecar(tmp_path / "out", agent_id(1))["started"] is None
+    validate(tmp_path / "out")
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("count", [b"Infinity", b"-Infinity", b"NaN", b"1e400", b"18446744073709551616",
+                                   b"1180591620717411303424", b"1e19", b"-5", b'"12"', b"true"])
+def test_a_count_that_is_no_count_is_unknown(tmp_path: Path, agent: str, count: bytes) -> None:
+    # Infinity and 1e400 crashed int(); 2^64 and beyond crashed orjson.dumps of the tally.
+    records = agent_records(agent, 1, CWDS[agent], ["first ASK-ONE", "then ASK-TWO"])
+    index = next(i for i, record in enumerate(records) if _set_tokens(agent, record, "PLANTED"))
+    lines: list[Any] = [orjson.dumps(r).replace(b'"PLANTED"', count) for r in records]
+    source = write_agent_session(tmp_path, agent, 1, CWDS[agent], lines)
+    result = run([source], tmp_path / "out")
+    assert result.sessions == 1 and result.stats["prompts"] == 2
+    assert [(w.line, w.reason) for w in result.warnings if w.reason == UNKNOWN_TOKENS] == [(index + 1, UNKNOWN_TOKENS)]
+    # The other reply is counted; the planted one is unknown, not zero and not a crash. (Codex's
+    # totals are cumulative: the next total that can be read counts the lost call too, so the
+    # session's tokens stay exact, and the two calls are one reply.)
+    stats = result.stats
+    if agent == "codex":
+        assert (stats["replies"], stats["input_tokens"], stats["output_tokens"]) == (1, 10, 20)
+    else:
+        assert (stats["replies_with_unknown_tokens"], stats["input_tokens"], stats["output_tokens"]) == (1, 5, 20)
+    page = session_page(tmp_path / "out", agent_id(1))
+    assert "ASK-ONE" in page and "ASK-TWO" in page
+    validate(tmp_path / "out")
+
+
+def test_the_cli_builds_every_bad_value_at_once_with_search_and_archive(tmp_path: Path) -> None:
+    # The measured failures together, through the command line, search and archive on: exit 0.
+    sources = []
+    for tag, agent in enumerate(AGENTS, 1):
+        records = agent_records(agent, tag, CWDS[agent], [f"ask {agent} ALPHA-{tag}", "and then"])
+        _set_time(agent, records[0], "9999-12-31T23:59:59.999Z")
+        _set_time(agent, records[-1], "0001-01-01T00:00:00.000Z")
+        next(r for r in records if _set_tokens(agent, r, "PLANTED"))
+        lines: list[Any] = [orjson.dumps(r).replace(b'"PLANTED"', b"Infinity") for r in records]
+        sources.append(write_agent_session(tmp_path, agent, tag, CWDS[agent], lines))
+    out = tmp_path / "site"
+    done = CliRunner().invoke(main, ["build", *map(str, sources), "-o", str(out), "-q", "--archive",
+                                     str(tmp_path / "archive")])
+    assert done.exit_code == 0, done.output
+    for tag, agent in enumerate(AGENTS, 1):
+        assert f"ALPHA-{tag}" in session_page(out, agent_id(tag))
+    assert (out / search.SHARDS_PATH).is_file()
+    validate(out)
+
+
+# --- a bug in bough while rendering one session -------------------------------------------------------
+
+
+def trap_theme(root: Path, template: str, condition: str) -> Path:
+    """A theme whose ``template`` is the default's, but fails (a variable that does
+    not exist, under StrictUndefined) whenever ``condition`` holds."""
+    theme = root / "theme"
+    target = theme / "templates" / template
+    target.parent.mkdir(parents=True, exist_ok=True)
+    default = (default_theme_dir() / "templates" / template).read_text("utf-8")
+    target.write_text(f"{{% if {condition} %}}{{{{ no_such_variable.at_all }}}}{{% endif %}}\n{default}", "utf-8")
+    return theme
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_bug_rendering_one_session_costs_that_session_alone(tmp_path: Path, jobs: int) -> None:
+    sources = history(tmp_path, {"claude": [["a fine ASK-ONE"], ["this one goes BOOM"]], "codex": [["fine ASK-THREE"]],
+                                 "gemini": [["fine ASK-FOUR"]]})
+    theme = trap_theme(tmp_path, "items/prompt.html", '"BOOM" in (item.content[0].text if item.content else "")')
+    out = tmp_path / "out"
+    result = run(sources, out, theme=theme, jobs=jobs)
+    assert result.sessions == 4
+    for tag, marker in ((1, "ASK-ONE"), (3, "ASK-THREE"), (4, "ASK-FOUR")):
+        assert marker in session_page(out, agent_id(tag))
+    page = session_page(out, agent_id(2))
+    assert "bough could not show this session: it failed while trying to render it (UndefinedError" in page
+    assert "BOOM" not in page.split("<main", 1)[-1].split("</h1>", 1)[-1]  # the timeline is the note alone
+    [warning] = [w for w in result.warnings if "bough could not" in w.reason]
+    assert warning.file.endswith(f"{agent_id(2)}.jsonl")
+    assert warning.reason.startswith("bough could not render this session (UndefinedError: ")
+    assert "please report it" in warning.reason
+    # Its place in the site and its counts are kept: it was read.
+    sidecar = session_sidecar(out, agent_id(2))
+    assert sidecar["stats"]["prompts"] == 1 and sidecar["title"] == "this one goes BOOM"
+    assert [item["kind"] for item in sidecar["timeline"]] == ["marker"]
+    assert result.stats["prompts"] == 4
+    validate(out)
+
+
+def test_a_bug_reading_one_file_costs_that_file_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every reader's unit fails when it meets a file whose name holds the planted id:
+    # a Codex or Gemini unit is then read file by file, and only that file is lost.
+    bad = {agent_id(2), agent_id(4), agent_id(6)}
+    sources = history(tmp_path, {"claude": [["fine ASK-ONE"], ["lost"]], "codex": [["fine ASK-THREE"], ["lost"]],
+                                 "gemini": [["fine ASK-FIVE"], ["lost"]]})
+    from bough_site.readers import claude, codex, gemini
+
+    def planted(real: Any, paths_of: Any) -> Any:
+        def reader(*args: Any, **kwargs: Any) -> Any:
+            if any(b in str(path) or b[:8] in str(path) for path in paths_of(args) for b in bad):
+                raise RuntimeError("a planted bug")
+            return real(*args, **kwargs)
+        return reader
+
+    monkeypatch.setattr(claude, "read_claude_session", planted(claude.read_claude_session, lambda a: [a[0].main]))
+    monkeypatch.setattr(codex, "read_codex_sessions", planted(codex.read_codex_sessions, lambda a: a[0]))
+    monkeypatch.setattr(gemini, "read_gemini_sessions", planted(gemini.read_gemini_sessions, lambda a: a[0]))
+    out = tmp_path / "out"
+    result = run(sources, out)
+    assert result.sessions == 6
+    for tag, marker in ((1, "ASK-ONE"), (3, "ASK-THREE"), (5, "ASK-FIVE")):
+        assert marker in session_page(out, agent_id(tag))
+    lost = sorted(w.file for w in result.warnings if "bough could not read this session (RuntimeError" in w.reason)
+    assert len(lost) == 3 and all(any(b[:8] in name for b in bad) for name in lost)
+    by_id = {s.id: (project.cwd, s) for project in result.site.projects for s in project.sessions}
+    for tag in (2, 4):  # Claude and Codex name their directory in their first lines
+        cwd, stand_in = by_id[agent_id(tag)]
+        assert cwd == CWDS["claude" if tag == 2 else "codex"] and stand_in.started == "2026-03-01T10:00:00.000Z"
+        assert "it failed while trying to read it (RuntimeError: a planted bug)" in session_page(out, agent_id(tag))
+    gemini_page = [p for p in out.glob("projects/*/sessions/*.html") if agent_id(6)[:8] in p.stem]
+    assert len(gemini_page) == 1 and "it failed while trying to read it" in gemini_page[0].read_text("utf-8")
+    validate(out)
+
+
+# --- a bug in bough while making one project's page ---------------------------------------------------
+
+
+def test_a_bug_in_a_projects_page_costs_that_part_of_it(tmp_path: Path) -> None:
+    sources = history(tmp_path, {"claude": [["fine ASK-ONE"]], "codex": [["fine ASK-TWO"]]})
+    # A bug in the part that shows what was built (work), for one project.
+    theme = trap_theme(tmp_path, "project_work.html", 'project.name == "codex-project" and not work.empty')
+    out = tmp_path / "out"
+    result = run(sources, out, theme=theme)
+    pages = {p.parent.name: p.read_text("utf-8") for p in out.glob("projects/*/index.html")}
+    assert len(pages) == 2
+    codex_page = next(text for name, text in pages.items() if "codex" in name)
+    claude_page = next(text for name, text in pages.items() if "claude" in name)
+    assert 'id="built-title"' in claude_page and 'id="built-title"' not in codex_page
+    assert agent_id(2) in codex_page  # its sessions are still listed
+    [warning] = [w for w in result.warnings if "bough could not" in w.reason]
+    assert warning.reason.startswith("bough could not render what its agents built (UndefinedError")
+    assert "please report it" in warning.reason and warning.file.endswith("index.html")
+    # The warning is on the index too, and the next build makes the page again.
+    assert "what its agents built" in (out / "index.html").read_text("utf-8")
+    again = run(sources, out, theme=theme)
+    assert [w.reason[:40] for w in again.warnings if "bough could not" in w.reason] == [warning.reason[:40]]
+    validate(out)
+
+
+def test_a_project_page_that_cannot_be_made_at_all_costs_that_page(tmp_path: Path) -> None:
+    sources = history(tmp_path, {"claude": [["fine ASK-ONE"]], "codex": [["fine ASK-TWO"]]})
+    theme = trap_theme(tmp_path, "project.html", 'project.name == "codex-project"')
+    out = tmp_path / "out"
+    result = run(sources, out, theme=theme)
+    assert result.sessions == 2 and len(list(out.glob("projects/*/index.html"))) == 1
+    assert len(list(out.glob("projects/*/project.json"))) == 2
+    assert "ASK-TWO" in session_page(out, agent_id(2))
+    reasons = [w.reason for w in result.warnings if "bough could not" in w.reason]
+    assert [r.split(" (")[0] for r in reasons] == ["bough could not render its page",
+                                                   "bough could not render what its agents built"]
+    validate(out)
+
+
+# --- Pagefind and a project with nothing to index ------------------------------------------------------
+
+
+def test_a_project_with_no_word_to_index_gets_no_bundle_and_no_error(tmp_path: Path) -> None:
+    # A session of one prompt of punctuation alone (Pagefind failed the whole site on it).
+    lonely = prompt(agent_id(1), "?!?! ... ---", sessionId=agent_id(1), cwd=CWDS["claude"])
+    sources = [write_agent_session(tmp_path, "claude", 1, CWDS["claude"], [lonely]),
+               *history(tmp_path, {"codex": [["a real ASK-TWO"]]})]
+    out = tmp_path / "out"
+    result = run(sources, out, search=True)
+    assert result.sessions == 2 and not [w for w in result.warnings]
+    bundles = sorted(p.name for p in (out / search.PAGEFIND_DIR).iterdir() if p.is_dir())
+    assert len(bundles) == 1 and "codex" in bundles[0]
+    shards = (out / search.SHARDS_PATH).read_text("utf-8")
+    assert f"{search.PAGEFIND_DIR}/{bundles[0]}/" in shards and "claude" not in shards
+
+
+def test_the_usage_only_fixture_builds_with_search(tmp_path: Path) -> None:
+    # A real transcript of one usage line (ccusage's test data): no words at all.
+    fixture = fixtures_dir("claude") / "ccusage__usage-only-costUSD__chat-alpha.jsonl"
+    folder = tmp_path / "projects" / "-home-u-alpha"
+    folder.mkdir(parents=True)
+    shutil.copy(fixture, folder / fixture.name)
+    done = CliRunner().invoke(main, ["build", str(folder), "-o", str(tmp_path / "out"), "-q", "--no-archive"])
+    assert done.exit_code == 0, done.output
+    assert "Pagefind" not in done.output
+    assert (tmp_path / "out" / "index.html").is_file()
