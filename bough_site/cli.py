@@ -15,6 +15,7 @@ from . import __version__
 from .build import BuildResult, build
 from .config import DEFAULT_HIGHLIGHT_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir, redaction_key
 from .errors import BoughError
+from .write import check_outside_agent_homes
 
 
 def _stderr(line: str) -> None:
@@ -84,6 +85,7 @@ def build_command(**options) -> None:
     if bar is not None:
         config.report, config.progress = bar.around(config.report), bar.update
     try:
+        check_outside_agent_homes(config.out)  # before anything is read or written (the archive too)
         result = build(config, redaction_key=redaction_key())
     except BoughError as err:
         if bar is not None:
@@ -268,6 +270,7 @@ def serve_command(port: int, watch: bool, **options) -> None:
                 ("Watching for changes; " if watch else "") + "Ctrl-C to stop.")
 
     try:
+        check_outside_agent_homes(config.out)
         serve(config, port=port, watch=watch, redaction_key=redaction_key(),
               on_build=lambda result: _stderr(summary(result, config)), on_ready=ready)
     except KeyboardInterrupt:

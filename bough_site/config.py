@@ -64,8 +64,14 @@ def agent_roots(source_filter: str = "all", env: Mapping[str, str] | None = None
 
 
 def agent_homes(env: Mapping[str, str] | None = None) -> list[Path]:
-    """The agents' own directories (``~/.claude``, ``~/.codex``, ``~/.gemini``): bough never writes inside them."""
-    return [root.parent for root in claude_project_roots(env)] + [codex_home(env), gemini_dir(env)]
+    """The agents' own directories, where bough never writes (docs/safety.md S8):
+    those ``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME`` and ``$GEMINI_CLI_HOME`` name, and
+    ``~/.claude``, ``~/.codex``, ``~/.gemini`` too (an agent run without the
+    variable still uses them)."""
+    env = os.environ if env is None else env
+    configured = [root.parent for root in claude_project_roots(env)] + [codex_home(env), gemini_dir(env)]
+    defaults = [home(env) / name for name in (".claude", ".codex", ".gemini")]
+    return list(dict.fromkeys(configured + defaults))
 
 
 def claude_project_roots(env: Mapping[str, str] | None = None) -> list[Path]:

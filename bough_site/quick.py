@@ -278,18 +278,27 @@ def _same_times(root: Path | str, times: list[list[Any]]) -> bool:
 # --------------------------------------------------------------------------- the record
 
 
+# The record is opened never through a symlink, and without waiting on a FIFO put
+# in its place (docs/safety.md S8, S10): O_NONBLOCK makes that open fail at once.
+_OPEN = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+
+
 def forget(out: Path) -> None:
     """Empty the record, in place (OUT's time stays): the build that starts may change anything."""
     with contextlib.suppress(OSError):
-        fd = os.open(Path(out) / RECORD, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
-        os.close(fd)
+        fd = os.open(Path(out) / RECORD, os.O_WRONLY | _OPEN)
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)
 
 
 def prepare(out: Path) -> None:
     """Make sure the record's file is there before OUT's folder times are taken:
     creating it changes OUT's time, filling it in place (:func:`remember`) does not."""
     with contextlib.suppress(OSError):
-        os.close(os.open(Path(out) / RECORD, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+        os.close(os.open(Path(out) / RECORD, os.O_WRONLY | os.O_CREAT | _OPEN, 0o644))
 
 
 def remember(out: Path, inputs: str, times: list[list[Any]], archive: list[list[Any]], said: Said) -> None:
@@ -301,7 +310,7 @@ def remember(out: Path, inputs: str, times: list[list[Any]], archive: list[list[
     except TypeError:
         return  # a folder of OUT whose name is not UTF-8 (not bough's): no record, the whole way next time
     with contextlib.suppress(OSError):
-        fd = os.open(Path(out) / RECORD, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(Path(out) / RECORD, os.O_WRONLY | _OPEN)
         with open(fd, "wb") as handle:
             if stat.S_ISREG(os.fstat(fd).st_mode):
                 handle.write(data)

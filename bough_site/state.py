@@ -11,12 +11,16 @@
 
 The folder's name starts with ``.bough-``: the SiteWriter never writes, lists or
 prunes it. Nothing in it is published, and nothing in it is needed: a value
-that is missing or cannot be read is made again.
+that is missing or cannot be read is made again. Nothing in it is ever reached
+through a symlink (docs/safety.md S8): the SiteWriter refuses an OUT whose state
+holds one, and every file here is opened only once its folders are checked to be
+real ones (:func:`real_folders`), never following a link itself.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -26,9 +30,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 
-from .write import replace_file
+from .write import STATE_DIR, output_error, replace_file
 
-STATE_DIR = ".bough-state"
 MAX_STATE = 1 << 30
 COMPILED_TEMPLATES = "templates"
 
@@ -113,7 +116,9 @@ class StateStore:
     def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
         """``change`` in one transaction. A store that cannot be written is made
         anew, once; if that fails too, the values are not kept (the next build
-        reads their sessions again)."""
+        reads their sessions again). A full disk fails the build instead, said as
+        any full disk under OUT is (write.output_error): removing the store would
+        lose what the sessions whose transcripts are gone still need."""
         for _attempt in (1, 2):
             try:
                 conn = self._connection(create=True)
@@ -121,8 +126,12 @@ class StateStore:
                     with conn:
                         change(conn)
                 return
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as err:
                 self.close()
+                if _disk_full(err):
+                    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    raise output_error(full, self.path.parent.parent, f"cannot write {self.path}",
+                                       f"{STATE_DIR}/{STATE_DB}") from err
                 remove_sqlite_file(self.path)
 
     def close(self) -> None:
@@ -179,20 +188,51 @@ class ProcessConnection:
                 conn.close()
 
 
-def sqlite_file_usable(path: Path, *, create: bool) -> bool:
-    """Whether a sqlite3 file of OUT's state may be opened at ``path``: its folder
-    and, below ``.bough-state``, the folder above it real directories (made, with
-    ``create``), the file a regular one (or, with ``create``, not there yet);
-    never through a symlink."""
-    folders = [path.parent] if path.parent.name == STATE_DIR else [path.parent, path.parent.parent]
+# SQLite's primary result codes: a write the disk had no room for; a file that is
+# damaged or not a database.
+_SQLITE_FULL = 13
+_SQLITE_DAMAGED = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def _disk_full(err: sqlite3.Error) -> bool:
+    return (getattr(err, "sqlite_errorcode", None) or 0) & 0xFF == _SQLITE_FULL
+
+
+def sqlite_damaged(err: sqlite3.Error) -> bool:
+    """Whether ``err`` says a sqlite3 file of OUT's state is damaged or not one of
+    ours (removing it and starting again is right), not that it cannot be used
+    now: a full disk or an I/O error must not cost what the file holds. An error
+    without SQLite's code is our own check's (a schema not ours)."""
+    code = getattr(err, "sqlite_errorcode", None)
+    return code is None or code & 0xFF in _SQLITE_DAMAGED
+
+
+def real_folders(folder: Path, *, create: bool) -> bool:
+    """Whether ``folder`` and each folder between it and ``.bough-state`` (that one
+    included; ``folder`` alone when it is not under one) are real directories,
+    not symlinks (made, with ``create``): what must hold before a file of OUT's
+    state is opened there (docs/safety.md S8)."""
+    chain = [folder]
+    while chain[-1].name != STATE_DIR and STATE_DIR in chain[-1].parent.parts:
+        chain.append(chain[-1].parent)
     try:
-        for folder in reversed(folders):
+        for each in reversed(chain):
             if create:
                 with contextlib.suppress(FileExistsError):
-                    os.mkdir(folder, 0o755)
-            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                    os.mkdir(each, 0o755)
+            if not stat.S_ISDIR(os.lstat(each).st_mode):
                 return False
     except OSError:
+        return False
+    return True
+
+
+def sqlite_file_usable(path: Path, *, create: bool) -> bool:
+    """Whether a sqlite3 file of OUT's state may be opened at ``path``: its folders
+    real directories (:func:`real_folders`), the file a regular one (or, with
+    ``create``, not there yet); never through a symlink. (SQLite itself refuses a
+    link as its journal, -wal or -shm file.)"""
+    if not real_folders(path.parent, create=create):
         return False
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)
@@ -210,7 +250,10 @@ def connect_sqlite(path: Path, timeout: float) -> sqlite3.Connection:
 
 
 def remove_sqlite_file(path: Path) -> None:
-    """Delete a sqlite3 file of OUT's state and the files SQLite keeps beside it."""
+    """Delete a sqlite3 file of OUT's state and the files SQLite keeps beside it
+    (never in a folder reached through a link)."""
+    if not real_folders(path.parent, create=False):
+        return
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(OSError):
             os.unlink(f"{path}{suffix}")
@@ -229,15 +272,22 @@ def _remove_old_state_files(folder: Path) -> None:
 
 
 def atomic_write(folder: Path, name: str, data: bytes, *, durable: bool = False) -> None:
-    """Write folder/name atomically; identical bytes are not rewritten."""
-    if read_regular(folder / name, len(data) + 1) != data:
+    """Write folder/name (a file of OUT) atomically; identical bytes are not
+    rewritten. A symlink there is replaced, never written through. Raises
+    OutputError (a full disk said in one line: write.output_error)."""
+    if read_regular(folder / name, len(data) + 1) == data:
+        return
+    try:
         replace_file(folder, name, data, durable=durable, mode=0o644)
+    except OSError as err:
+        raise output_error(err, folder, f"cannot write {folder / name}", name) from err
 
 
 def read_regular(path: Path, limit: int) -> bytes | None:
-    """The bytes of a regular file of at most ``limit`` bytes (no symlink followed), else None."""
+    """The bytes of a regular file of at most ``limit`` bytes (no symlink followed), else None.
+    O_NONBLOCK: a FIFO planted in its place is refused, not waited on (docs/safety.md S10)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
     with open(fd, "rb") as handle:

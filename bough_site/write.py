@@ -18,12 +18,15 @@ keep a build from damaging anything live in one place:
   them (the lock file says a build began and never ended: :func:`_began`).
 
 :func:`slug` and :func:`unique_slugs` turn untrusted names into file names;
-:func:`check_separate` keeps OUT away from the inputs (``~/.claude``, ``~/.codex``).
+:func:`check_separate` keeps OUT away from the inputs, and
+:func:`check_outside_agent_homes` out of the agents' own directories (``~/.claude``,
+``~/.codex``, ``~/.gemini``). A full disk is said in one line (:func:`output_error`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
@@ -41,10 +44,15 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from bough_site.config import agent_homes
 from bough_site.errors import OutputError
 
-__all__ = ["SiteWriter", "Staged", "Stager", "check_separate", "discard", "is_regular_file", "json_bytes",
-           "slug", "unique_slugs"]
+__all__ = ["STATE_DIR", "SiteWriter", "Staged", "Stager", "check_outside_agent_homes", "check_separate", "discard",
+           "is_regular_file", "json_bytes", "output_error", "slug", "unique_slugs"]
+
+# Where an incremental build keeps what it needs beside the site (state.py): bough's own,
+# never published, never listed or pruned by the writer.
+STATE_DIR = ".bough-state"
 
 
 # --------------------------------------------------------------------------- names
@@ -169,11 +177,61 @@ def check_separate(out: Path, inputs: list[Path]) -> None:
             )
 
 
+def check_outside_agent_homes(out: Path, homes: list[Path] | None = None) -> None:
+    """Refuse an OUT inside (or equal to) an agent's own directory: ``homes``, by
+    default those config.py names (``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME``,
+    ``$GEMINI_CLI_HOME/.gemini`` and ``~/.claude``, ``~/.codex``, ``~/.gemini``).
+    Resolved paths are compared (docs/safety.md S8), so a link to one is refused
+    too, and ``cd ~/.claude && bough build`` writes nothing there."""
+    real_out = _resolve(Path(out).absolute())
+    named = f"{out} ({real_out})" if str(out) != str(real_out) else str(out)
+    for home in agent_homes() if homes is None else homes:
+        if real_out.is_relative_to(_resolve(Path(home).absolute())):
+            raise OutputError(
+                f"the output directory {named} is inside {home}, an AI agent's own directory; "
+                "bough never writes there: choose an output directory elsewhere (-o)"
+            )
+
+
 def _resolve(path: Path) -> Path:
     try:
         return path.resolve()
     except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop, on Python 3.11
         raise OutputError(f"cannot resolve {path}: {err}") from err
+
+
+# What a file system says when it has no room left for a write: full, or the user's quota used up.
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def output_error(err: OSError, out: Path | str, doing: str, name: str) -> OutputError:
+    """The OutputError for ``err``, met while ``doing`` (``"cannot write 'x' in OUT"``)
+    to ``name`` (the file or folder, as the user knows it) in OUT. A full disk, or a
+    used-up quota, is one line that names the file system and says what the user
+    needs to know: every file goes to a temporary file renamed into place, so none
+    is half-written, and the last build's manifest and marker still stand
+    (docs/safety.md S8). Any other error: ``doing`` and the error."""
+    if err.errno not in _NO_ROOM:
+        return OutputError(f"{doing}: {err}")
+    full = "no space left" if err.errno == errno.ENOSPC else "your disk quota is used up"
+    return OutputError(
+        f"{full} on the file system at {_mount_point(Path(out))} (which holds {out}) while writing {name}: "
+        "nothing is half-written and the previous site there is intact; free some space and build again"
+    )
+
+
+def _mount_point(path: Path) -> Path:
+    """The folder a file system is mounted at, for a path on it (or below it, not yet made)."""
+    try:
+        current = path.absolute().resolve()
+        while not current.exists() and current != current.parent:
+            current = current.parent
+        device = current.stat().st_dev
+        while current != current.parent and current.parent.stat().st_dev == device:
+            current = current.parent
+    except (OSError, RuntimeError):
+        return Path(path)
+    return current
 
 
 # --------------------------------------------------------------------------- the writer
@@ -221,10 +279,12 @@ class SiteWriter:
     def __enter__(self) -> SiteWriter:
         if self._lock_fd is not None:
             raise RuntimeError("this SiteWriter is already open")
+        check_outside_agent_homes(self.out)  # before OUT is made
         root = self._prepare_out()
         # Checked before creating the lock file, so a refused directory is left untouched;
         # a lock file there means a bough build may be running and about to write the marker.
         self._check_ours(root, lock_counts=True)
+        _check_state(root, self.out)
         self._lock_fd = _acquire_lock(root / self.LOCK, self.lock_timeout, self.out)
         try:
             # Again under the lock: a build that just finished may have written the marker.
@@ -277,7 +337,9 @@ class SiteWriter:
         try:
             out.mkdir(parents=True, exist_ok=True)
             return out.resolve(strict=True)
-        except (OSError, RuntimeError) as err:
+        except OSError as err:
+            raise output_error(err, out, f"cannot create the output directory {out}", str(out)) from err
+        except RuntimeError as err:  # a symlink loop, on Python 3.11
             raise OutputError(f"cannot create the output directory {out}: {err}") from err
 
     def _check_ours(self, root: Path, *, lock_counts: bool) -> None:
@@ -333,7 +395,7 @@ class SiteWriter:
             # fsync: the marker is what a later prune trusts, so it must not be torn by a crash.
             replace_file(self._root, self.MARKER, data, durable=True)
         except OSError as err:
-            raise OutputError(f"cannot write {marker}: {err}") from err
+            raise output_error(err, self.out, f"cannot write {marker}", self.MARKER) from err
 
     def _release(self) -> None:
         fd, self._lock_fd = self._lock_fd, None
@@ -387,7 +449,7 @@ class SiteWriter:
         try:
             changed = put(parent, parts[-1])
         except OSError as err:
-            raise OutputError(f"cannot write {relpath!r} in {self.out}: {err}") from err
+            raise output_error(err, self.out, f"cannot write {relpath!r} in {self.out}", repr(relpath)) from err
         self._claims[key] = relpath
         if not changed:
             self.unchanged.append(relpath)
@@ -471,6 +533,48 @@ class SiteWriter:
 # --------------------------------------------------------------------------- file system
 
 
+def _check_state(root: Path, out: Path) -> None:
+    """Refuse an OUT whose state folder (``.bough-state``), or anything in it, is a
+    symlink or anything else bough never makes there (a FIFO, a device): the
+    build writes compiled templates, sqlite files and temporary files there, and
+    loads the templates back as code, so a link would make it write and run
+    whatever it points at (docs/safety.md S8). Nothing in the folder is needed:
+    removing it is always safe."""
+    folders = [root / STATE_DIR]
+    while folders:
+        folder = folders.pop()
+        try:
+            mode = os.lstat(folder).st_mode
+            if not stat.S_ISDIR(mode):
+                raise _not_ours(folder, mode, out)
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(Path(entry.path))
+                    elif not entry.is_file(follow_symlinks=False):
+                        raise _not_ours(Path(entry.path), os.lstat(entry.path).st_mode, out)
+        except FileNotFoundError:
+            if folder == root / STATE_DIR:
+                return  # a new OUT: made when first used
+            continue  # removed since it was listed (a build at work in OUT)
+        except OSError as err:
+            raise OutputError(f"cannot use the output directory {out}: cannot read {folder}: {err}") from err
+
+
+def _not_ours(path: Path, mode: int, out: Path) -> OutputError:
+    if stat.S_ISLNK(mode):
+        kind = "a symlink"
+    elif path.name == STATE_DIR:
+        kind = "not a folder"
+    else:
+        kind = "neither a plain file nor a folder"
+    return OutputError(
+        f"{path} is {kind}: bough keeps its state there and never follows a link or opens anything "
+        f"it did not make in it, so the output directory {out} is not bough's to use as it is; "
+        f"remove {path} (nothing in bough's state is needed: it is made again) and build again"
+    )
+
+
 # A relpath every component of which starts with a letter, digit or "_" and holds only
 # those, ".", "-": no "." or ".." component, no ".bough-" name, nothing absolute.
 _PLAIN_RELPATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_][A-Za-z0-9_.-]*)*")
@@ -520,7 +624,7 @@ def _checked_dir(root: Path, dirs: list[str], relpath: str, *, create: bool,
             continue
         path = current / dirs[depth - 1]
         if create:
-            _mkdir(path, relpath)
+            _mkdir(path, relpath, root)
         current = _real_dir_inside(root, path, relpath)
         relative = current.relative_to(root).as_posix()
         checked[tuple(dirs[:depth])] = _Dir(current, str(current), relative.casefold() + "/")
@@ -543,6 +647,7 @@ class Stager:
     folders it checked are not checked again."""
 
     def __init__(self, out: str | Path) -> None:
+        self.out = Path(out).absolute()
         self.root = Path(out).absolute().resolve(strict=True)  # as SiteWriter resolves it
         self._checked: dict[tuple[str, ...], _Dir] = {}
 
@@ -551,7 +656,10 @@ class Stager:
         parent = _checked_dir(self.root, parts[:-1], relpath, create=True, checked=self._checked)
         if _holds(parent.path / parts[-1], data, relpath=relpath):
             return Staged(relpath, None)
-        return Staged(relpath, str(write_temp(parent.path, data)))
+        try:
+            return Staged(relpath, str(write_temp(parent.path, data)))
+        except OSError as err:  # a full disk, say: said as SiteWriter.write says it, from this worker
+            raise output_error(err, self.out, f"cannot write {relpath!r} in {self.out}", repr(relpath)) from err
 
 
 def discard(staged: Staged) -> None:
@@ -561,13 +669,13 @@ def discard(staged: Staged) -> None:
             os.unlink(staged.temp)
 
 
-def _mkdir(path: Path, relpath: str) -> None:
+def _mkdir(path: Path, relpath: str, root: Path) -> None:
     try:
         os.mkdir(path)
     except FileExistsError:
         pass  # an existing entry (maybe a symlink) is checked by _real_dir_inside
     except OSError as err:
-        raise OutputError(f"cannot create the directory for {relpath!r}: {err}") from err
+        raise output_error(err, root, f"cannot create the directory for {relpath!r}", repr(relpath)) from err
 
 
 def _real_dir_inside(root: Path, path: Path, relpath: str) -> Path:
@@ -666,6 +774,7 @@ def create_temp(parent: Path, mode: int = 0o666) -> tuple[int, Path]:
 def locked(out: Path, timeout: float = 30.0) -> Iterator[None]:
     """OUT's build lock (the one a SiteWriter takes), held meanwhile: for a build
     that only reads OUT."""
+    check_outside_agent_homes(Path(out))
     fd = _acquire_lock(Path(out) / SiteWriter.LOCK, timeout, Path(out))
     try:
         yield
@@ -679,7 +788,7 @@ def _acquire_lock(path: Path, timeout: float, out: Path) -> int:
         # O_NOFOLLOW: a symlink planted as the lock file must not make us create files elsewhere.
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as err:
-        raise OutputError(f"cannot create the lock file {path}: {err}") from err
+        raise output_error(err, out, f"cannot create the lock file {path}", path.name) from err
     deadline = time.monotonic() + timeout
     while True:
         try:

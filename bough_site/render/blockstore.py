@@ -47,7 +47,14 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..state import STATE_DIR, ProcessConnection, connect_sqlite, remove_sqlite_file, sqlite_file_usable
+from ..state import (
+    STATE_DIR,
+    ProcessConnection,
+    connect_sqlite,
+    remove_sqlite_file,
+    sqlite_damaged,
+    sqlite_file_usable,
+)
 
 # Under OUT/.bough-state, in a folder of its own.
 STORE_DIR = "blocks"
@@ -245,14 +252,17 @@ def _setup(conn: sqlite3.Connection) -> None:
 
 def collect(out: Path | str, live_sessions: Iterable[str]) -> None:
     """After a build: forget the sessions not in ``live_sessions`` (the build's
-    session keys), then every block no session uses.  A store that cannot be
-    read is deleted (the next build starts a new one); no store: nothing to do."""
+    session keys), then every block no session uses.  A store that is damaged or
+    not ours is deleted (the next build starts a new one); one that cannot be
+    used now (a full disk: docs/safety.md S8) is left as it is; no store: nothing
+    to do."""
     path = store_path(out)
     live = sorted({session_id(key) for key in live_sessions})
     try:
         conn = _open(path, create=False)
-    except (sqlite3.Error, OSError):
-        remove_sqlite_file(path)
+    except (sqlite3.Error, OSError) as err:
+        if not isinstance(err, sqlite3.Error) or sqlite_damaged(err):
+            remove_sqlite_file(path)
         return
     if conn is None:
         return
@@ -268,8 +278,9 @@ def collect(out: Path | str, live_sessions: Iterable[str]) -> None:
         if free > 256 and free * 2 > pages:  # mostly empty pages after a large collection
             conn.execute("VACUUM")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as err:
         conn.close()
-        remove_sqlite_file(path)
+        if sqlite_damaged(err):
+            remove_sqlite_file(path)
         return
     conn.close()

@@ -24,13 +24,20 @@ rather than an empty string on the page.
 
 from __future__ import annotations
 
+import contextlib
+import marshal
+import pickle
+import types
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.bccache
 
 from ..errors import BoughError
+from ..state import read_regular, real_folders
+from ..write import replace_file
 from . import default_theme_dir
 
 DEFAULT_PREFIX = "default"
@@ -75,8 +82,9 @@ def make_env(theme: Path | None = None, compiled: Path | None = None) -> jinja2.
 
     ``compiled``: a folder for the templates' compiled code (in OUT's state), so a
     build after the first does not compile them again: 0.5 s of a one-turn
-    rebuild. Jinja checks each entry against its template's source (and its own
-    version) before it uses it, and writes entries by renaming, so workers share it.
+    rebuild. Each entry is checked against its template's source (and Jinja's
+    version) before it is used, and written by renaming, so workers share it;
+    never through a symlink (:class:`CompiledTemplates`).
     """
     default_templates = jinja2.FileSystemLoader(str(default_theme_dir() / "templates"))
     # "default:NAME" is answered first, so a user file can never stand in for
@@ -116,10 +124,49 @@ def is_default_template(env: jinja2.Environment, name: str) -> bool:
 
 
 def _compiled_cache(folder: Path | None) -> jinja2.BytecodeCache | None:
-    if folder is None:
-        return None
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None  # a cache only: compile every time
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    return None if folder is None else CompiledTemplates(folder)
+
+
+# A template's compiled code is tens of KB; a file far larger is not one of ours.
+_MAX_COMPILED = 16 << 20
+
+
+class CompiledTemplates(jinja2.BytecodeCache):
+    """The templates' compiled code, a file each in ``folder`` (named as Jinja's
+    FileSystemBytecodeCache names them, so its files are used), read back as code.
+
+    Why not Jinja's own: it opens its files and makes its folder through symlinks,
+    so a link in OUT's state made a build write its code where the link pointed
+    and run what it found there (docs/safety.md S8); and it unpickles each file's
+    header, which runs whatever a damaged or planted file holds. Here a file is
+    read only from real folders (state.real_folders), never through a link
+    (state.read_regular), its header is compared byte for byte with the one this
+    template's source gives, and anything else is compiled again. Writing is a
+    temporary file renamed into place (a link there is replaced, not followed);
+    a write that fails (a full disk) only costs compiling again next time."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _name(self, bucket: jinja2.bccache.Bucket) -> str:
+        return f"__jinja2_{bucket.key}.cache"
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if not real_folders(self.folder, create=False):
+            return
+        data = read_regular(self.folder / self._name(bucket), _MAX_COMPILED)
+        header = jinja2.bccache.bc_magic + pickle.dumps(bucket.checksum, 2)  # what Bucket.write_bytecode writes
+        if data is None or not data.startswith(header):
+            return  # none, not ours, or made from another source
+        try:
+            code = marshal.loads(data[len(header):])
+        except (EOFError, ValueError, TypeError):
+            return
+        if isinstance(code, types.CodeType):
+            bucket.code = code
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if not real_folders(self.folder, create=True):
+            return
+        with contextlib.suppress(OSError):
+            replace_file(self.folder, self._name(bucket), bucket.bytecode_to_string(), mode=0o600)
