@@ -238,3 +238,82 @@ def test_serve_watch_reloads_the_open_page_when_its_file_changes(tmp_path: Path)
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+# --- a rebuild that fails ----------------------------------------------------------------------
+
+
+def _wait_for(condition, seconds: float, seen: list[str]) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "".join(seen)
+        time.sleep(0.1)
+
+
+def test_serve_watch_survives_a_rebuild_that_raises_and_recovers(tmp_path: Path) -> None:
+    """A theme template that raises (ZeroDivisionError: not bough's own error) makes the
+    rebuild fail: the terminal shows one block naming the error, the last good site is
+    still served as it was, and once the template is fixed the next rebuild is served."""
+    _history(tmp_path / "history")
+    theme = tmp_path / "theme"
+    (theme / "templates").mkdir(parents=True)
+    out = tmp_path / "site"
+    command = [sys.executable, "-m", "bough_site.cli", "serve", str(tmp_path / "history" / "projects"),
+               "-o", str(out), "--theme", str(theme), "--port", "0", "--watch", "--no-search", "--no-archive",
+               "-q", "-j", "1"]
+    process = _start_serving(command)
+    seen: list[str] = []
+    try:
+        base = _read_until(process.stderr, READY, 60, seen).group(1)
+        threading.Thread(target=lambda: seen.extend(process.stderr), daemon=True).start()
+        _wait_for(lambda: any(line.startswith("watching ") for line in seen), 10, seen)
+        good_index = (out / "index.html").read_bytes()
+        assert b"<title>Projects \xc2\xb7 bough</title>" in good_index
+        template = theme / "templates" / "index.html"
+        broken = '{% extends "default:index.html" %}{% block title %}{{ 1 // 0 }}{% endblock %}'
+        # "watching" is said just before the watcher starts: a change made in between is
+        # not seen, so the change is made again until a rebuild starts.
+        deadline = time.monotonic() + 30
+        while not any(line.startswith("changed: ") for line in seen):
+            assert time.monotonic() < deadline, "".join(seen)
+            template.write_text(broken)
+            time.sleep(1.0)
+        _wait_for(lambda: "error: the rebuild failed" in "".join(seen), 30, seen)
+        output = "".join(seen)
+        block = output[output.index("error: the rebuild failed"):].splitlines()[:3]
+        assert block[0] == "error: the rebuild failed; the last good site stays served, still watching for changes"
+        assert block[1].startswith("  ZeroDivisionError: integer division or modulo by zero (at ")
+        assert block[2] == ("  (if a theme or input of yours did not cause this, it is a bug in bough: "
+                            "please report it)")
+        assert "Traceback" not in output and process.poll() is None
+        assert (out / "index.html").read_bytes() == good_index  # the last good site, as it was
+        served = _get(base + "index.html")
+        assert b"<title>Projects \xc2\xb7 bough</title>" in served and b"__bough__/live.js" in served
+        template.write_text('{% extends "default:index.html" %}{% block title %}Fixed \xb7 bough{% endblock %}')
+        _wait_for(lambda: b"<title>Fixed \xc2\xb7 bough</title>" in _get(base + "index.html"), 30, seen)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0, "".join(seen)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    time.sleep(0.2)
+    output = "".join(seen)
+    assert "error: the rebuild failed" in output, output
+    assert "Stopped." in output and "Traceback" not in output, output
+
+
+def test_a_failed_rebuild_is_one_block_naming_the_error() -> None:
+    from bough_site.errors import OutputError
+    from bough_site.serve import rebuild_failure
+
+    assert rebuild_failure(OutputError("OUT is read-only: /srv/site")) == (
+        "error: the rebuild failed; the last good site stays served, still watching for changes\n"
+        "  OUT is read-only: /srv/site")
+    try:
+        {}["missing"]
+    except KeyError as error:
+        lines = rebuild_failure(error).splitlines()
+    assert lines[0] == "error: the rebuild failed; the last good site stays served, still watching for changes"
+    assert re.fullmatch(r"  KeyError: 'missing' \(at .*test_serve\.py:\d+\)", lines[1])
+    assert lines[2].endswith("it is a bug in bough: please report it)") and len(lines) == 3
