@@ -54,7 +54,7 @@ from .state import StateStore, state_name
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_bytes, tally_from_json
 from .work import summarize_work
-from .write import SiteWriter, check_separate, is_regular_file, locked, unique_slugs
+from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file, locked, unique_slugs
 
 
 @dataclass
@@ -237,6 +237,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     """Build the site in ``config.out``, reusing what the last build there made
     from sources that have not changed since; when nothing has (quick.py), saying
     again what it said."""
+    check_outside_agent_homes(config.out)  # before anything is read or written (docs/safety.md S8)
     digest = build_options(config, False, redaction_key).digest()  # the examples' differs: see _build
     inputs = quick.inputs_digest(config, digest)
     again = _said_again(config, inputs) if inputs is not None else None
