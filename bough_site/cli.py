@@ -15,6 +15,7 @@ from . import __version__
 from .build import BuildResult, build
 from .config import DEFAULT_HIGHLIGHT_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir, redaction_key
 from .errors import BoughError
+from .model import UNKNOWN_TOKENS_KEY
 from .write import check_outside_agent_homes
 
 
@@ -163,7 +164,8 @@ def summary(result: BuildResult, config: BuildConfig) -> str:
         f"Built {result.projects} projects and {result.sessions} sessions: "
         f"{stats['prompts']:,} prompts, {stats['replies']:,} replies, {stats['tool_calls']:,} tool calls; "
         f"tokens {stats['input_tokens']:,} in, {stats['output_tokens']:,} out, "
-        f"{stats['cache_creation_input_tokens']:,} cache writes, {stats['cache_read_input_tokens']:,} cache reads."
+        f"{stats['cache_creation_input_tokens']:,} cache writes, {stats['cache_read_input_tokens']:,} cache reads"
+        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + "."
     )
     if result.archived_only:
         parts.append(f"{_plural(result.archived_only, 'session')} came only from bough's archive "
@@ -181,6 +183,13 @@ def summary(result: BuildResult, config: BuildConfig) -> str:
     index = (result.out / "index.html").resolve()
     parts.append(f"Open {index} (file://{index}).")
     return " ".join(parts)
+
+
+def _unknown_tokens(count: int) -> str:
+    """What the summary adds when some replies' token counts could not be read (docs/stats.md)."""
+    if not count:
+        return ""
+    return f" (and {count:,} {'reply' if count == 1 else 'replies'} whose tokens are unknown)"
 
 
 def _plural(count: int, word: str) -> str:
