@@ -19,11 +19,16 @@ Layout, under the archive directory (mode 0700, files 0600)::
                                       down beside them (projects.json, .project_root)
     .bough-restore-<random>/          a build's private, decompressed copies (removed after)
 
-``<label>`` is the file's path relative to its source root, exactly as discovery
-labels it (``-home-ada-app/<sessionId>.jsonl``, ``sessions/2026/03/09/rollout-….jsonl``,
-``tmp/<id>/chats/session-….jsonl`` under the Gemini directory).
+``<label>`` is the end of the file's path that its agent's layout gives it, exactly
+as discovery labels it (``-home-ada-app/<sessionId>.jsonl``, ``sessions/2026/03/09/rollout-….jsonl``,
+``tmp/<id>/chats/session-….jsonl`` under the Gemini directory): the same whichever
+source the file was found under (discover.transcript_label).
 The identity of an archived file is its kind and label; for Claude the label ends
-in the session id. A source that grew replaces its copy (a temporary file,
+in the session id. An archive from a bough whose labels depended on the source
+typed (its index says ``bough.archive-index/2``) is looked over once, and a file
+archived under two labels becomes one entry (archive_sync.relabel, :meth:`Archive.adopt`).
+When the archive cannot be written (a read-only file system, or not by us), a
+build copies nothing and reads what it holds (:class:`ReadOnly`). A source that grew replaces its copy (a temporary file,
 fsync, rename): when the bytes copied before are still its first bytes, the
 new copy is the old compressed bytes and one more gzip member for what was
 added (gzip reads a file of several members as their concatenation), so a
@@ -50,6 +55,7 @@ is skipped with a warning instead of read.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import gzip
 import hashlib
@@ -87,7 +93,10 @@ _FSYNC_EACH = 16  # up to this many copies: an fsync each; more: one syncfs (Arc
 # larger (measured on transcripts; docs/performance.md).
 _LEVEL = gz.FAST
 INDEX = ".bough-index"
-INDEX_SCHEMA = "bough.archive-index/2"
+INDEX_SCHEMA = "bough.archive-index/3"
+# /2 is the same rows, written by a bough whose labels could depend on the source
+# typed: its archive is looked over once for entries to join (archive_sync.relabel).
+_OLD_INDEX_SCHEMA = "bough.archive-index/2"
 _MAX_INDEX = 1 << 30
 _LOCK_TIMEOUT = 300.0
 MAX_RECORD = 1 << 20
@@ -95,6 +104,16 @@ MAX_RECORD = 1 << 20
 
 class ArchiveError(BoughError):
     """The archive directory cannot be used."""
+
+
+class ReadOnly(ArchiveError):
+    """The archive cannot be written (a read-only file system, no permission): a
+    build archives nothing then, and reads what it holds (docs/safety.md S8). Its
+    text is why, as the system says it."""
+
+
+# What a file system says when it will not be written: read-only, or not by us.
+_CANNOT_WRITE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 class Damaged(Exception):
@@ -220,6 +239,9 @@ class Archive:
     def __init__(self, root: Path):
         self.root = root
         self.indexed = False  # whether entries() found a whole index
+        # whether every label is the one discovery gives its file now: the index says
+        # so, or archive_sync.relabel made it so (the index written next says so then)
+        self.labels_current = False
 
     @classmethod
     def open(cls, root: Path, *, create: bool = True) -> Archive:
@@ -237,7 +259,11 @@ class Archive:
             info = os.stat(real)
         except FileNotFoundError:
             raise ArchiveError(f"there is no archive at {given}") from None
-        except (OSError, RuntimeError) as err:
+        except OSError as err:
+            if err.errno in _CANNOT_WRITE:
+                raise ReadOnly(err.strerror or str(err)) from err
+            raise ArchiveError(f"cannot use the archive directory {given}: {err.strerror or err}") from err
+        except RuntimeError as err:
             raise ArchiveError(f"cannot use the archive directory {given}: {err}") from err
         archive = cls(real)
         if not os.path.lexists(real / MARKER):
@@ -252,7 +278,8 @@ class Archive:
                     marker = b"bough archive: copies of Claude Code, Codex and Gemini CLI transcripts\n"
                     replace_file(real, MARKER, marker, durable=True, mode=0o600)
         if create and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
-            os.chmod(real, 0o700)  # it holds raw transcripts: nobody else reads them
+            with contextlib.suppress(OSError):  # a read-only archive: said when the build would write
+                os.chmod(real, 0o700)  # it holds raw transcripts: nobody else reads them
         return archive
 
     def _check_empty(self, given: Path) -> None:
@@ -266,16 +293,48 @@ class Archive:
 
     @contextlib.contextmanager
     def locked(self, *, exclusive: bool, timeout: float = _LOCK_TIMEOUT) -> Iterator[None]:
-        """Hold the archive's flock: exclusive to change it, shared to read it."""
+        """Hold the archive's flock: exclusive to change it, shared to read it.
+        Raises ReadOnly when it is to be changed and cannot be written; one that
+        is only read is read unlocked when it has no lock file and can make none
+        (nothing can change it then: nothing can write it)."""
         try:
-            fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd: int | None = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         except OSError as err:
-            raise ArchiveError(f"cannot open the archive lock {self.root / LOCK}: {err}") from err
+            if err.errno not in _CANNOT_WRITE:
+                raise ArchiveError(f"cannot open the archive lock {self.root / LOCK}: {err}") from err
+            if exclusive:
+                raise ReadOnly(err.strerror or str(err)) from err
+            fd = self._read_only_lock()
         try:
-            _flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, timeout, self.root)
+            if fd is not None:
+                _flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, timeout, self.root)
             yield
         finally:
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
+
+    def check_writable(self) -> None:
+        """Raises ReadOnly when nothing can be made in the archive's directory (a
+        read-only file system, or not by us; root included, whom no mode stops). A
+        full disk is not that: each copy that fails says so, the build goes on."""
+        try:
+            fd, tmp = create_temp(self.root, 0o600)
+        except OSError as err:
+            if err.errno in _CANNOT_WRITE:
+                raise ReadOnly(err.strerror or str(err)) from err
+            return
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+    def _read_only_lock(self) -> int | None:
+        """The lock file opened for reading (flock needs no more), or None when there is none."""
+        try:
+            return os.open(self.root / LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            raise ArchiveError(f"cannot open the archive lock {self.root / LOCK}: {err}") from err
 
     # ---------------------------------------------------------------- reading records
 
@@ -285,6 +344,7 @@ class Archive:
 
         ``clean`` (only under the exclusive lock) also removes temporary files a
         crashed build left behind (there is no index after such a crash)."""
+        self.labels_current = False
         found = self._indexed()
         self.indexed = found is not None
         if found is not None:
@@ -328,11 +388,13 @@ class Archive:
         try:
             inflater = zlib.decompressobj()
             doc = orjson.loads(inflater.decompress(data, _MAX_INDEX))
-            if inflater.unconsumed_tail or not inflater.eof or doc.get("schema") != INDEX_SCHEMA:
+            schema = doc.get("schema")
+            if inflater.unconsumed_tail or not inflater.eof or schema not in (INDEX_SCHEMA, _OLD_INDEX_SCHEMA):
                 return None
             entries = [Entry.from_row(row) for row in doc["rows"]]
         except (zlib.error, orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
             return None
+        self.labels_current = schema == INDEX_SCHEMA
         return {entry.key: entry for entry in entries}
 
     def forget_index(self) -> None:
@@ -342,7 +404,8 @@ class Archive:
 
     def save_index(self, entries: Iterable[Entry]) -> None:
         """Every record in one file, written after the copies and records it lists."""
-        doc = {"schema": INDEX_SCHEMA, "rows": [e.to_row() for e in sorted(entries, key=lambda e: e.key)]}
+        schema = INDEX_SCHEMA if self.labels_current else _OLD_INDEX_SCHEMA
+        doc = {"schema": schema, "rows": [e.to_row() for e in sorted(entries, key=lambda e: e.key)]}
         replace_file(self.root, INDEX, zlib.compress(orjson.dumps(doc), 1), durable=True, mode=0o600)
 
     def _read_small(self, kind: str, relpath: str) -> bytes:
@@ -435,11 +498,52 @@ class Archive:
                     with contextlib.suppress(OSError):
                         os.unlink(temp)
 
-    def write_record(self, entry: Entry) -> None:
-        # Not fsynced: a record lost in a crash is made again from the live file (the
-        # copy it describes was fsynced before it was renamed into place).
+    def write_record(self, entry: Entry, *, durable: bool = False) -> None:
+        # Not fsynced unless asked: a record lost in a crash is made again from the live
+        # file (the copy it describes was fsynced before it was renamed into place).
         folder = self._folder(entry.kind, entry.label)
-        replace_file(folder, _record_name(entry), _record_bytes(entry), mode=0o600)
+        replace_file(folder, _record_name(entry), _record_bytes(entry), durable=durable, mode=0o600)
+        if durable:
+            _fsync(str(folder))
+
+    def adopt(self, source: Entry, entry: Entry) -> None:
+        """Keep ``source``'s copy as ``entry``, the same file under the label it has
+        now (archive_sync: one transcript, one entry): its bytes copied under
+        ``entry``'s name and made durable, then ``entry``'s record. ``source``'s own
+        files stay until :meth:`remove`: after a crash in between, both are there."""
+        self._folder(source.kind, source.label, create=False)  # no link on the way there either
+        folder = self._folder(entry.kind, entry.label)
+        fd, tmp = create_temp(folder, 0o600)
+        try:
+            with open(fd, "wb") as out:
+                src = os.open(self.data_path(source), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+                with os.fdopen(src, "rb") as raw:
+                    if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+                        raise OSError(f"{self.data_path(source)} is not a regular file")
+                    shutil.copyfileobj(raw, out, _CHUNK)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, self.data_path(entry))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        self.write_record(entry, durable=True)
+
+    def remove(self, entry: Entry) -> None:
+        """Take ``entry`` out of the archive: its record first (a record never names a
+        copy that is not there), then its copy, then the folders that left empty."""
+        folder = self._folder(entry.kind, entry.label, create=False)
+        for path in (folder / _record_name(entry), self.data_path(entry)):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        top = self.root / entry.kind
+        while folder != top:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break  # not empty (or not ours to remove): the folders above are not either
+            folder = folder.parent
 
     def _folder(self, kind: str, label: str, *, create: bool = True) -> Path:
         """The real directory that holds ``label``'s files, made when missing (with
@@ -509,8 +613,10 @@ class Archive:
             raise
         return target
 
-    def restore_dir(self) -> RestoreDir:
-        return RestoreDir(self.root)
+    def restore_dir(self, *, writable: bool = True) -> RestoreDir:
+        """A private directory for decompressed copies: beside the copies, or, when
+        the archive cannot be written, in the system's temporary directory."""
+        return RestoreDir(self.root if writable else None)
 
     def _remove_stale_restores(self) -> None:
         """Private copies of builds that ended without removing them (a crash, a kill)."""
@@ -618,7 +724,7 @@ class RestoreDir:
 
     _LOCK = ".lock"
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path | None):
         self.path = Path(tempfile.mkdtemp(prefix=RESTORE_PREFIX, dir=root))  # mode 0700
         self._fd: int | None = os.open(self.path / self._LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX)

@@ -7,7 +7,9 @@ then adds to the discovered files what only the archive still has, decompressed
 into a private directory and read like any other file under its old label: the
 session keeps its page, sidecar and STATS. A live file shorter than its copy
 loses to it (transcripts only grow; not the files Gemini CLI rewrites whole:
-archive.rewritten_whole).
+archive.rewritten_whole). A file archived under two labels by an older bough
+becomes one entry (:func:`relabel`); an archive that cannot be written costs
+the copies, with one warning, and is still read.
 
 This is the stage between discovery (which only lists files) and planning.
 """
@@ -30,16 +32,19 @@ from .archive import (
     DATA_SUFFIX,
     MAX_RECORD,
     Archive,
+    ArchiveError,
     Copied,
     Damaged,
     Entry,
+    ReadOnly,
     RestoreDir,
     check_place,
+    label_problem,
     rewritten_whole,
     utc_now,
 )
 from .config import BuildConfig, agent_homes, claude_settings_files, gemini_settings_file
-from .discover import ORPHAN_AGENT, Discovered
+from .discover import ORPHAN_AGENT, Discovered, transcript_label
 from .model import Session, Warning
 from .quick import archive_times
 from .readers.claude import ClaudeSource
@@ -92,35 +97,202 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
         return kept
     scope = scope_roots(config)
     check_place(config.archive, config.out, scope + agent_homes())
-    archive = Archive.open(config.archive)
-    with archive.locked(exclusive=True):
-        entries, problems = archive.entries(clean=True)
-        for problem in problems:
-            warn(Warning(str(archive.root), 0, f"archive: {problem}"))
-        work = _Sync(archive, entries, utc_now(), found.stat)
-        work.look(found)
-        if work.records or work.copies:
-            archive.forget_index()  # written again below, once the copies and records are
-            work.copy(warn, workers)
-            kept.digests = work.digests
-            archive.save_index(entries.values())
-        elif not archive.indexed:
-            archive.save_index(entries.values())
-        for key in sorted(work.shorter):
-            warn(Warning(key[1], 0, f"shorter than bough's archived copy ({entries[key].size:,} bytes); "
-                                    "transcripts only grow, so this build reads the archived copy"))
-        try:
-            _Merge(archive, kept, found, entries, warn).run(work.shorter, scope, config)
-        except BaseException:
-            kept.close()
-            raise
-        kept.times = archive_times(archive.root)  # still locked: no other build's copies among them
+    archive: Archive | None = None
+    try:
+        archive = Archive.open(config.archive)
+        with archive.locked(exclusive=True):
+            archive.check_writable()
+            _sync(archive, kept, found, config, warn, workers, scope)
+    except ReadOnly as err:
+        # Like a full disk, a read-only archive costs the copies, not the site (docs/safety.md S8).
+        kept.close()
+        warn(Warning(str(config.archive), 0, f"bough's archive cannot be written ({err}): this build archives "
+                                             "nothing, and reads the sessions it already holds"))
+        if archive is not None:
+            _read_only(archive, kept, found, config, warn, scope)
     return kept
+
+
+def _sync(archive: Archive, kept: Kept, found: Discovered, config: BuildConfig, warn: WarnFn, workers: int,
+          scope: list[Path]) -> None:
+    """With the archive locked: copy what is new or grew, then add what only it has."""
+    entries, problems = archive.entries(clean=True)
+    for problem in problems:
+        warn(Warning(str(archive.root), 0, f"archive: {problem}"))
+    checked = archive.labels_current
+    changed = not checked and relabel(archive, entries, warn)
+    work = _Sync(archive, entries, utc_now(), found.stat)
+    work.look(found)
+    if work.records or work.copies:
+        archive.forget_index()  # written again below, once the copies and records are
+        work.copy(warn, workers)
+        kept.digests = work.digests
+        archive.save_index(entries.values())
+    elif not archive.indexed or changed or archive.labels_current != checked:
+        archive.save_index(entries.values())
+    _merge(archive, kept, found, entries, work.shorter, warn, scope, config)
+    kept.times = archive_times(archive.root)  # still locked: no other build's copies among them
+
+
+def _read_only(archive: Archive, kept: Kept, found: Discovered, config: BuildConfig, warn: WarnFn,
+               scope: list[Path]) -> None:
+    """An archive that cannot be written: what it holds is read (decompressed
+    elsewhere), a live file shorter than its copy loses to it, nothing is copied."""
+    try:
+        with archive.locked(exclusive=False):
+            entries, problems = archive.entries()
+            for problem in problems:
+                warn(Warning(str(archive.root), 0, f"archive: {problem}"))
+            if not archive.labels_current:
+                entries = _without_stale_labels(entries)
+            work = _Sync(archive, entries, utc_now(), found.stat)
+            work.look(found)  # only to find the files shorter than their copy: nothing is copied
+            _merge(archive, kept, found, entries, work.shorter, warn, scope, config, writable=False)
+            kept.times = archive_times(archive.root)
+    except (ArchiveError, OSError) as err:
+        kept.close()
+        warn(Warning(str(archive.root), 0, f"bough's archive cannot be read either ({err}): "
+                                           "this build reads only the live transcripts"))
+
+
+def _merge(archive: Archive, kept: Kept, found: Discovered, entries: dict[tuple[str, str], Entry],
+           shorter: set[tuple[str, str]], warn: WarnFn, scope: list[Path], config: BuildConfig, *,
+           writable: bool = True) -> None:
+    for key in sorted(shorter):
+        warn(Warning(key[1], 0, f"shorter than bough's archived copy ({entries[key].size:,} bytes); "
+                                "transcripts only grow, so this build reads the archived copy"))
+    try:
+        _Merge(archive, kept, found, entries, warn, writable=writable).run(shorter, scope, config)
+    except BaseException:
+        kept.close()
+        raise
 
 
 def scope_roots(config: BuildConfig) -> list[Path]:
     """The places a build reads: archived files from elsewhere stay out of its site."""
     return [Path(os.path.abspath(root)) for root in config.roots()]
+
+
+# --------------------------------------------------------------------------- one transcript, one entry
+
+
+def relabel(archive: Archive, entries: dict[tuple[str, str], Entry], warn: WarnFn) -> bool:
+    """Each archived file under the label discovery gives it now (discover.transcript_label,
+    from where it was last copied from): before that label was made from the end
+    of the path alone, a file given on its own, or under another level of its
+    tree, was archived under another label too, and a site showed its session
+    twice (docs/safety.md S8). Entries that are the same file become one, in
+    ``entries`` and on disk: the longest copy is kept (a transcript only grows; for
+    a file the agent rewrites whole, the latest), dated from the first one kept
+    (so its page says since when bough keeps it), with every place it came from;
+    then the others go. A failure leaves the entries it did not get to as they were.
+    Whether it changed the archive."""
+    groups = _stale_labels(entries)
+    if not groups:
+        archive.labels_current = True
+        return False
+    archive.forget_index()  # written again by the build, once the records are
+    moved = {entry.key: (label, entry.label) for (_kind, label), members in groups.items() for entry in members}
+    try:
+        pending = sorted(groups)
+        while pending:
+            # A label some entry is to leave is taken only once it has left (never two at once).
+            ready = [key for key in pending if key not in moved or key not in entries]
+            for kind, label in ready:
+                _join(archive, entries, kind, label, [entries[e.key] for e in groups[(kind, label)]], moved)
+            pending = [key for key in pending if key not in ready] if ready else []
+        for entry in sorted(entries.values(), key=lambda e: e.key):
+            mapped = _with_moved_names(entry, [entry], moved)
+            if mapped != entry:
+                archive.write_record(mapped, durable=True)
+                entries[entry.key] = mapped
+        archive.labels_current = not _stale_labels(entries)  # none left behind (two taking each other's label)
+    except OSError as err:
+        warn(Warning(str(archive.root), 0, f"archive: copies of one file under two names not made one: "
+                                           f"{err.strerror or err}"))
+    return True
+
+
+def _stale_labels(entries: dict[tuple[str, str], Entry]) -> dict[tuple[str, str], list[Entry]]:
+    """The entries whose label is not the one their file has now, by that label."""
+    groups: dict[tuple[str, str], list[Entry]] = {}
+    for entry in entries.values():
+        if entry.origins:
+            label = transcript_label(entry.origins[-1])
+            if label != entry.label and not label_problem(label):
+                groups.setdefault((entry.kind, label), []).append(entry)
+    return groups
+
+
+def _without_stale_labels(entries: dict[tuple[str, str], Entry]) -> dict[tuple[str, str], Entry]:
+    """For an archive that cannot be written: an entry under an old label is left
+    out when its file's entry under the label it has now is there (one session,
+    not two); one alone is read under its old label."""
+    stale = {entry.key for (kind, label), members in _stale_labels(entries).items()
+             if (kind, label) in entries for entry in members}
+    return {key: entry for key, entry in entries.items() if key not in stale}
+
+
+def _join(archive: Archive, entries: dict[tuple[str, str], Entry], kind: str, label: str, stale: list[Entry],
+          moved: dict[tuple[str, str], tuple[str, str]]) -> None:
+    """One file's entries as one, under ``label``: on disk, then in ``entries``."""
+    current = entries.get((kind, label))
+    members = ([current] if current is not None else []) + sorted(stale, key=lambda e: e.key)
+    best = max(members, key=lambda e: _keep_rank(e, label))
+    base = current or best
+    joined = replace(
+        best, label=label, role=base.role, session=base.session, orphan=base.orphan,
+        archived=min(member.archived for member in members),
+        origins=_joined_origins(members, best),
+    )
+    joined = _with_moved_names(joined, members, moved)
+    if best is current:
+        if joined != current:
+            archive.write_record(joined, durable=True)
+    else:
+        archive.adopt(best, joined)
+    entries[joined.key] = joined
+    for member in stale:
+        archive.remove(member)
+        del entries[member.key]
+
+
+def _keep_rank(entry: Entry, label: str) -> tuple[Any, ...]:
+    """Which copy of one file to keep: the longest (the latest for a file rewritten
+    whole), then the one already under the label it has now."""
+    if rewritten_whole(entry.kind, label):
+        return (entry.updated, entry.size, entry.label == label)
+    return (entry.size, entry.updated, entry.label == label)
+
+
+def _joined_origins(members: list[Entry], best: Entry) -> tuple[str, ...]:
+    ordered: list[str] = []
+    for member in [m for m in members if m is not best] + [best]:
+        for origin in member.origins:
+            if origin in ordered:
+                ordered.remove(origin)
+            ordered.append(origin)
+    return tuple(ordered[-_MAX_ORIGINS:])
+
+
+def _with_moved_names(entry: Entry, members: list[Entry], moved: dict[tuple[str, str], tuple[str, str]]) -> Entry:
+    """``entry`` whose session and sub-agents are named as they are now: those of
+    every entry in ``members`` (the copies of one file), moved as their files were.
+    A sub-agent with no entry of its own moves with its session's folder."""
+    def now(label: str, owner: Entry) -> str:
+        if (owner.kind, label) in moved:
+            return moved[(owner.kind, label)][0]
+        if owner.key in moved:  # <session>/subagents/… follows <session>.jsonl
+            new, old = moved[owner.key]
+            folder = old.removesuffix(".jsonl") + "/"
+            if label.startswith(folder):
+                return new.removesuffix(".jsonl") + "/" + label[len(folder):]
+        return label
+
+    subagents = {now(label, member) for member in members for label in member.subagents}
+    session = now(entry.session, entry) if entry.session is not None else None
+    changed = replace(entry, subagents=tuple(sorted(subagents, key=subagent_order)), session=session)
+    return entry if changed.subagents == entry.subagents and changed.session == entry.session else changed
 
 
 @dataclass
@@ -285,8 +457,9 @@ class _Merge:
     """Adds to a Discovered what only the archive still has."""
 
     def __init__(self, archive: Archive, kept: Kept, found: Discovered,
-                 entries: dict[tuple[str, str], Entry], warn: WarnFn):
+                 entries: dict[tuple[str, str], Entry], warn: WarnFn, *, writable: bool = True):
         self.archive, self.kept, self.found, self.entries, self.warn = archive, kept, found, entries, warn
+        self.writable = writable
         self._done: dict[tuple[str, str], Path | None] = {}
 
     def run(self, shorter: set[tuple[str, str]], scope: list[Path], config: BuildConfig) -> None:
@@ -314,7 +487,7 @@ class _Merge:
 
     def _restore(self, entry: Entry) -> Path | None:
         if self.kept.restore is None:
-            self.kept.restore = self.archive.restore_dir()
+            self.kept.restore = self.archive.restore_dir(writable=self.writable)
         folder = self.kept.restore.path
         try:
             path = self.archive.restore(entry, folder)
@@ -469,9 +642,16 @@ def cleanup_notice(config: BuildConfig) -> str | None:
     if days > _DEFAULT_CLEANUP_DAYS:
         return None
     when = "every time it starts" if days == 0 else f"after {days:g} days"
-    deletes = f"Claude Code deletes transcripts {when} ({why})"
+    return _kept_or_not(config, f"Claude Code deletes transcripts {when} ({why})")
+
+
+def _kept_or_not(config: BuildConfig, deletes: str) -> str:
+    """What the cleanup notice says of the archive: off, keeping copies, or unable to."""
     if config.archive is None:
         return f"{deletes}, and the archive is off (--no-archive): sessions it deletes will drop off this site."
+    if os.path.isdir(config.archive) and not os.access(config.archive, os.W_OK):
+        return (f"{deletes}, and bough's archive in {config.archive} cannot be written: sessions it deletes "
+                "that the archive does not already hold will drop off this site.")
     return f"{deletes}; bough's archive in {config.archive} keeps a copy of every session it reads, so they stay."
 
 
@@ -512,10 +692,7 @@ def gemini_cleanup_notice(config: BuildConfig) -> str | None:
     rule = gemini_retention()
     if rule is None:
         return None
-    deletes = f"Gemini CLI deletes sessions {rule}"
-    if config.archive is None:
-        return f"{deletes}, and the archive is off (--no-archive): sessions it deletes will drop off this site."
-    return f"{deletes}; bough's archive in {config.archive} keeps a copy of every session it reads, so they stay."
+    return _kept_or_not(config, f"Gemini CLI deletes sessions {rule}")
 
 
 def gemini_retention() -> str | None:

@@ -1,11 +1,15 @@
 """Where the transcripts are: Claude projects trees, Codex session trees, Gemini
-CLI directories, single files.
+CLI directories, single files, and any folder holding them however deep.
 
 Discovery only lists files; it never parses a transcript beyond peeking at the
-first lines of a file to tell the formats apart (the format is detected
-from the content, not the path) and to find which session an old-layout
-sub-agent file belongs to. It writes nothing: copying into the archive, and
-adding what only the archive still has, is the next stage (archive_sync.py).
+first lines of a file (a megabyte at most) to tell the formats apart (the format
+is detected from the content, not the path; a file that is no agent's transcript
+is refused, with one warning) and to find which session an old-layout sub-agent
+file belongs to. A file unchanged since the last build is not opened at all.
+Each file is labelled by the end of its path the agent's layout gives it
+(:func:`transcript_label`), so the archive knows a file by one name whichever
+source it came through. It writes nothing: copying into the archive, and adding
+what only the archive still has, is the next stage (archive_sync.py).
 """
 
 
@@ -21,7 +25,7 @@ from pathlib import Path
 from .config import BuildConfig
 from .model import Warning
 from .readers.claude import ClaudeSource
-from .readers.lines import open_regular, peek_field, printable_name
+from .readers.lines import open_regular, parse_line, peek_field, peek_lines, printable_name
 from .summaries import hide
 
 WarnFn = Callable[[Warning], None]
@@ -32,6 +36,13 @@ EXAMPLES_NOTICE = ("No Claude Code or Codex history found here: building bough's
                    "They carry damaged lines on purpose, to show how bough reports damage: "
                    "the warnings that follow are expected.")
 _YEAR = re.compile(r"^\d{4}$")
+_DAY = re.compile(r"^\d{2}$")  # a month or a day of Codex's dated folders
+# How deep a folder source is walked: a backup of a whole home holding ~/.claude/projects
+# is 4 levels; beyond 8 is no agent's layout (and a link loop ends there at the latest).
+MAX_DEPTH = 8
+NOT_A_TRANSCRIPT = "not a Claude Code, Codex or Gemini CLI transcript (none of its first lines is theirs), skipped"
+CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
+_CLAUDE_MEMORY = "memory"  # a project folder's notes (Markdown), beside its sessions
 ORPHAN_AGENT = "sub-agent transcript whose session is not here; shown as a session of its own"
 
 
@@ -99,92 +110,146 @@ def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn:
         warn(Warning(str(source), 0, "source does not exist"))
         return
     found.inputs.append(source)
-    if _is_gemini(source):
-        _add_gemini(found, source, config)
-    elif source.is_dir():
-        _discover_dir(found, source, config, warn, known)
+    # Absolute and normalised once: a transcript's label is the end of its path
+    # (transcript_label), whatever way the source was typed.
+    where = Path(os.path.abspath(source))
+    if _is_gemini(where):
+        _add_gemini(found, where, config)
+    elif where.is_dir():
+        walk = _Walk(config, warn, known)
+        _walk(found, where, walk, 0)
+        if walk.too_deep:
+            warn(Warning(str(source), 0, f"{walk.too_deep} folder{'s' if walk.too_deep > 1 else ''} more than "
+                                         f"{MAX_DEPTH} levels down not looked into"))
     else:
-        _add_file(found, source, source.parent, config, warn)
+        _add_file(found, where, config, warn)
 
 
-def _discover_dir(found: Discovered, root: Path, config: BuildConfig, warn: WarnFn, known: Known) -> None:
-    entries = _entries(root, warn)
-    has_files = any(e.name.endswith(".jsonl") for e in entries)
-    if has_files:
-        _scan_project_dir(found, root, root.parent, config, warn, known)
-    elif _looks_like_codex_tree(root, entries):
-        _add_codex_tree(found, root, config, warn)
-    else:
-        for entry in entries:
-            if _is_dir(entry):
-                _scan_project_dir(found, Path(entry.path), root, config, warn, known)
+@dataclass
+class _Walk:
+    """One folder source being walked: what it needs, and what it met."""
+
+    config: BuildConfig
+    warn: WarnFn
+    known: Known
+    seen: set[tuple[int, int]] = field(default_factory=set)  # folders walked (a link may lead back)
+    too_deep: int = 0
 
 
-def _looks_like_codex_tree(root: Path, entries: list[os.DirEntry]) -> bool:
-    return root.name in ("sessions", "archived_sessions") or any(
-        _YEAR.match(e.name) and _is_dir(e) for e in entries
-    )
-
-
-def _add_codex_tree(found: Discovered, root: Path, config: BuildConfig, warn: WarnFn) -> None:
-    if not config.wants("codex"):
+def _walk(found: Discovered, folder: Path, walk: _Walk, depth: int) -> None:
+    """A folder and what it holds, in the layouts the agents write, however deep
+    the user put them (a copy of ``~/.claude``, a backup holding project folders
+    and loose sessions, ``sessions/2026`` of Codex): its ``*.jsonl`` files are
+    told apart by content, a Claude session's own folder is read with it
+    (``<id>/subagents/``), a Gemini CLI tree by its layout, and every other
+    folder is walked in turn, but for Claude Code's ``memory/`` beside sessions."""
+    entries = _entries(folder, walk.warn)
+    if depth and _is_gemini_tree(folder, entries):
+        _add_gemini(found, folder, walk.config)
         return
-    from .readers.codex import find_rollouts
+    sessions = {entry.name[: -len(".jsonl")] for entry in entries if entry.name.endswith(".jsonl")}
+    if sessions:
+        _scan_project_dir(found, folder, entries, walk)
+    own = sessions | ({_CLAUDE_MEMORY} if sessions else set())  # Claude Code's own, holding no transcript
+    for entry in entries:
+        if entry.name.endswith(".jsonl.zst"):
+            _add_packed(found, Path(entry.path), walk)
+        elif _is_dir(entry) and entry.name not in own and not entry.name.endswith(".jsonl"):
+            if depth >= MAX_DEPTH:
+                walk.too_deep += 1
+            elif _first_visit(entry, walk):
+                _walk(found, Path(entry.path), walk, depth + 1)
 
-    for path in find_rollouts(root):
+
+def _first_visit(entry: os.DirEntry, walk: _Walk) -> bool:
+    try:
+        info = entry.stat()
+    except OSError:
+        return False
+    key = (info.st_dev, info.st_ino)
+    if key in walk.seen:
+        return False
+    walk.seen.add(key)
+    return True
+
+
+def _add_packed(found: Discovered, path: Path, walk: _Walk) -> None:
+    """A zstd-compressed Codex rollout: listed, so that its reader says it skips it."""
+    if not walk.config.wants("codex"):
+        return
+    label = transcript_label(path)
+    if _is_codex(path):
         found.codex.append(path)
-        found.labels[path] = _relative_label(path, root.parent)
+        found.labels[path] = label
+    else:
+        walk.warn(Warning(label, 0, NOT_A_TRANSCRIPT))
 
 
-def _scan_project_dir(found: Discovered, project_dir: Path, label_root: Path, config: BuildConfig, warn: WarnFn,
-                      known: Known) -> None:
-    """A Claude project directory: its top-level ``*.jsonl`` files are sessions
-    (or old-layout ``agent-*.jsonl`` sub-agents); nothing deeper is walked except
-    each session's own ``<sessionId>/subagents/``."""
+def _is_gemini_tree(folder: Path, entries: list[os.DirEntry]) -> bool:
+    """A Gemini CLI directory, or a level of its tree, met while walking a folder:
+    told from its layout (docs/formats-gemini.md §1). Its ``chats/`` is a name others
+    use too: such a folder counts when the first session-like file in it is Gemini's."""
+    from .readers.gemini_files import holds_gemini_chats, holds_gemini_projects
+
+    if folder.name == ".gemini":
+        return True
+    folders = {entry.name for entry in entries if _is_dir(entry)}
+    if "tmp" in folders and holds_gemini_projects(folder / "tmp"):
+        return True
+    if folder.name == "tmp" and holds_gemini_projects(folder):
+        return True
+    return "chats" in folders and holds_gemini_chats(folder / "chats")
+
+
+def _scan_project_dir(found: Discovered, project_dir: Path, entries: list[os.DirEntry], walk: _Walk) -> None:
+    """A folder holding ``*.jsonl`` files, as a Claude project directory is: its
+    top-level ``*.jsonl`` files are sessions (or old-layout ``agent-*.jsonl``
+    sub-agents, or Codex rollouts, or Gemini CLI sessions: the content says),
+    each with its own ``<sessionId>/subagents/``."""
     sessions: dict[str, ClaudeSource] = {}
     old_agents: list[Path] = []
-    entries = _entries(project_dir, warn)
     folders = {entry.name for entry in entries if _is_dir(entry)}  # d_type: no stat per file
     for entry in entries:
         if not entry.name.endswith(".jsonl"):
             continue
         path = Path(entry.path)
+        label = transcript_label(path)
         if entry.name in folders:
-            warn(Warning(_relative_label(path, label_root), 0, "a directory named *.jsonl, skipped"))
+            walk.warn(Warning(label, 0, "a directory named *.jsonl, skipped"))
             continue
         if entry.name.startswith("agent-") and peek_field(path, "isSidechain") is True:
             old_agents.append(path)
             continue
-        label = _relative_label(path, label_root)
-        _add_file(found, path, label_root, config, warn, sessions, kind=_known_kind(entry, label, known, found),
+        _add_file(found, path, walk.config, walk.warn, sessions, kind=_known_kind(entry, label, walk.known, found),
                   subagents=path.stem in folders, label=label)
     for agent in old_agents:
-        _attach_old_agent(found, agent, label_root, sessions, warn)
+        _attach_old_agent(found, agent, sessions, walk.warn)
 
 
 def _add_file(
-    found: Discovered, path: Path, label_root: Path, config: BuildConfig, warn: WarnFn,
+    found: Discovered, path: Path, config: BuildConfig, warn: WarnFn,
     sessions: dict[str, ClaudeSource] | None = None, *, kind: str | None = None, subagents: bool = True,
     label: str | None = None,
 ) -> None:
     """One transcript; ``kind`` when an earlier build read it as it is now (not
-    opened again), ``subagents`` False when it has no folder of its own."""
-    label = label or _relative_label(path, label_root)
+    opened again), ``subagents`` False when it has no folder of its own. A file
+    that is no agent's transcript is refused with one warning (docs/safety.md S10)."""
+    label = label or transcript_label(path)
     if kind is None:
-        # A FIFO, device, dangling link or unreadable file is one warning here, not an
-        # empty session later: open_regular never blocks on a FIFO and gives the reasons.
-        handle = open_regular(path, label, warn)
-        if handle is None:
+        kind = kind_of(path, label, warn)
+        if not kind:
             return
-        handle.close()
+    if kind == GEMINI:
+        _add_gemini(found, path, config)
+        return
     found.labels[path] = label
-    if kind == "codex" or (kind is None and _is_codex(path)):
+    if kind == CODEX:
         if config.wants("codex"):
             found.codex.append(path)
         return
     if not config.wants("claude"):
         return
-    source = ClaudeSource(path, _subagent_files(path, label_root, found) if subagents else [])
+    source = ClaudeSource(path, _subagent_files(path, found) if subagents else [])
     found.claude.append(source)
     if sessions is not None:
         sessions[path.stem] = source
@@ -205,22 +270,89 @@ def _known_kind(entry: os.DirEntry, label: str, known: Known, found: Discovered)
     return known.get((hide(label), info.st_size, info.st_mtime_ns))
 
 
-def _subagent_files(session_file: Path, label_root: Path, found: Discovered) -> list[Path]:
+# --------------------------------------------------------------------------- what a file is
+
+
+def kind_of(path: Path, label: str, warn: WarnFn) -> str:
+    """What ``path`` holds, told from its first lines (``lines.peek_lines``: a
+    megabyte at most, whatever its size): CLAUDE, CODEX or GEMINI; "" when it
+    cannot be read or is none of them, each said in one warning. A damaged
+    transcript is still one: any of its first lines that shows its format will
+    do, torn lines by the keys they still hold; an empty ``.jsonl`` goes to its
+    reader, which says it is empty; a file Codex named ``rollout-*`` is its."""
+    # A FIFO, device, dangling link or unreadable file is one warning here, not an
+    # empty session later: open_regular never blocks on a FIFO and gives the reasons.
+    handle = open_regular(path, label, warn)
+    if handle is None:
+        return ""
+    with handle:
+        empty = os.fstat(handle.fileno()).st_size == 0
+        head = [] if empty else peek_lines(handle)
+    rollout = path.name.startswith("rollout-") and path.name.endswith(".jsonl")
+    if empty and path.name.endswith(".jsonl"):
+        return CODEX if rollout else CLAUDE
+    if rollout and _is_codex(path):
+        return CODEX
+    for raw, whole in head:
+        kind = _line_kind(raw, whole)
+        if kind:
+            return kind
+    if rollout or (head and _is_codex(path)):
+        return CODEX
+    warn(Warning(label, 0, NOT_A_TRANSCRIPT))
+    return ""
+
+
+# Keys only Claude Code's records carry at the top (Gemini CLI's first line has a
+# sessionId too, beside its projectHash; Codex wraps everything in a payload).
+_CLAUDE_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid")
+_CLAUDE_KEY_TEXT = re.compile(rb'"(?:sessionId|uuid|parentUuid|leafUuid)"\s*:')
+# Claude Code's record types with a message, and its lines that have no id at all.
+_CLAUDE_TURNS = frozenset({"user", "assistant", "system"})
+_CLAUDE_BARE = frozenset({"summary", "file-history-snapshot"})
+
+
+def _line_kind(raw: bytes, whole: bool) -> str:
+    """The format one of a file's first lines shows: CLAUDE, GEMINI, or "" (none)."""
+    if whole:
+        obj, _ = parse_line(raw, shallow=True)
+        if obj is not None:
+            if "projectHash" in obj and "sessionId" in obj and "type" not in obj:
+                return GEMINI  # its metadata line (readers/gemini_files.is_gemini_file)
+            return CLAUDE if _is_claude_record(obj) else ""
+    # A torn, damaged or cut line: the keys it still holds tell, when it began as an object.
+    if raw.lstrip().startswith(b"{"):
+        if b'"projectHash"' in raw and b'"sessionId"' in raw and b'"type"' not in raw:
+            return GEMINI
+        if _CLAUDE_KEY_TEXT.search(raw):
+            return CLAUDE
+    return ""
+
+
+def _is_claude_record(obj: dict) -> bool:
+    if any(key in obj for key in _CLAUDE_KEYS):
+        return True
+    kind, message = obj.get("type"), obj.get("message")
+    if isinstance(message, dict):
+        # A usage-only line (docs/formats-claude.md C3) has no type: its message's role is.
+        return (kind if kind is not None else message.get("role")) in _CLAUDE_TURNS
+    return isinstance(kind, str) and kind in _CLAUDE_BARE
+
+
+def _subagent_files(session_file: Path, found: Discovered) -> list[Path]:
     folder = session_file.with_suffix("") / "subagents"
     if not folder.is_dir():
         return []
     files = sorted(folder.glob("agent-*.jsonl")) + sorted(folder.glob("workflows/*/agent-*.jsonl"))
     for path in files:
-        found.labels[path] = _relative_label(path, label_root)
+        found.labels[path] = transcript_label(path)
     return files
 
 
-def _attach_old_agent(
-    found: Discovered, agent: Path, label_root: Path, sessions: dict[str, ClaudeSource], warn: WarnFn
-) -> None:
+def _attach_old_agent(found: Discovered, agent: Path, sessions: dict[str, ClaudeSource], warn: WarnFn) -> None:
     """Claude Code 2.0.x wrote sub-agents as ``agent-<id>.jsonl`` beside the sessions;
     they belong to the session whose ``sessionId`` their records carry."""
-    label = _relative_label(agent, label_root)
+    label = transcript_label(agent)
     found.labels[agent] = label
     session_id = peek_field(agent, "sessionId")
     parent = sessions.get(session_id) if isinstance(session_id, str) else None
@@ -245,16 +377,16 @@ def _add_gemini(found: Discovered, source: Path, config: BuildConfig) -> None:
     to read, labelled by their path under the Gemini directory."""
     if not config.wants("gemini"):
         return
-    from .readers.gemini_files import find_gemini_files, gemini_label
+    from .readers.gemini_files import find_gemini_files
 
     listed = find_gemini_files(source)
     for path in listed.files + listed.root_files:
-        found.labels.setdefault(path, printable_name(gemini_label(path, source)))
+        found.labels.setdefault(path, transcript_label(path))
     known = set(found.gemini)
     found.gemini += [path for path in listed.files if path not in known]
     have = set(found.gemini_roots)
     found.gemini_roots += [path for path in listed.root_files if path not in have]
-    found.gemini_passed.update(printable_name(gemini_label(path, source)) for path, _why in listed.left_out)
+    found.gemini_passed.update(transcript_label(path) for path, _why in listed.left_out)
 
 
 def _is_codex(path: Path) -> bool:
@@ -282,13 +414,49 @@ def _is_dir(entry: os.DirEntry) -> bool:
         return False
 
 
-def _relative_label(path: Path, root: Path) -> str:
-    # printable_name: a name that is not UTF-8 must not crash the pages that show it.
-    # Plain strings first (a tree of thousands of files): both are made by joining.
-    text, base = str(path), str(root)
-    if text.startswith(base) and text[len(base):len(base) + 1] == "/":
-        return printable_name(text[len(base) + 1:])
-    try:
-        return printable_name(path.relative_to(root).as_posix())
-    except ValueError:
-        return printable_name(path.name)
+# --------------------------------------------------------------------------- labels
+
+
+def transcript_label(path: Path | str) -> str:
+    """How a build names a transcript (in warnings, sidecars, the manifest) and how
+    bough's archive knows it: the end of its absolute path that the agent's layout
+    gives it, never the part above, so the same file gets the same label whichever
+    source it was found under (a projects folder, its project folder, the file
+    itself, a copy of the whole tree): docs/safety.md S8.
+
+    - Claude Code: ``<project dir>/<file>``; a sub-agent, from its project dir:
+      ``<project dir>/<sessionId>/subagents/[workflows/<id>/]agent-….jsonl``;
+    - Codex: ``sessions/YYYY/MM/DD/rollout-….jsonl`` (the folder above the dated
+      ones, whatever its name), ``archived_sessions/rollout-….jsonl``;
+    - Gemini CLI: ``tmp/<project>/chats/[<sessionId>/]…`` and ``tmp/<project>/.project_root``
+      under the Gemini directory, ``projects.json``; outside a ``tmp/``, from the
+      folder that holds ``chats/``;
+    - anything else: ``<folder>/<file>``."""
+    # Strings, not pathlib: a tree of thousands of files. printable_name: a name
+    # that is not UTF-8 must not crash the pages that show it.
+    parts = os.fspath(path).rsplit("/", 6)  # the file and the 6 folders above it at most
+    label = "/".join(parts[-_kept_parts(parts):]).lstrip("/")
+    return label if label.isascii() else printable_name(label)
+
+
+def _kept_parts(parts: list[str]) -> int:
+    """How many of ``parts`` (a path's last names, the file last) its label keeps."""
+    size = len(parts)
+    parent = parts[-2] if size > 1 else ""
+    if parent == "subagents":
+        return 4
+    above = parts[-3] if size > 2 else ""
+    if parent == "chats":
+        return 4 if size > 3 and parts[-4] == "tmp" else 3
+    if above == "chats":
+        return 5 if size > 4 and parts[-5] == "tmp" else 4
+    if above == "workflows" and size > 3 and parts[-4] == "subagents":
+        return 6
+    name = parts[-1]
+    if name == "projects.json":
+        return 1
+    if name == ".project_root":
+        return 3 if above == "tmp" else 2
+    if size > 3 and _DAY.match(parent) and _DAY.match(above) and _YEAR.match(parts[-4]):
+        return 5
+    return 2

@@ -4,12 +4,16 @@ agent deleted is built from the copy with the same page, sidecar and STATS."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import platform
 import re
 import shutil
 import stat
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -17,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from bough_site import gz
-from bough_site.archive import Archive, ArchiveError, check_place
+from bough_site.archive import Archive, ArchiveError, Entry, check_place
 from bough_site.archive_sync import claude_cleanup_days
 from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main, summary
@@ -694,3 +698,161 @@ def test_a_copy_the_standard_library_deflated_grows_and_reads_back_whole(
     transcript.unlink()  # the session is now built from its copy of two codecs' members
     kept = sessions_by_id(run(tmp_path / "site"))[WITH_SUBAGENTS]
     assert kept.kept_since and kept.stats == live.stats and live.stats["prompts"] > 0
+
+
+# --- one transcript, one entry (docs/safety.md S8) ---------------------------------------------
+
+
+def session_pages(out: Path) -> list[str]:
+    return sorted(p.relative_to(out).as_posix() for p in out.glob("projects/*/sessions/*.html"))
+
+
+def archived_labels() -> list[str]:
+    root = the_archive() / "claude"
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.gz"))
+
+
+def test_a_transcript_built_alone_stays_one_session(home: Path, tmp_path: Path) -> None:
+    """The issue's steps: a site of everything, one session built on its own into
+    another site, then the first site again."""
+    first = run(tmp_path / "site")
+    pages, held = session_pages(tmp_path / "site"), archived_labels()
+    alone = run(tmp_path / "other", sources=[home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"])
+    assert list(sessions_by_id(alone)) == [WITH_SUBAGENTS] and alone.archived_only == 0
+    again = run(tmp_path / "site")
+    assert archived_labels() == held
+    assert (again.sessions, again.archived_only) == (first.sessions, 0)
+    assert not [s for s in sessions_by_id(again).values() if s.kept_since]
+    assert session_pages(tmp_path / "site") == pages
+
+
+def archive_as_9425abe(path: Path, label: str, archived: str, role: str, kind: str = "claude", **facts) -> None:
+    """What a build at 9425abe given a session file on its own left in the archive:
+    a copy of ``path`` under ``label`` (the name its own folder gives it), its record, no index."""
+    archive = Archive.open(the_archive())
+    with archive.locked(exclusive=True):
+        entry = Entry(kind=kind, label=label, role=role, size=0, mtime_ns=0, sha256="", archived=archived,
+                      updated=archived, origins=(str(path),), **facts)
+        archive.commit([archive.copy(path, None, entry)])
+        archive.forget_index()
+
+
+@pytest.mark.parametrize("index", ["none", "as 9425abe wrote it"])
+def test_an_archive_holding_a_file_under_two_labels_is_made_one(home: Path, tmp_path: Path, index: str) -> None:
+    first = run(tmp_path / "site")
+    pages, held = session_pages(tmp_path / "site"), archived_labels()
+    record = json.loads((the_archive() / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz.json").read_bytes())
+    # The session grows; then 9425abe, given the file alone, archived it under a second label.
+    transcript = home / ".claude" / "projects" / NOTES / f"{WITH_SUBAGENTS}.jsonl"
+    with transcript.open("ab") as handle:
+        handle.write(orjson.dumps(prompt("9d0c1f6e-0000-4000-8000-00000000aaaa", "GROWN-AFTER-THE-FIRST-BUILD",
+                                         sessionId=WITH_SUBAGENTS)) + b"\n")
+    grown = transcript.read_bytes()
+    later = "2099-01-01T00:00:00Z"
+    agents = sorted((transcript.with_suffix("") / "subagents").glob("agent-*.jsonl"))
+    archive_as_9425abe(transcript, transcript.name, later, "session",
+                       subagents=tuple(f"{WITH_SUBAGENTS}/subagents/{a.name}" for a in agents))
+    for agent in agents:
+        archive_as_9425abe(agent, f"{WITH_SUBAGENTS}/subagents/{agent.name}", later, "subagent",
+                           session=transcript.name)
+    if index != "none":
+        archive = Archive.open(the_archive())
+        archive.save_index(archive.records()[0].values())  # not marked as looked over: bough.archive-index/2
+        assert orjson.loads(__import__("zlib").decompress((the_archive() / ".bough-index").read_bytes()))[
+            "schema"] == "bough.archive-index/2"
+    # Then Claude Code's cleanup deletes the session: only the archive has it.
+    transcript.unlink()
+    shutil.rmtree(transcript.with_suffix(""))
+
+    after = run(tmp_path / "site")
+    assert archived_labels() == held  # one entry per file, under the label a build of everything gives it
+    kept = json.loads((the_archive() / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz.json").read_bytes())
+    assert (kept["size"], kept["sha256"]) == (len(grown), hashlib.sha256(grown).hexdigest())  # the longer copy
+    assert kept["archived"] == record["archived"]  # kept since the first copy
+    assert kept["origins"] == [str(transcript)]
+    assert kept["subagents"] == [f"{NOTES}/{WITH_SUBAGENTS}/subagents/{a.name}" for a in agents]
+    assert (after.sessions, after.archived_only) == (first.sessions, 1)
+    session = sessions_by_id(after)[WITH_SUBAGENTS]
+    assert (session.kept_since, session.stats["subagents"]) == (record["archived"], 2)
+    assert session_pages(tmp_path / "site") == pages  # the URL it had before the second label
+    page = next((tmp_path / "site" / "projects").glob(f"*/sessions/{WITH_SUBAGENTS}.html")).read_text()
+    assert "GROWN-AFTER-THE-FIRST-BUILD" in page
+    assert CliRunner().invoke(main, ["archive", "--verify"]).exit_code == 0
+
+
+def test_a_rollout_archived_under_the_names_its_folders_gave_it_is_made_one(home: Path, tmp_path: Path) -> None:
+    first = run(tmp_path / "site")
+    codex = sorted(p.relative_to(the_archive() / "codex").as_posix() for p in (the_archive() / "codex").rglob("*.gz"))
+    rollout = next((home / ".codex" / "sessions").rglob(ROLLOUT))
+    archive_as_9425abe(rollout, ROLLOUT, "2099-01-01T00:00:00Z", "rollout", kind="codex")  # given alone
+    archive_as_9425abe(rollout, f"09/{ROLLOUT}", "2099-01-01T00:00:00Z", "rollout", kind="codex")  # its day folder
+    again = run(tmp_path / "site")
+    assert sorted(p.relative_to(the_archive() / "codex").as_posix()
+                  for p in (the_archive() / "codex").rglob("*.gz")) == codex
+    assert (again.sessions, again.archived_only) == (first.sessions, 0)
+
+
+# --- a read-only archive (docs/safety.md S8) ---------------------------------------------------
+
+_READ_ONLY = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"'
+
+
+def read_only_mounts(tmp_path: Path) -> None:
+    """Skip unless a folder can be mounted read-only in a mount namespace of its own:
+    the tests run as root, whom no file mode keeps from writing."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    try:
+        done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", _READ_ONLY, str(probe),
+                               "sh", "-c", 'touch "$0/x"', str(probe)], capture_output=True, timeout=60)
+    except FileNotFoundError:
+        pytest.skip("no unshare(1) here: a read-only mount cannot be made")
+    if b"Read-only file system" not in done.stderr:
+        pytest.skip(f"a read-only bind mount cannot be made here: {done.stderr.decode(errors='replace').strip()}")
+
+
+def build_read_only(folder: Path, out: Path) -> subprocess.CompletedProcess:
+    """``bough build`` in a mount namespace where ``folder`` is read-only, for everyone."""
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", _READ_ONLY, str(folder),
+                           sys.executable, "-m", "bough_site.cli", "build", "-q", "-j", "1", "-o", str(out)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def restore_dirs() -> set[str]:
+    return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith(".bough-restore-")}
+
+
+def test_a_read_only_archive_is_read_and_not_written(home: Path, tmp_path: Path) -> None:
+    read_only_mounts(tmp_path)
+    first = run(tmp_path / "site")
+    delete_some(home)  # 4 sessions: a project's two, one with sub-agents, a rollout
+    write_jsonl(home / ".claude" / "projects" / "-home-ada-new" / f"{SESSION}.jsonl",
+                [prompt("u1", "a session newer than the archive"), reply("a1", "m1", [text("ok")])])
+    before, restores = file_tree(the_archive()), restore_dirs()
+
+    done = build_read_only(the_archive(), tmp_path / "fresh")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert [line for line in lines if "archive" in line and line.startswith("warning:")] == [
+        f"warning: {the_archive()}: bough's archive cannot be written (Read-only file system): "
+        "this build archives nothing, and reads the sessions it already holds"]
+    kept = "4 sessions came only from bough's archive"
+    assert f"and {first.sessions + 1} sessions" in lines[-1] and kept in lines[-1], lines[-1]
+    assert "cannot be written: sessions it deletes that the archive does not already hold" in lines[-1]
+    assert file_tree(the_archive()) == before  # nothing copied, nothing recorded
+    assert restore_dirs() == restores  # its decompressed copies went with it
+    pages = session_pages(tmp_path / "fresh")
+    assert len(pages) == first.sessions + 1 and any(p.endswith(f"{WITH_SUBAGENTS}.html") for p in pages)
+
+
+def test_an_archive_that_cannot_be_made_costs_the_copies_not_the_site(home: Path, tmp_path: Path) -> None:
+    read_only_mounts(tmp_path)
+    data = the_archive().parent.parent  # $XDG_DATA_HOME, with no bough/ in it yet
+    data.mkdir(parents=True)
+    done = build_read_only(data, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stderr.splitlines() if line.startswith("warning:") and "archive" in line] == [
+        f"warning: {the_archive()}: bough's archive cannot be written (Read-only file system): "
+        "this build archives nothing, and reads the sessions it already holds"]
+    assert len(session_pages(tmp_path / "site")) == 9  # the examples' 7 Claude Code sessions and 2 Codex rollouts
+    assert not the_archive().exists()

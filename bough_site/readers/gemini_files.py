@@ -17,8 +17,9 @@ folder's ``.project_root``), keyed by ``projectHash``: the sha256 of the root, a
 the files they came from (the archive keeps them with the sessions).
 
 ``is_gemini_file`` tells the format from the first bytes of a file, ``is_gemini_dir``
-a Gemini directory (or a level of its tree) from its layout, and ``gemini_label``
-names a file by its path under the Gemini directory.
+a Gemini directory (or a level of its tree) from its layout; discovery labels the
+files by the end of their path (discover.transcript_label: ``tmp/<id>/chats/…``
+under the Gemini directory).
 """
 
 from __future__ import annotations
@@ -213,23 +214,16 @@ def is_gemini_dir(folder: Path) -> bool:
     return first is not None and is_gemini_file(first)
 
 
-def gemini_label(path: Path, source: Path) -> str:
-    """How a build names a Gemini file (in warnings, sidecars and the archive): its
-    path under the Gemini directory (``tmp/<id>/chats/…``, ``tmp/<id>/.project_root``,
-    ``projects.json``) when it sits in that layout, so a copy restored from the
-    archive is laid out the same and keeps its roots; else its path under the
-    source's parent."""
-    folder = project_folder(path)
-    if path.name == "projects.json":
-        base = path.parent
-    elif folder.parent.name == "tmp":
-        base = folder.parent.parent
-    else:
-        base = source.parent
-    try:
-        return path.relative_to(base).as_posix()
-    except ValueError:
-        return path.name
+def holds_gemini_projects(tmp: Path) -> bool:
+    """Whether a ``tmp/`` folder is a Gemini directory's: one of its folders holds ``chats/``."""
+    return any((sub / "chats").is_dir() for sub in _subfolders(tmp))
+
+
+def holds_gemini_chats(chats: Path) -> bool:
+    """Whether a folder named ``chats/`` is Gemini CLI's (others use the name too):
+    the first session-like file in it, or in a sub-agent folder of it, is a Gemini session."""
+    first = next(iter(_chat_files(chats)), None)
+    return first is not None and is_gemini_file(first)
 
 
 def _chats_folders(source: Path) -> list[Path]:

@@ -22,7 +22,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -279,6 +279,32 @@ def _json_kind(value: Any) -> str:
 
 
 _PEEK_LINES = 20
+_PEEK_LINE_BYTES = 64 * 1024
+_PEEK_BUDGET = 1 << 20
+
+
+def peek_lines(handle: BinaryIO, *, count: int = _PEEK_LINES, line_bytes: int = _PEEK_LINE_BYTES,
+               budget: int = _PEEK_BUDGET) -> list[tuple[bytes, bool]]:
+    """The first ``count`` non-blank lines of an open binary file, to tell its format
+    by: each as ``(bytes, whole)``, the BOM taken off the first. A line longer than
+    ``line_bytes`` is cut to its start (``whole`` False) and the rest of it skipped;
+    no more than about ``budget`` bytes are read in all, so a file is judged by its
+    start whatever its size (a 50 MB first line costs a megabyte)."""
+    lines: list[tuple[bytes, bool]] = []
+    read = 0
+    while len(lines) < count and read < budget:
+        raw = handle.readline(min(line_bytes, budget - read))
+        if not raw:
+            break
+        read += len(raw)
+        if read == len(raw):
+            raw = raw.removeprefix(_BOM)
+        whole = raw.endswith(b"\n") or len(raw) < line_bytes and read < budget
+        if not whole:
+            read += _skip_rest_of_line(handle, max(0, budget - read))
+        if raw.strip():
+            lines.append((raw, whole))
+    return lines
 
 
 def peek_field(path: Path, name: str) -> Any:

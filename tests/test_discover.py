@@ -1,0 +1,316 @@
+"""Discovery: a transcript has one name however it was handed over, only transcripts
+are read, and folders are looked into in the layouts the agents write
+(docs/safety.md S8, S10). Real builds of real files on disk: each test names the way a
+user hands bough a history, and what must come of it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from bough_site.build import BuildResult, build, load_site
+from bough_site.cli import main
+from bough_site.config import BuildConfig, archive_dir
+from bough_site.discover import EXAMPLES, MAX_DEPTH, NOT_A_TRANSCRIPT, ORPHAN_AGENT, kind_of, transcript_label
+from bough_site.model import Site
+from bough_site.readers.lines import peek_lines
+
+from .helpers import KEY, SESSION, fixtures_dir, prompt, reply, text, write_jsonl
+
+NOTES = "-home-ada-src-notes-api"
+WITH_SUBAGENTS = "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27"  # in notes-api: two sub-agents and a meta file
+ROLLOUT = "rollout-2026-03-09T14-02-11-019cd2e7-c6b8-7368-9b86-605be5b3b792.jsonl"
+GEMINI_SESSION = "session-2026-03-11T09-30-09667b96.jsonl"  # tmp/tidepool/chats/, with a sub-agent file
+
+
+def build_of(sources: list[Path], out: Path, **options) -> BuildResult:
+    return build(BuildConfig(sources=sources, out=out, jobs=1, search=False, **options), redaction_key=KEY)
+
+
+def archived(kind: str) -> list[str]:
+    """The labels bough's archive holds for ``kind``, from its copies on disk."""
+    root = archive_dir() / kind
+    return sorted(p.relative_to(root).as_posix().removesuffix(".gz") for p in root.rglob("*.gz"))
+
+
+def files_by_session(site: Site) -> dict[str, list[str]]:
+    return {s.id: list(s.files) for p in site.projects for s in p.sessions}
+
+
+def said(site: Site) -> list[str]:
+    return sorted(str(w) for w in site.warnings)
+
+
+# --- one transcript, one name ------------------------------------------------------------------
+
+
+@pytest.fixture
+def home(isolated_home: Path) -> Path:
+    """~/.claude, ~/.codex and ~/.gemini holding the bundled example transcripts."""
+    shutil.copytree(EXAMPLES / "claude" / "projects", isolated_home / ".claude" / "projects")
+    shutil.copytree(EXAMPLES / "codex" / "sessions", isolated_home / ".codex" / "sessions")
+    shutil.copytree(EXAMPLES / "gemini", isolated_home / ".gemini")
+    return isolated_home
+
+
+def ways_to_name(home: Path, agent: str) -> list[Path]:
+    """What a user might type to build one session: its agent's folder, a level of
+    it, the file itself, and the folder above (a copy of the agent's home would be read so)."""
+    if agent == "claude":
+        projects = home / ".claude" / "projects"
+        return [projects, projects / NOTES, projects / NOTES / f"{WITH_SUBAGENTS}.jsonl", home / ".claude"]
+    if agent == "codex":
+        sessions = home / ".codex" / "sessions"
+        day = sessions / "2026" / "03" / "09"
+        return [sessions, sessions / "2026", day, day / ROLLOUT, home / ".codex"]
+    chats = home / ".gemini" / "tmp" / "tidepool" / "chats"
+    return [home / ".gemini", home / ".gemini" / "tmp", chats.parent, chats, chats / GEMINI_SESSION]
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_a_transcript_has_one_name_whichever_way_it_is_handed_over(home: Path, tmp_path: Path, agent: str) -> None:
+    labels: list[dict[str, list[str]]] = []
+    holds: list[list[str]] = []
+    for n, source in enumerate(ways_to_name(home, agent)):
+        result = build_of([source], tmp_path / f"out{n}", source_filter=agent)
+        labels.append(files_by_session(result.site))
+        holds.append(archived(agent))
+    first = holds[0]
+    assert holds == [first] * len(holds), "the archive got the same file under another name"
+    for by_session in labels:  # a session read from any source names its files as from the first
+        assert all(labels[0][sid] == files for sid, files in by_session.items()), by_session
+    if agent == "claude":
+        assert labels[0][WITH_SUBAGENTS] == [
+            f"{NOTES}/{WITH_SUBAGENTS}.jsonl",
+            f"{NOTES}/{WITH_SUBAGENTS}/subagents/agent-a4f1c9e27b3d06e18.jsonl",
+            f"{NOTES}/{WITH_SUBAGENTS}/subagents/agent-acompact-7d2e91.jsonl"]
+    elif agent == "codex":
+        assert f"sessions/2026/03/09/{ROLLOUT}" in first
+    else:
+        assert f"tmp/tidepool/chats/{GEMINI_SESSION}" in first
+
+
+def test_a_gemini_file_outside_a_gemini_directory_has_one_name(tmp_path: Path) -> None:
+    """A Gemini project folder copied somewhere (no tmp/ above it): the folder, its
+    chats/ and the file itself name the file alike."""
+    shutil.copytree(EXAMPLES / "gemini" / "tmp" / "tidepool", tmp_path / "copy" / "tidepool")
+    chats = tmp_path / "copy" / "tidepool" / "chats"
+    for n, source in enumerate([tmp_path / "copy" / "tidepool", chats, chats / GEMINI_SESSION]):
+        build_of([source], tmp_path / f"out{n}")
+        assert f"tidepool/chats/{GEMINI_SESSION}" in archived("gemini")
+        assert len([label for label in archived("gemini") if label.endswith(GEMINI_SESSION)]) == 1
+
+
+def test_the_label_is_the_end_of_the_path_the_layout_gives() -> None:
+    assert transcript_label("/h/.claude/projects/-p/s.jsonl") == "-p/s.jsonl"
+    assert transcript_label("/h/-p/s/subagents/agent-1.jsonl") == "-p/s/subagents/agent-1.jsonl"
+    assert transcript_label("/h/-p/s/subagents/agent-1.meta.json") == "-p/s/subagents/agent-1.meta.json"
+    assert transcript_label("/a/b/c/-p/s/subagents/workflows/w/agent-1.jsonl") == \
+        "-p/s/subagents/workflows/w/agent-1.jsonl"
+    assert transcript_label("/h/.codex/sessions/2026/03/09/rollout-1.jsonl") == "sessions/2026/03/09/rollout-1.jsonl"
+    assert transcript_label("/h/.codex/archived_sessions/rollout-1.jsonl") == "archived_sessions/rollout-1.jsonl"
+    assert transcript_label("/h/.gemini/tmp/x/chats/s.jsonl") == "tmp/x/chats/s.jsonl"
+    assert transcript_label("/h/.gemini/tmp/x/chats/sid/s.jsonl") == "tmp/x/chats/sid/s.jsonl"
+    assert transcript_label("/h/.gemini/tmp/x/.project_root") == "tmp/x/.project_root"
+    assert transcript_label("/h/.gemini/projects.json") == "projects.json"
+    assert transcript_label("/h/copy/x/chats/s.json") == "x/chats/s.json"
+    assert transcript_label("/s.jsonl") == "s.jsonl"
+    assert transcript_label(os.fsdecode(b"/h/-p-\xff/s.jsonl")) == "-p-\ufffd/s.jsonl"
+
+
+# --- only transcripts are read -----------------------------------------------------------------
+
+
+def test_a_file_that_is_no_transcript_is_refused_in_one_line_and_never_archived(isolated_home: Path,
+                                                                               tmp_path: Path) -> None:
+    readme = tmp_path / "docs" / "README.md"
+    readme.parent.mkdir()
+    readme.write_text("# bough\n\nA static site of your work with AI coding agents.\n\n- one\n- two\n")
+    result = CliRunner().invoke(main, ["build", str(readme), "-o", str(tmp_path / "site"), "-q", "-j", "1"])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [f"warning: docs/README.md: {NOT_A_TRANSCRIPT}",
+                                          "bough: no transcript could be read from the sources given"]
+    assert not (tmp_path / "site").exists()
+    assert not list(archive_dir().rglob("*.gz"))
+
+
+def test_a_jsonl_that_is_no_transcript_is_skipped_beside_the_sessions(isolated_home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "projects" / "-home-ada-src-app"
+    write_jsonl(folder / f"{SESSION}.jsonl", [prompt("u1", "hello"), reply("a1", "m1", [text("hi")])])
+    write_jsonl(folder / "todo.jsonl", [{"task": "water the plants", "done": False}, {"task": "taxes"}])
+    (folder / "notes.jsonl").write_text("just some words\nand more words\n")
+    result = build_of([tmp_path / "projects"], tmp_path / "site")
+    assert said(result.site) == [f"-home-ada-src-app/notes.jsonl: {NOT_A_TRANSCRIPT}",
+                                 f"-home-ada-src-app/todo.jsonl: {NOT_A_TRANSCRIPT}"]
+    assert list(files_by_session(result.site)) == [SESSION]
+    assert archived("claude") == [f"-home-ada-src-app/{SESSION}.jsonl"]
+
+
+def damaged_sessions(folder: Path) -> dict[str, tuple[list[bytes | dict], list[str]]]:
+    """Real transcripts damaged at their start, each with the warnings its reader gives."""
+    huge = "x" * (3 << 20)  # a first line three times what discovery reads of a file
+    usage_only = {"timestamp": "2026-01-09T10:00:00.000Z", "requestId": "req_1", "costUSD": 0.01,
+                  "message": {"role": "assistant", "id": "msg_1", "model": "claude-sonnet-4-20250514",
+                              "usage": {"input_tokens": 100, "output_tokens": 50}}}
+    torn = orjson.dumps(prompt("t0", "cut off"))[:60]
+    bad_bytes = orjson.dumps(prompt("b0", "caf@")).replace(b"@", b"\xff")
+    cases: dict[str, tuple[list[bytes | dict], list[str]]] = {
+        "garbage-first": ([b"\x00\x00\x1f\x8b garbage", prompt("g1", "after garbage"), reply("g2", "mg", [text("ok")])],
+                          ["1: not valid JSON"]),
+        "torn-lines": ([torn] * 25 + [prompt("t1", "after torn lines")],
+                       [f"{n}: not valid JSON" for n in range(1, 26)]),
+        "bad-bytes-first": ([bad_bytes, reply("b1", "mb", [text("ok")])], ["1: invalid UTF-8 replaced with U+FFFD"]),
+        "huge-first-line": ([prompt("h0", huge), reply("h1", "mh", [text("read")])], []),
+        "usage-only": ([usage_only], []),
+        "blank-then-bom": ([b"", b"   ", prompt("w1", "after blanks")], []),
+        "snapshot-first": ([{"type": "file-history-snapshot", "messageId": "m0", "snapshot": {}},
+                            prompt("s1", "after a snapshot")], []),
+        "not-objects-first": ([b"[1, 2]", b'"text"', b"42", prompt("n1", "after values")],
+                              ["1: not a JSON object (a JSON array)", "2: not a JSON object (a JSON string)",
+                               "3: not a JSON object (a JSON number)"]),
+    }
+    for name, (lines, _) in cases.items():
+        write_jsonl(folder / f"{name}.jsonl", lines)
+    (folder / "bom.jsonl").write_bytes(b"\xef\xbb\xbf" + orjson.dumps(prompt("o1", "after a BOM")) + b"\n")
+    cases["bom"] = ([], [])
+    return cases
+
+
+def test_damaged_transcripts_are_still_read_with_their_warnings(isolated_home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "projects" / "-home-ada-src-app"
+    cases = damaged_sessions(folder)
+    site = load_site(BuildConfig(sources=[tmp_path / "projects"], archive=None))
+    read = sorted(Path(s.files[0]).stem for p in site.projects for s in p.sessions)
+    assert read == sorted(cases)  # every one, none refused
+    expected = sorted(f"-home-ada-src-app/{name}.jsonl:{reason}" for name, (_, reasons) in cases.items()
+                      for reason in reasons)
+    got = sorted(str(w) for w in site.warnings)
+    assert len(got) == len(expected) and all(g.startswith(e) for g, e in zip(got, expected)), got
+    assert not [w for w in got if NOT_A_TRANSCRIPT in w]
+
+
+def test_every_real_fixture_is_told_a_transcript(tmp_path: Path) -> None:
+    """The real transcripts in ../shared/fixtures, each handed over alone, are read."""
+    paths = [p for kind in ("claude", "codex", "gemini") for p in sorted(fixtures_dir(kind).iterdir())
+             if p.is_file() and p.suffix in (".jsonl", ".json") and not p.name.endswith("manifest.json")]
+    assert len(paths) > 25
+    refused = []
+    for path in paths:
+        site = load_site(BuildConfig(sources=[path], archive=None))
+        if any(NOT_A_TRANSCRIPT in w.reason for w in site.warnings) or not site.projects:
+            refused.append(path.name)
+    assert refused == []
+
+
+def test_a_file_is_told_from_its_first_megabyte(tmp_path: Path) -> None:
+    """Recognition costs a peek, whatever the size: discovery runs over thousands of files."""
+    path = write_jsonl(tmp_path / "big.jsonl", [prompt("u1", "y" * (40 << 20)), reply("a1", "m1", [text("ok")])])
+    with path.open("rb") as handle:
+        lines = peek_lines(handle)
+        assert handle.tell() <= (1 << 20) + (1 << 16)
+    assert [whole for _, whole in lines] == [False]
+    assert kind_of(path, "big.jsonl", lambda w: None) == "claude"
+    junk = tmp_path / "junk.jsonl"
+    junk.write_bytes(b"z" * (40 << 20) + b"\n")
+    warnings: list = []
+    assert kind_of(junk, "junk.jsonl", warnings.append) == ""
+    assert [str(w) for w in warnings] == [f"junk.jsonl: {NOT_A_TRANSCRIPT}"]
+
+
+# --- folders, in the layouts the agents write --------------------------------------------------
+
+
+def claude_session(folder: Path, sid: str, ask: str, *, agent: str | None = None) -> Path:
+    """A Claude Code session file (and, with ``agent``, its sub-agent's file in ``<sid>/subagents/``)."""
+    path = write_jsonl(folder / f"{sid}.jsonl", [prompt(f"{sid}-u", ask, sessionId=sid),
+                                                 reply(f"{sid}-a", f"{sid}-m", [text(f"done: {ask}")], sessionId=sid)])
+    if agent is not None:
+        write_jsonl(folder / sid / "subagents" / f"agent-{agent}.jsonl", [
+            prompt(f"{agent}-u", "look around", sessionId=sid, isSidechain=True, agentId=agent),
+            reply(f"{agent}-a", f"{agent}-m", [text("looked")], sessionId=sid, isSidechain=True, agentId=agent)])
+        (folder / sid / "tool-results").mkdir()
+        (folder / sid / "tool-results" / "toolu_1.txt").write_text("big output\n")
+    return path
+
+
+def prompts_by_session(site: Site) -> dict[str, tuple[int, int]]:
+    return {s.id: (s.stats["prompts"], s.stats["subagents"]) for p in site.projects for s in p.sessions}
+
+
+def test_a_backup_one_level_deeper_is_read_whole(isolated_home: Path, tmp_path: Path) -> None:
+    """A copy of ~/.claude inside a dated backup folder: its sessions, not its prompt history."""
+    claude = tmp_path / "backup" / "2026-03-01" / ".claude"
+    claude_session(claude / "projects" / "-home-ada-app", "a0000000-0000-4000-8000-000000000001", "one", agent="x1")
+    claude_session(claude / "projects" / "-home-ada-lib", "a0000000-0000-4000-8000-000000000002", "two")
+    write_jsonl(claude / "history.jsonl", [{"display": "one", "pastedContents": {}, "timestamp": 1772359200000,
+                                            "project": "/home/ada/app"}])
+    write_jsonl(claude / "todos" / "a.json", [{"content": "x", "status": "pending"}])
+    site = load_site(BuildConfig(sources=[tmp_path / "backup"], archive=None))
+    assert prompts_by_session(site) == {"a0000000-0000-4000-8000-000000000001": (1, 1),
+                                        "a0000000-0000-4000-8000-000000000002": (1, 0)}
+    assert said(site) == [f".claude/history.jsonl: {NOT_A_TRANSCRIPT}"]
+
+
+def test_a_folder_of_project_folders_and_loose_sessions_is_read_whole(isolated_home: Path, tmp_path: Path) -> None:
+    keep = tmp_path / "keep"
+    claude_session(keep, "b0000000-0000-4000-8000-000000000001", "loose", agent="y1")
+    claude_session(keep / "-home-ada-app", "b0000000-0000-4000-8000-000000000002", "in a project", agent="y2")
+    claude_session(keep / "older" / "-home-ada-lib", "b0000000-0000-4000-8000-000000000003", "older")
+    (keep / "-home-ada-app" / "memory").mkdir()
+    (keep / "-home-ada-app" / "memory" / "MEMORY.md").write_text("notes\n")
+    result = build_of([keep], tmp_path / "site")
+    assert prompts_by_session(result.site) == {"b0000000-0000-4000-8000-000000000001": (1, 1),
+                                               "b0000000-0000-4000-8000-000000000002": (1, 1),
+                                               "b0000000-0000-4000-8000-000000000003": (1, 0)}
+    assert said(result.site) == []
+    assert archived("claude") == [
+        "-home-ada-app/b0000000-0000-4000-8000-000000000002.jsonl",
+        "-home-ada-app/b0000000-0000-4000-8000-000000000002/subagents/agent-y2.jsonl",
+        "-home-ada-lib/b0000000-0000-4000-8000-000000000003.jsonl",
+        "keep/b0000000-0000-4000-8000-000000000001.jsonl",
+        "keep/b0000000-0000-4000-8000-000000000001/subagents/agent-y1.jsonl"]
+
+
+def test_a_session_folder_handed_over_alone_reads_its_sub_agents(isolated_home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "projects" / "-home-ada-app"
+    claude_session(project, "c0000000-0000-4000-8000-000000000001", "main", agent="z1")
+    site = load_site(BuildConfig(sources=[project / "c0000000-0000-4000-8000-000000000001"], archive=None))
+    label = "-home-ada-app/c0000000-0000-4000-8000-000000000001/subagents/agent-z1.jsonl"
+    assert said(site) == [f"{label}: {ORPHAN_AGENT}"]
+    assert files_by_session(site) == {"agent-z1": [label]}  # a sub-agent read as a session of its own
+
+
+def test_codex_home_and_a_year_of_it_are_read(home: Path, tmp_path: Path) -> None:
+    codex = home / ".codex"
+    write_jsonl(codex / "history.jsonl", [{"session_id": "x", "ts": 1772359200, "text": "hello"}])
+    (codex / "log").mkdir()
+    (codex / "log" / "codex-tui.log").write_text("started\n")
+    whole = load_site(BuildConfig(sources=[codex], archive=None))
+    year = load_site(BuildConfig(sources=[codex / "sessions" / "2026"], archive=None))
+    expected = load_site(BuildConfig(sources=[codex / "sessions"], archive=None))
+    assert files_by_session(whole) == files_by_session(year) == files_by_session(expected)
+    assert len(files_by_session(expected)) == 2
+    assert said(whole) == [f".codex/history.jsonl: {NOT_A_TRANSCRIPT}"]
+
+
+def test_folders_too_deep_are_said_to_be_left(isolated_home: Path, tmp_path: Path) -> None:
+    deep = tmp_path / "deep"
+    claude_session(deep / "-home-ada-app", "d0000000-0000-4000-8000-000000000001", "shallow")
+    folder = deep.joinpath(*[f"l{n}" for n in range(MAX_DEPTH + 1)])  # its last folder is MAX_DEPTH + 1 down
+    claude_session(folder, "d0000000-0000-4000-8000-000000000002", "too deep")
+    site = load_site(BuildConfig(sources=[deep], archive=None))
+    assert list(files_by_session(site)) == ["d0000000-0000-4000-8000-000000000001"]
+    assert said(site) == [f"{deep}: 1 folder more than {MAX_DEPTH} levels down not looked into"]
+
+
+def test_a_folder_linking_to_itself_is_walked_once(isolated_home: Path, tmp_path: Path) -> None:
+    keep = tmp_path / "keep"
+    claude_session(keep / "-home-ada-app", "e0000000-0000-4000-8000-000000000001", "once")
+    (keep / "-home-ada-app" / "again").symlink_to(keep)
+    site = load_site(BuildConfig(sources=[keep], archive=None))
+    assert list(files_by_session(site)) == ["e0000000-0000-4000-8000-000000000001"]
