@@ -20,6 +20,14 @@ How it works (the shape gitleaks uses, our own rules):
   text (``_Runs``), meet one trie of every prefix and one alternation of every
   signature; a hit is confirmed by its shape's own pattern. So a key pasted as
   prose is found by its look alone.
+- A shape may stand right after "_" (``backup_<key>.txt``, ``mcp__<key>__query``) and
+  before it where its format says where it ends; a letter or digit before a prefix still
+  makes it none (docs/redaction.md, "Word joins"). A known vendor prefix (``Shape.vendor``:
+  ``sntrys_``, ``ghp_`` …) that no shape confirms is still that vendor's key when a long
+  random run follows it (``_loose_vendor_key``).
+- Keys with no prefix at all (32 hex, 40 base64: ``redact_rules.CONTEXT_SHAPES``) count
+  only in a sentence that names their provider (``_named_provider_keys``); the tokens are
+  found first, from what the other searches made, and the names looked for around them.
 - The fallback, over the same runs, for keys no shape names: ``prefixed-key`` (a
   vendor-like prefix and then 32 or more random letters and digits) and
   ``keyword-secret`` (a random token of 24 or more characters in the same sentence
@@ -50,6 +58,9 @@ How it works (the shape gitleaks uses, our own rules):
   generic ones URLs, headers and cookies beat ``NAME=value`` / ``name: "value"``
   (so ``{"Authorization": "Bearer x"}`` keeps its ``Bearer``); the fallback loses
   to everything. On a tie the older rules win over the shapes.
+- ``value`` redacts the keys of a JSON object as well as its values: a key name comes
+  back as it was, a secret used as a key becomes its label (docs/redaction.md, "Secrets
+  used as keys").
 - A secret becomes ``[redacted: KIND FINGERPRINT]``: FINGERPRINT is the first 8
   hex digits of HMAC-SHA256(key, secret). The same secret gets the same label
   wherever it appears; the label cannot be reversed (a keyed hash, so short
@@ -111,7 +122,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .redact_rules import SHAPES, Shape
+from .redact_rules import CONTEXT_SHAPES, SHAPES, ContextShape, Shape
 
 __all__ = ["RULES", "Redactor", "Rule", "is_sensitive_path"]
 
@@ -455,21 +466,21 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "github-token",
         "gh",
-        rf"(?P<s>{_lit('gh', _A + '_')}[pousr]_[{_A}]{{36,251}})(?![{_A}_])",
+        rf"(?P<s>{_lit('gh', _A)}[pousr]_[{_A}]{{36,251}})(?![{_A}])",
         needs="_",
         in_runs=True,
     ),
     _provider(
         "github-token",
         "github_pat_",
-        rf"(?P<s>{_lit('github_pat_', _A + '_')}[{_A}_]{{22,255}})(?![{_A}_])",
+        rf"(?P<s>{_lit('github_pat_', _A)}[{_A}_]{{22,255}})(?![{_A}])",
         needs="_",
         in_runs=True,
     ),
     _provider(
         "gitlab-token",
         "gl",
-        rf"(?P<s>{_lit('gl', _A + '_')}(?:pat|dt|rt|ptt|cbt|oas)-[{_B}]{{20,300}}(?:\.[{_B}]{{1,300}}){{0,3}})",
+        rf"(?P<s>{_lit('gl', _A)}(?:pat|dt|rt|ptt|cbt|oas)-[{_B}]{{20,300}}(?:\.[{_B}]{{1,300}}){{0,3}})",
         needs="-",
         in_runs=True,
     ),
@@ -490,7 +501,7 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "stripe-key",
         "k_live_ k_test_ k_prod_ whsec_",
-        rf"(?<![{_A}_])(?P<s>[sr]k_(?:live|test|prod)_[{_A}]{{10,250}}|whsec_[{_A}+/=]{{20,250}})",
+        rf"(?<![{_A}])(?P<s>[sr]k_(?:live|test|prod)_[{_A}]{{10,250}}|whsec_[{_A}+/=]{{20,250}})",
         needs="_",
         in_runs=True,
     ),
@@ -498,37 +509,37 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "anthropic-key",
         "sk-",
-        rf"(?P<s>{_lit('sk-', _B)}ant-[a-z]{{2,10}}[0-9]{{0,3}}-[{_B}]{{20,300}})",
+        rf"(?P<s>{_lit('sk-', _A + '-')}ant-[a-z]{{2,10}}[0-9]{{0,3}}-[{_B}]{{20,300}})",
         needs="-",
         in_runs=True,
     ),
     _provider(
         "openrouter-key",
         "sk-",
-        rf"(?P<s>{_lit('sk-', _B)}or-v[0-9]-[0-9a-f]{{64}})(?![{_A}])",
+        rf"(?P<s>{_lit('sk-', _A + '-')}or-v[0-9]-[0-9a-f]{{64}})(?![{_A}])",
         needs="-",
         in_runs=True,
     ),
     _provider(
         "openai-key",
         "sk-",
-        rf"(?P<s>{_lit('sk-', _B)}(?:(?:proj|svcacct|admin|None)-[{_B}]{{20,300}}"
+        rf"(?P<s>{_lit('sk-', _A + '-')}(?:(?:proj|svcacct|admin|None)-[{_B}]{{20,300}}"
         rf"|[{_B}]{{0,150}}T3BlbkFJ[{_B}]{{10,150}}"
-        rf"|[{_A}]{{32,200}}(?![{_B}])))",
+        rf"|[{_A}]{{32,200}}(?![{_A}-])))",
         needs="-",
         in_runs=True,
     ),
     _provider(
         "google-api-key",
         "AIza",
-        rf"(?P<s>{_lit('AIza', _B)}[{_B}]{{35}})(?![{_B}])",
+        rf"(?P<s>{_lit('AIza', _A + '-')}[{_B}]{{35}})(?![{_A}-])",
         needs="A",
         in_runs=True,
     ),
     _provider(
         "google-oauth-secret",
         "GOCSPX-",
-        rf"(?P<s>{_lit('GOCSPX-', _B)}[{_B}]{{28}})(?![{_B}])",
+        rf"(?P<s>{_lit('GOCSPX-', _A + '-')}[{_B}]{{28}})(?![{_A}-])",
         needs="-",
         in_runs=True,
     ),
@@ -536,14 +547,14 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "google-oauth-secret",
         "ya29.",
-        rf"(?P<s>{_lit('ya29.', _B)}[{_B}]{{20,2000}})",
+        rf"(?P<s>{_lit('ya29.', _A + '-')}[{_B}]{{20,2000}})",
         needs=".",
         in_runs=True,
     ),
     _provider(
         "npm-token",
         "npm_",
-        rf"(?P<s>{_lit('npm_', _A + '_')}[{_A}]{{36}})(?![{_A}])",
+        rf"(?P<s>{_lit('npm_', _A)}[{_A}]{{36}})(?![{_A}])",
         needs="_",
         in_runs=True,
     ),
@@ -551,21 +562,21 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "pypi-token",
         "pypi-AgE",
-        rf"(?P<s>{_lit('pypi-AgE', _A + '_')}[{_B}]{{50,2000}})",
+        rf"(?P<s>{_lit('pypi-AgE', _A)}[{_B}]{{50,2000}})",
         needs="-",
         in_runs=True,
     ),
     _provider(
         "huggingface-token",
         "hf_",
-        rf"(?P<s>{_lit('hf_', _A + '_')}[{_A}]{{34,40}})(?![{_A}])",
+        rf"(?P<s>{_lit('hf_', _A)}[{_A}]{{34,40}})(?![{_A}])",
         needs="_",
         in_runs=True,
     ),
     _provider(
         "sendgrid-key",
         "SG.",
-        rf"(?P<s>{_lit('SG.', _A + '_')}[{_B}]{{22}}\.[{_B}]{{43}})(?![{_B}])",
+        rf"(?P<s>{_lit('SG.', _A)}[{_B}]{{22}}\.[{_B}]{{43}})(?![{_A}-])",
         needs=".",
         in_runs=True,
     ),
@@ -573,7 +584,7 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "twilio-key",
         "SK",
-        rf"(?P<s>{_lit('SK', _A + '_')}[0-9a-f]{{32}})(?![{_A}_])",
+        rf"(?P<s>{_lit('SK', _A)}[0-9a-f]{{32}})(?![{_A}])",
         needs="S",
         in_runs=True,
     ),
@@ -590,21 +601,21 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "digitalocean-token",
         "_v1_",
-        r"(?<![0-9A-Za-z_])(?P<s>do[opr]_v1_[0-9a-f]{64})(?![0-9A-Za-z])",
+        r"(?<![0-9A-Za-z])(?P<s>do[opr]_v1_[0-9a-f]{64})(?![0-9A-Za-z])",
         needs="_",
         in_runs=True,
     ),
     _provider(
         "supabase-token",
         "sbp_ sb_secret_",
-        rf"(?<![{_A}_])(?P<s>sbp_[0-9a-f]{{40}}|sb_secret_[{_B}]{{20,100}})(?![{_A}])",
+        rf"(?<![{_A}])(?P<s>sbp_[0-9a-f]{{40}}|sb_secret_[{_B}]{{20,100}})(?![{_A}])",
         needs="_",
         in_runs=True,
     ),
     _provider(
         "telegram-bot-token",
         ":AA",
-        rf"(?<![0-9])(?P<s>[0-9]{{8,10}}:AA[{_B}]{{33}})(?![{_B}])",
+        rf"(?<![0-9])(?P<s>[0-9]{{8,10}}:AA[{_B}]{{33}})(?![{_A}-])",
         needs=":",
         in_runs=True,
     ),
@@ -619,7 +630,7 @@ RULES: tuple[Rule, ...] = (
     _provider(
         "jwt",
         "eyJ",
-        rf"(?P<s>{_lit('eyJ', _B)}[{_B}]{{5,4000}}\.eyJ[{_B}]{{5,8000}}\.[{_B}]{{0,4000}})",
+        rf"(?P<s>{_lit('eyJ', _A + '-')}[{_B}]{{5,4000}}\.eyJ[{_B}]{{5,8000}}\.[{_B}]{{0,4000}})",
         needs=".",
         in_runs=True,
     ),
@@ -935,10 +946,33 @@ _PREFIXED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and 
 _ANCHORED_SHAPES = [(i, sh) for i, sh in enumerate(SHAPES) if not sh.legacy and sh.anchor]
 
 
+# Known vendor prefixes (Shape.vendor: sntrys_, ghp_, dp.st. …, of the older rules' shapes
+# too) -> the kind and order of their first shape. A vendor prefix followed by a long random
+# run is that vendor's key even when the run is not the layout the vendor documents
+# (_loose_vendor_key). Each prefix names one kind (tests/test_redact_joins.py checks).
+_VENDORS: dict[str, tuple[str, int]] = {}
+# Vendor prefix -> the longer literal prefixes of its shapes (bedrock-api-key-YmVk…29t): text
+# that holds one of them is that fixed text, not part of a random run.
+_VENDOR_LITERALS: dict[str, list[str]] = collections.defaultdict(list)
+for _i, _sh in enumerate(SHAPES):
+    if _sh.vendor:
+        _VENDORS.setdefault(_sh.vendor, (_sh.kind, _SHAPE_BASE + _i))
+        if len(_sh.prefix) > len(_sh.vendor):
+            _VENDOR_LITERALS[_sh.vendor].append(_sh.prefix)
+for _v in _VENDOR_LITERALS:
+    _VENDOR_LITERALS[_v].sort(key=len, reverse=True)
+_VENDOR_BY_HEAD: dict[str, list[str]] = collections.defaultdict(list)
+for _v in sorted(_VENDORS, key=lambda v: (-len(v), v)):  # longest first
+    _VENDOR_BY_HEAD[_v[:2]].append(_v)
+# The run after a vendor prefix: base64 and base64url characters, 24 to 1024 of them.
+_VENDOR_BODY_RE = re.compile(r"[A-Za-z0-9+/=_-]{24,1024}(?![A-Za-z0-9+/=_-])")
+
+
 @functools.cache
 def _prefix_re() -> re.Pattern[str]:
-    """One trie of every shape's prefix, not preceded by a letter or digit."""
-    return re.compile(r"(?<![A-Za-z0-9])" + _trie([sh.prefix for _, sh in _PREFIXED_SHAPES]))
+    """One trie of every shape's prefix and every vendor prefix, not preceded by a letter or
+    digit (an "_" may stand before: backup_<key>, mcp__<key>)."""
+    return re.compile(r"(?<![A-Za-z0-9])" + _trie([sh.prefix for _, sh in _PREFIXED_SHAPES] + list(_VENDORS)))
 
 _BY_HEAD: dict[str, list[tuple[int, Shape]]] = collections.defaultdict(list)
 for _i, _sh in _PREFIXED_SHAPES:
@@ -1040,22 +1074,58 @@ def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
     _anchored(s, runs, out)
     if len(runs.text) > _FALLBACK_MAX_RUN and any(hi - lo > _FALLBACK_MAX_RUN for lo, hi in runs.spans):
         runs = _Runs(s, [(lo, hi) for lo, hi in runs.spans if hi - lo <= _FALLBACK_MAX_RUN])
-    _prefixed_keys(runs, out)
-    _keyword_secrets(s, scan, runs, out)
+    mapped = runs.text.encode("ascii").translate(_ALNUM_MAP)  # the runs' letters and digits: "a", the rest " "
+    stretch = _ALNUM_32 in mapped  # 32 letters and digits in a row: most texts have none
+    if stretch:
+        _prefixed_keys(runs, out)
+    wide = _keyword_secrets(s, scan, runs, out)
+    if stretch or wide:
+        _named_provider_keys(s, runs, mapped, stretch, wide, out)
     return out
 
 
 def _prefixed(runs: _Runs, out: list[_Candidate]) -> None:
-    """The shapes told by their prefix: one trie of every prefix, each hit confirmed by its shape."""
+    """The shapes told by their prefix: one trie of every prefix, each hit confirmed by its shape;
+    where no shape confirms it, a vendor prefix followed by a long random run (_loose_vendor_key)."""
     text = runs.text
     for m in _prefix_re().finditer(text):
         q = m.start()
+        found = False
         for order, shape in _BY_HEAD.get(text[q : q + 2], ()):
             if text.startswith(shape.prefix, q):
                 hit = shape.regex.match(text, q)
                 if hit:
+                    found = True
                     delta = runs.at(q)[1]
                     out.append((TIER_PROVIDER, q + delta, hit.end() + delta, shape.kind, order))
+        if not found:
+            loose = _loose_vendor_key(text, q)
+            if loose is not None:
+                delta = runs.at(q)[1]
+                out.append((TIER_FALLBACK, q + delta, loose[0] + delta, loose[1], loose[2]))
+
+
+def _loose_vendor_key(text: str, q: int, end: int | None = None) -> tuple[int, str, int] | None:
+    """(end, kind, order) of a key at q that starts with a known vendor prefix and goes on with a
+    random run of 24 or more letters and digits (base64 characters between them), or None.
+
+    The longest vendor prefix at q decides; where the text goes on with the rest of a shape's
+    literal prefix, the run starts after it. Lower-case hex never looks random, so a git SHA
+    after a prefix-like word is no key; a key of the vendor's documented layout is its shape's
+    (a candidate of a lower tier, which wins)."""
+    for vendor in _VENDOR_BY_HEAD.get(text[q : q + 2], ()):
+        if text.startswith(vendor, q):
+            start = q + len(vendor)
+            for literal in _VENDOR_LITERALS.get(vendor, ()):
+                if text.startswith(literal, q):
+                    start = q + len(literal)
+                    break
+            body = _VENDOR_BODY_RE.match(text, start, len(text) if end is None else end)
+            if body is None or not looks_random(body.group(), least=24):
+                return None
+            kind, order = _VENDORS[vendor]
+            return body.end(), kind, order
+    return None
 
 
 def _anchored(s: str, runs: _Runs, out: list[_Candidate]) -> None:
@@ -1090,29 +1160,33 @@ def _anchored(s: str, runs: _Runs, out: list[_Candidate]) -> None:
 
 
 def _prefixed_keys(runs: _Runs, out: list[_Candidate]) -> None:
-    """Unknown keys with a vendor-like prefix and a random body."""
-    # The body is 32 letters and digits in a row, which most texts do not hold: one translate
-    # and one find (in C) spare them the search (the runs' text is ASCII).
-    if _ALNUM_32 not in runs.text.encode("ascii").translate(_ALNUM_MAP):
-        return
+    """Unknown keys with a vendor-like prefix and a random body. (The body is 32 letters and
+    digits in a row, which most texts do not hold: _shape_candidates calls this only where
+    the runs, mapped by one translate, hold them.)"""
     for m in _PREFIXED_KEY_RE.finditer(runs.text):
         if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
             delta = runs.at(m.start())[1]
             out.append((TIER_FALLBACK, m.start() + delta, m.end() + delta, "prefixed-key", _SHAPE_BASE + len(SHAPES)))
 
 
-def _keyword_secrets(s: str, scan: _Scan, runs: _Runs, out: list[_Candidate]) -> None:
+def _keyword_secrets(s: str, scan: _Scan, runs: _Runs, out: list[_Candidate]) -> list[Span]:
     """Random tokens in the same sentence as a secret word (key, token, password ...).
 
     A token counts when it is no known id, its run has a secret word near it (from
     _KEYWORD_BEFORE characters before the run to _KEYWORD_AFTER after it), it looks
     random and a secret word stands in its own sentence: the tests in that order,
     the cheap and selective ones first.
+
+    Returns where the tokens of _WIDE_LEAST characters or more are in the runs' text: the
+    only places a random key of _named_provider_keys' wide shapes can be.
     """
     near: dict[int, bool] = {}  # run -> a secret word near it
+    wide: list[Span] = []
     n = len(s)
     for m in _MIXED_TOKEN_RE.finditer(runs.text):
         token = m.group()
+        if len(token) >= _WIDE_LEAST:
+            wide.append(m.span())
         if _is_id(token):
             continue
         k, delta = runs.at(m.start())
@@ -1124,6 +1198,7 @@ def _keyword_secrets(s: str, scan: _Scan, runs: _Runs, out: list[_Candidate]) ->
             continue
         if _same_sentence_keyword(low, m.start() + delta, m.end() + delta):
             out.append((TIER_FALLBACK, m.start() + delta, m.end() + delta, "keyword-secret", _SHAPE_BASE + len(SHAPES) + 1))
+    return wide
 
 
 def _same_sentence_keyword(low: str, a: int, b: int) -> bool:
@@ -1134,6 +1209,110 @@ def _same_sentence_keyword(low: str, a: int, b: int) -> bool:
             return True
     after = _SECRET_WORD_RE.search(low, b, min(len(low), b + _KEYWORD_AFTER))
     return after is not None and _SENTENCE_END_RE.search(low, b, after.start()) is None
+
+
+# --------------------------------------------------------------------------
+# Keys told by their provider's name (redact_rules.CONTEXT_SHAPES): 32 hex, 40 base64 …
+# in a sentence that names Datadog, AWS, Cloudflare … Such tokens are rare in the runs,
+# provider names are not rare in text, and looking a name up in every string would cost
+# more than all the shapes (a find per name, over every character): so the tokens are found
+# first, from what the other searches already made, and the names looked for only in the
+# sentence around each. Two ways, by the shape's alphabet:
+# - "stretch" shapes (32 or 37 letters and digits, nothing of their alphabet beside them):
+#   a whole stretch of letters and digits of that length, found in the runs mapped to "a"
+#   and " " (the bytes _prefixed_keys needs) with bytes.find;
+# - "wide" shapes (random base64 or base64url): inside a token _MIXED_TOKEN_RE found (every
+#   random token holds upper-case, lower-case and digits), one 40 characters or longer.
+# --------------------------------------------------------------------------
+
+_CONTEXT_BASE = _SHAPE_BASE + len(SHAPES) + 2  # a context shape's order: after the fallback's
+_PROVIDER_BEFORE = 120  # how far before a token its provider's name may stand (same sentence)
+_PROVIDER_AFTER = 60  # ... or after it ("… is the datadog key")
+_ALNUM_CLASS = "A-Za-z0-9"
+
+
+def _is_stretch(shape: ContextShape) -> bool:
+    """One class of letters and digits only, with none of them allowed beside it."""
+    if shape.before != _ALNUM_CLASS or shape.after != _ALNUM_CLASS or len(shape.parts) != 1:
+        return False
+    part = shape.parts[0]
+    return not isinstance(part, str) and not any(re.match(f"[{part[0]}]", chr(c)) for c in _ASCII_NOT_ALNUM)
+
+
+_STRETCH_BY_LENGTH: dict[int, list[int]] = collections.defaultdict(list)  # length -> stretch shapes
+_WIDE_SHAPES: list[int] = []  # the others: random, so made of all three classes (tests/test_redact_joins.py)
+for _j, _ctx in enumerate(CONTEXT_SHAPES):
+    (_STRETCH_BY_LENGTH[_ctx.length] if _is_stretch(_ctx) else _WIDE_SHAPES).append(_j)
+_WIDE_LEAST = min(CONTEXT_SHAPES[j].length for j in _WIDE_SHAPES)
+
+
+_PROVIDER_WORDS = sorted({w for shape in CONTEXT_SHAPES for w in shape.words})
+
+
+@functools.cache
+def _provider_re() -> re.Pattern[str]:
+    """Any provider's name, not inside a word; a name may go on ("cloudflared", "datadoghq"),
+    but a name of three letters ("aws") must end."""
+    alternatives = "|".join(w + ("(?![a-z])" if len(w) <= 3 else "") for w in _PROVIDER_WORDS)
+    return re.compile("(?<![a-z0-9])(?:" + alternatives + ")", re.IGNORECASE | re.ASCII)
+
+
+def _named_provider_keys(s: str, runs: _Runs, mapped: bytes, stretch: bool, wide: list[Span],
+                         out: list[_Candidate]) -> None:
+    """The tokens of CONTEXT_SHAPES whose provider is named in their sentence. ``stretch``:
+    the mapped runs hold 32 letters and digits in a row; ``wide``: the tokens of
+    _MIXED_TOKEN_RE _WIDE_LEAST or more long (positions in the runs' text)."""
+    text = runs.text
+    hits: list[tuple[int, int, int]] = []  # (start, end in the runs' text, shape)
+    if stretch:
+        pos = mapped.find(_ALNUM_32)
+        while pos >= 0:
+            end = mapped.find(b" ", pos + 32)
+            end = len(mapped) if end < 0 else end
+            for j in _STRETCH_BY_LENGTH.get(end - pos, ()):
+                if CONTEXT_SHAPES[j].regex.fullmatch(text, pos, end):
+                    hits.append((pos, end, j))
+            pos = mapped.find(_ALNUM_32, end)
+    for q, e in wide:
+        for j in _WIDE_SHAPES:
+            hits.extend((h.start(), h.end(), j) for h in CONTEXT_SHAPES[j].regex.finditer(text, q, e))
+    named: dict[tuple[int, int], set[str]] = {}  # a token's providers, for the shapes that share it
+    for q, e, j in hits:
+        delta = runs.at(q)[1]
+        a, b = q + delta, e + delta
+        if (a, b) not in named:
+            named[a, b] = _providers_named(s, a, b)
+        if _named_key(CONTEXT_SHAPES[j], s[a:b], named[a, b]):
+            out.append((TIER_PROVIDER, a, b, CONTEXT_SHAPES[j].kind, _CONTEXT_BASE + j))
+
+
+def _named_key(shape: ContextShape, token: str, names: set[str]) -> bool:
+    """Is a token of ``shape``, whose sentence names ``names``, that provider's key?"""
+    if names.isdisjoint(shape.words):
+        return False
+    if shape.random:
+        return looks_random(token, least=24)
+    digits = sum(ch.isdigit() for ch in token)
+    return 0 < digits < sum(ch.isalnum() for ch in token)  # hex: a letter and a digit
+
+
+def _providers_named(s: str, a: int, b: int) -> set[str]:
+    """The providers' names in the sentence of s[a:b]: before it (within _PROVIDER_BEFORE) or after
+    it (within _PROVIDER_AFTER), no sentence end between, lower-cased as CONTEXT_SHAPES name them."""
+    start = max(0, a - _PROVIDER_BEFORE)
+    around = s[start : b + _PROVIDER_AFTER].lower()
+    if not any(word in around for word in _PROVIDER_WORDS):  # nearly always: a few finds, no regex
+        return set()
+    found = _provider_re()
+    out: set[str] = set()
+    for m in found.finditer(s, start, a):
+        if _SENTENCE_END_RE.search(s, m.end(), a) is None:
+            out.add(m.group().lower())
+    for m in found.finditer(s, b, min(len(s), b + _PROVIDER_AFTER)):
+        if _SENTENCE_END_RE.search(s, b, m.start()) is not None:
+            break
+        out.add(m.group().lower())
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -1286,31 +1465,38 @@ class Redactor:
         return hit[0]
 
     def value(self, v: Any) -> Any:
-        """A copy of a JSON-like value with every str value redacted; dict keys kept.
+        """A copy of a JSON-like value with every str value and every str dict key redacted.
 
-        Iterative, so nesting as deep as any JSON parser allows cannot hit the
-        recursion limit. Tuples come back as lists (JSON has none).
+        A key is redacted as any string is: a key name ("command", "api_key") comes back as
+        it was, a secret used as a key (an MCP server's input keyed by a token) becomes its
+        label. Two keys that become the same string keep the later one's value. Iterative,
+        so nesting as deep as any JSON parser allows cannot hit the recursion limit. Tuples
+        come back as lists (JSON has none).
         """
         if isinstance(v, str):
             return self.text(v)
         if not isinstance(v, (dict, list, tuple)):
             return v
+        text = self.text
         holder: list[Any] = [None]
         stack: list[tuple[Any, Any, Any]] = [(v, holder, 0)]
         while stack:
             src, parent, slot = stack.pop()
             out: Any
             if isinstance(src, dict):
-                out = dict.fromkeys(src)
-                items = src.items()
+                out = {}
+                items: Any = src.items()
             else:
                 out = [None] * len(src)
                 items = enumerate(src)
             parent[slot] = out
             for k, item in items:
+                if isinstance(k, str):  # a dict's key (a list's are ints)
+                    k = text(k)
                 if isinstance(item, str):
-                    out[k] = self.text(item)
+                    out[k] = text(item)
                 elif isinstance(item, (dict, list, tuple)):
+                    out[k] = None  # its place in the order; filled when it comes off the stack
                     stack.append((item, out, k))
                 else:
                     out[k] = item

@@ -39,7 +39,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["FAMILIES", "SHAPES", "Shape", "sample"]
+__all__ = ["CONTEXT_SHAPES", "FAMILIES", "SHAPES", "ContextShape", "Shape", "sample"]
 
 # Character classes, written as regex class bodies ("-" always last).
 HEX = "0-9a-f"
@@ -130,10 +130,28 @@ class Shape:
             head = f"[{cls}](?<![A-Za-z0-9].)" + (_quant((cls, least - 1, most - 1)) if most > 1 else "")
         body = head + "".join(re.escape(p) if isinstance(p, str) else _quant(p) for p in rest)
         last = self.parts[-1]
-        # Not followed by more of its last part ("." excepted: it ends sentences), so a
-        # fixed-length body is not the head of a longer word.
-        tail = "A-Za-z0-9" + ("" if isinstance(last, str) else _extra_chars(last[0]).replace(".", ""))
-        return f"(?:{body})(?![{tail}])"
+        # Not followed by more of its last part, so a fixed-length body is not the head of a
+        # longer word; "." (it ends sentences) and "_" (it joins words: backup_<key>_old.txt,
+        # mcp__<key>__query) excepted (docs/redaction.md, "Word joins").
+        extra = "" if isinstance(last, str) else _extra_chars(last[0]).replace(".", "").replace("_", "")
+        return f"(?:{body})(?![A-Za-z0-9{extra}])"
+
+    @property
+    def vendor(self) -> str:
+        """The vendor's part of the literal prefix (``sntrys_`` of ``sntrys_eyJpYXQiO``), for
+        the loose check of redact.py: the prefix up to its last ``_``, ``-`` or ``.``; empty
+        when that is shorter than 4 characters (``sk_``, ``hf_``: too common to tell a key
+        by), an ordinary word (``key-``, ``api-``) or part of a URL or a ``$`` layout."""
+        prefix = self.prefix
+        cut = max(prefix.rfind("_"), prefix.rfind("-"), prefix.rfind("."))
+        vendor = prefix[: cut + 1]
+        if len(vendor) < 4 or vendor in _WORD_PREFIXES or any(ch in prefix for ch in "/:$"):
+            return ""
+        return vendor
+
+
+# Literal prefixes that are ordinary words: a word and a random run is not that vendor's key.
+_WORD_PREFIXES = frozenset({"key-", "api-", "API-", "sdk-", "pat.", "sat.", "secret_", "pubkey-"})
 
 
 def _quant(part: tuple[str, int, int]) -> str:
@@ -161,7 +179,7 @@ def _expand(cls: str) -> str:
     return "".join(out)
 
 
-def sample(shape: Shape, rng: random.Random) -> str:
+def sample(shape: Shape | ContextShape, rng: random.Random) -> str:
     """A random value of this shape (never a real key: random characters in its format)."""
     out = []
     for part in shape.parts:
@@ -455,4 +473,80 @@ SHAPES: tuple[Shape, ...] = (
     _s("facebook-token", "saas", "Meta (Facebook) access token (EAAM)", ["EAAM", c(ALNUM, 100, 300)], "gitleaks:facebook-page-access-token"),
     _s("twitter-token", "saas", "X (Twitter) app bearer token", ["AAAAAAAAAAAAAAAAAAAAA", c(ALNUM, 80, 100)], "gitleaks:twitter-bearer-token"),
     _s("salesforce-token", "saas", "Salesforce access token", ["00D", c(ALNUM, 12, 15), "!", c("A-Za-z0-9._", 96)], "trufflehog:salesforce"),
+)
+
+
+# ---- told by their provider's name ------------------------------------------------------------
+#
+# Some providers' keys have no prefix or signature at all: 32 hex (Datadog, Twilio), 40
+# base64 (AWS). Alone they look like hashes and ids, so they are keys only in a sentence that
+# names the provider ("the cloudflare deploy fails, I'm using … from the dashboard"). These
+# shapes are the unprefixed ones bough's older rules already knew next to a NAME=
+# (aws-secret-key, Twilio's auth tokens, Azure's AccountKey=) and those docs/redaction.md
+# listed as not covered (Datadog, Mistral, Azure), with Cloudflare's keys from before cfut_.
+# Not Heroku's older keys: a UUID, which its own logs print as request ids, and which is in
+# nearly every string of a transcript (looking at each cost more than all of these).
+# Each is either 32 or 37 letters and digits ("stretch") or random base64 (redact.py,
+# "Keys told by their provider's name", searches them that way).
+
+
+@dataclass(frozen=True)
+class ContextShape:
+    """A provider's unprefixed token: ``parts`` as in :class:`Shape`, found only in the same
+    sentence as one of ``words`` (lower-case names of the provider; a name may go on,
+    "cloudflared", "datadoghq", but not start inside a word).
+
+    ``before``/``after``: class bodies of the characters that may not stand right before or
+    right after the token (a longer run of its alphabet is something else). ``random``: the
+    token must look randomly drawn (``redact.looks_random``), which spares names, paths and
+    git SHAs; the hex shapes (``random=False``) must hold a letter and a digit instead.
+    """
+
+    kind: str
+    family: str
+    provider: str
+    words: tuple[str, ...]
+    parts: tuple[Part, ...]
+    source: str
+    before: str
+    after: str
+    random: bool = True
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern())
+
+    @property
+    def length(self) -> int:
+        """Every part has a fixed length, so every match has this one."""
+        return sum(len(p) if isinstance(p, str) else p[1] for p in self.parts)
+
+    def pattern(self) -> str:
+        body = "".join(re.escape(p) if isinstance(p, str) else _quant(p) for p in self.parts)
+        return f"(?<![{self.before}])(?:{body})(?![{self.after}])"
+
+
+def _ctx(kind: str, family: str, provider: str, words: str, parts: list[Part], source: str, edge: str,
+         after: str | None = None, random: bool = True) -> ContextShape:
+    return ContextShape(kind, family, provider, tuple(words.split()), tuple(parts), source, edge,
+                        edge if after is None else after, random)
+
+
+CONTEXT_SHAPES: tuple[ContextShape, ...] = (
+    _ctx("cloudflare-key", "cloud", "Cloudflare API token (40 characters, before cfut_)", "cloudflare",
+         [c(B64URL, 40)], "gitleaks:cloudflare-api-key", B64URL),
+    _ctx("cloudflare-key", "cloud", "Cloudflare global API key (37 hex)", "cloudflare",
+         [c(HEX, 37)], "gitleaks:cloudflare-global-api-key", ALNUM, random=False),
+    _ctx("datadog-key", "observability", "Datadog API key (32 hex)", "datadog",
+         [c(HEX, 32)], "docs:Datadog API and application keys", ALNUM, random=False),
+    _ctx("twilio-key", "messaging", "Twilio auth token (32 hex)", "twilio",
+         [c(HEX, 32)], "trufflehog:twilio", ALNUM, random=False),
+    _ctx("mistral-key", "ai", "Mistral API key (32 letters and digits)", "mistral",
+         [c(ALNUM, 32)], "trufflehog:mistral", ALNUM),
+    # "=" may stand before (AWS_SECRET=…): base64 pads only at its end.
+    _ctx("aws-secret-key", "cloud", "AWS secret access key (40 base64)", "aws",
+         [c(B64, 40)], "docs:AWS IAM access keys", B64, after=B64 + "="),
+    # "-" may not stand before: sha512-… (Subresource Integrity in lock files) is 88 base64 too.
+    _ctx("azure-storage-key", "cloud", "Azure storage account key (88 base64)", "azure",
+         [c(B64, 86), "=="], "docs:Azure storage account access keys", B64 + "-", after=B64 + "="),
 )

@@ -113,10 +113,11 @@ def _file_input(value: Any, path: str, redactor: Redactor) -> Any:
         return redactor.value(value)
     out = {}
     for key, item in value.items():
+        name = redactor.text(key) if isinstance(key, str) else key  # a key can be a secret too
         if isinstance(item, str) and key in ("content", "old_string", "new_string"):
-            out[key] = redactor.file_text(path, item)
+            out[name] = redactor.file_text(path, item)
         else:
-            out[key] = redactor.value(item)
+            out[name] = redactor.value(item)
     return out
 
 
@@ -125,12 +126,13 @@ def _file_detail(detail: Any, path: str, redactor: Redactor) -> Any:
         return redactor.value(detail)
     out = {}
     for key, item in detail.items():
+        name = redactor.text(key) if isinstance(key, str) else key  # a key can be a secret too
         if isinstance(item, str) and key in ("content", "oldString", "newString", "originalFile", "fileDiff"):
-            out[key] = redactor.file_text(path, item)
+            out[name] = redactor.file_text(path, item)
         elif key == "file" and isinstance(item, dict):
-            out[key] = _file_detail(item, path, redactor)
+            out[name] = _file_detail(item, path, redactor)
         else:
-            out[key] = redactor.value(item)
+            out[name] = redactor.value(item)
     return out
 
 

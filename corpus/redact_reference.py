@@ -4,7 +4,9 @@ is checked against (tests/test_redact_same.py, benchmarks/redaction.py --against
 ``ReferenceRedactor`` is ``bough_site.redact.Redactor`` with the search of commit a6ee0b6:
 every keyword looked up in the whole string, and each token run of 20 characters or more
 searched on its own (``finditer(s, lo, hi)``) by the prefix trie, every signature, the
-prefixed-key fallback and the secret-word check. It uses the live module's tables (RULES,
+prefixed-key fallback and the secret-word check. The word joins, the loose vendor-prefix
+check and the keys told by their provider's name (issue #35) were added to both, here in
+the same run-by-run way. It uses the live module's tables (RULES,
 SHAPES and the patterns made from them), so it stays a reference for the way of searching,
 whatever keys are added; only ``_find`` and what it calls are the old code, copied here as
 they were. Test-only (corpus/ is not installed): never imported by bough itself.
@@ -39,13 +41,19 @@ from bough_site.redact import (
     _SHAPE_BASE,
     _SHORT,
     _SHORT_ANCHORS,
+    _CONTEXT_BASE,
+    _WIDE_SHAPES,
+    CONTEXT_SHAPES,
     RULES,
     SHAPES,
     TIER_FALLBACK,
     TIER_PROVIDER,
     Redactor,
     Rule,
+    _loose_vendor_key,
+    _named_key,
     _prefix_re,
+    _providers_named,
     _same_sentence_keyword,
 )
 
@@ -162,18 +170,44 @@ def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
     for lo, hi in runs:
         for m in _prefix_re().finditer(s, lo, hi):
             p = m.start()
+            found = False
             for order, shape in _BY_HEAD.get(s[p : p + 2], ()):
                 if s.startswith(shape.prefix, p):
                     hit = shape.regex.match(s, p, hi)
                     if hit:
+                        found = True
                         out.append((TIER_PROVIDER, p, hit.end(), shape.kind, order))
+            if not found:
+                loose = _loose_vendor_key(s, p, hi)
+                if loose is not None:
+                    out.append((TIER_FALLBACK, p, loose[0], loose[1], loose[2]))
         out.extend(_anchored(s, lo, hi))
         if hi - lo > _FALLBACK_MAX_RUN:
             continue
         for m in _PREFIXED_KEY_RE.finditer(s, lo, hi):
             if not _is_id(m.group("p")) and looks_random(m.group("r"), least=32):
                 out.append((TIER_FALLBACK, *m.span(), "prefixed-key", _SHAPE_BASE + len(SHAPES)))
+        out.extend(_named_provider_keys(s, lo, hi))
     out.extend(_keyword_secrets(s, scan, [(lo, hi) for lo, hi in runs if hi - lo <= _FALLBACK_MAX_RUN]))
+    return out
+
+
+def _named_provider_keys(s: str, lo: int, hi: int) -> list[_Candidate]:
+    """Each context shape's matches in one run, the random ones only inside a token of the
+    fallback's (24 to 256 token characters: a random token is one), each checked for its
+    provider's name in its sentence."""
+    out: list[_Candidate] = []
+    tokens = [m.span() for m in _LOOSE_TOKEN_RE.finditer(s, lo, hi)]
+    named: dict[tuple[int, int], set[str]] = {}
+    for j, shape in enumerate(CONTEXT_SHAPES):
+        places = tokens if j in _WIDE_SHAPES else [(lo, hi)]
+        for a0, b0 in places:
+            for h in shape.regex.finditer(s, a0, b0):
+                a, b = h.span()
+                if (a, b) not in named:
+                    named[a, b] = _providers_named(s, a, b)
+                if _named_key(shape, s[a:b], named[a, b]):
+                    out.append((TIER_PROVIDER, a, b, shape.kind, _CONTEXT_BASE + j))
     return out
 
 

@@ -17,6 +17,19 @@ seed of their own: not the unit tests' values), keys of vendors bough does not
 know (for the fallback), and passwords in connection strings and signed URLs.
 Each is random characters in its format, built here at run time; none is a real
 key. The same root always gets the same bytes.
+
+And, planted their own ways (issue #35, docs/redaction.md "Word joins" and "Keys told
+by their provider's name"):
+
+- keys glued to words by ``_``: in a file name a command copies, in a path a Read
+  reads, in an MCP tool's name, and used as keys of a tool's input;
+- every shape of ``CONTEXT_SHAPES`` (a provider's key with no prefix: 32 hex, 40
+  base64 …) in a sentence that names the provider: a prompt, ``NAME=value`` and a
+  one-line JSON in a command's output;
+- known vendor prefixes followed by a random run that is not the vendor's documented
+  layout (``sntrys_`` and base64 without the JSON header …);
+- and, among the look-alikes, sentences naming a provider beside a git SHA, a path or
+  a name, and vendor prefixes before hex or words.
 """
 
 from __future__ import annotations
@@ -32,7 +45,8 @@ from typing import Any
 
 import orjson
 
-from bough_site.redact_rules import SHAPES, lookalike, sample
+from bough_site.redact import looks_random
+from bough_site.redact_rules import CONTEXT_SHAPES, SHAPES, lookalike, sample
 
 _SEED = 20261215
 _CWD = "/home/dev/zoo"
@@ -160,6 +174,87 @@ def _lookalikes(rng: random.Random) -> list[str]:
     return sorted(set(out))
 
 
+def _shape_value(provider: str, rng: random.Random) -> tuple[str, str]:
+    """(a value of the shape ``provider`` names, its kind)."""
+    shape = next(s for s in SHAPES if s.provider == provider)
+    return sample(shape, rng), shape.kind
+
+
+def _plant_joins(zoo: Zoo, rng: random.Random) -> _Session:
+    """Keys glued to words by "_" (a file name, a path, an MCP tool's name) and keys used as
+    the keys of a tool's input (issue #35)."""
+    session = _Session("zoo-joins")
+    stripe, google, github, anthropic, npm = (
+        _shape_value(provider, rng) for provider in ("Stripe live secret key", "Google API key (Maps, Gemini, Firebase web)",
+                                                     "GitHub personal access token (classic)", "Anthropic API key",
+                                                     "npm access token"))
+    session.prompt("back the database up and query the tracker")
+    session.tool(rng, "Bash", {"command": f"cp backup_{stripe[0]}.txt /srv/backups/"}, "")
+    session.tool(rng, "Read", {"file_path": f"{_CWD}/build/x_{google[0]}/f"}, "     1\u2192ok\n")
+    session.tool(rng, f"mcp__{github[0]}__query", {"query": "open issues", anthropic[0]: {"scope": "repo"}}, "[]")
+    session.tool(rng, "mcp__tracker__search", {"filters": {npm[0]: ["open"]}, "limit": 5}, "[]",
+                 detail={npm[0]: "the key is a key here too", "total": 0})
+    for value, kind in (stripe, google, github, anthropic, npm):
+        zoo.secrets[value] = kind
+    return session
+
+
+def _context_value(shape: Any, rng: random.Random) -> str:
+    """A value of a CONTEXT_SHAPES shape that is what bough takes for one (random, or hex with a
+    letter and a digit): a draw is redrawn until it is."""
+    while True:
+        value = sample(shape, rng)
+        alnum = "".join(ch for ch in value if ch.isalnum())
+        if looks_random(value, least=24) if shape.random else not (alnum.isdigit() or alnum.isalpha()):
+            return value
+
+
+def _plant_context(zoo: Zoo, rng: random.Random) -> _Session:
+    """Every provider's unprefixed key in a sentence that names the provider, and keys of known
+    vendors whose run is not their documented layout."""
+    session = _Session("zoo-context")
+    for index, shape in enumerate(CONTEXT_SHAPES):
+        value, word = _context_value(shape, rng), shape.words[0]
+        zoo.secrets[value] = shape.kind
+        session.prompt(f"the {word} deploy fails, I'm using {value} from the dashboard")
+        output = f"HOME=/home/dev\n{word.upper()}_SETTING={value}\n" + orjson.dumps({"provider": word, "value": value}).decode()
+        session.tool(rng, "Bash", {"command": f"cat settings-{index}.txt"}, output)
+    loose = [  # not the layout: base64 without the JSON header, 30 not 36 or 40, 40 letters not 32 hex
+        ("SENTRY_SETTING", "sntrys_", ALNUM + "+/", 90, "sentry-token"),
+        ("GH_SETTING", "ghp_", ALNUM, 30, "github-token"),
+        ("DOPPLER_SETTING", "dp.st.", ALNUM, 30, "doppler-token"),
+        ("SHOPIFY_SETTING", "shpat_", ALNUM, 40, "shopify-token"),
+    ]
+    for index, (name, prefix, alphabet, n, kind) in enumerate(loose, start=1000):
+        value = prefix + _random_run(rng, alphabet, n)
+        zoo.secrets[value] = kind
+        _plant(session, rng, name, value, index)
+    return session
+
+
+def _random_run(rng: random.Random, alphabet: str, n: int) -> str:
+    """n characters of the alphabet that look random to bough (about 1 draw in 60 does not)."""
+    while True:
+        run = _chars(rng, alphabet, n)
+        if looks_random(run, least=24):
+            return run
+
+
+def _context_lookalikes(rng: random.Random) -> list[str]:
+    """Sentences naming a provider beside what is no key (a git SHA, a path, a name, a digest),
+    and vendor prefixes before hex or words: each must come through verbatim."""
+    sha = hashlib.sha1(rng.randbytes(8)).hexdigest()
+    return [
+        f"the cloudflare worker was deployed from commit {sha}",
+        "cloudflare_workers_deployment_config_v2 holds the routes",
+        "aws s3 cp dist/ s3://my-bucket/releases/2026/12/15/build/ --recursive",
+        f"the datadog agent image is sha256:{hashlib.sha256(rng.randbytes(8)).hexdigest()}",
+        f"azure package integrity sha512-{base64.b64encode(hashlib.sha512(rng.randbytes(8)).digest()).decode()}",
+        f"sntryu_{sha} is a git SHA after a vendor prefix",
+        "ghp_token_pattern_matcher_for_classic_keys is a function name",
+    ]
+
+
 def write_secret_zoo(root: Path) -> Zoo:
     """Write the zoo under ``root/projects`` and say what must come of it."""
     rng = random.Random(_SEED)
@@ -177,6 +272,8 @@ def write_secret_zoo(root: Path) -> Zoo:
         zoo.secrets[secret or value] = kind
         _plant(unknown, rng, name, value, index)
     sessions["unknown"] = unknown
+    sessions["joins"] = _plant_joins(zoo, rng)
+    sessions["context"] = _plant_context(zoo, rng)
     look = _Session("zoo-lookalikes")
     zoo.lookalikes = _lookalikes(rng)
     for index, text in enumerate(zoo.lookalikes):
@@ -185,6 +282,9 @@ def write_secret_zoo(root: Path) -> Zoo:
         look.tool(rng, "Bash", {"command": "env"}, env)
         config = orjson.dumps({"ref": text}).decode()
         look.tool(rng, "Read", {"file_path": f"{_CWD}/refs/{index}.json"}, f"     1\u2192{config}\n")
+    for text in _context_lookalikes(rng):  # sentences: each a prompt of its own
+        look.prompt(text)
+        zoo.lookalikes.append(text)
     sessions["lookalikes"] = look
     for session in sessions.values():
         session.write(folder)

@@ -493,12 +493,16 @@ def test_repeated_strings_count_every_time() -> None:
 # ---- value(), enabled=False, file_text(), paths ----
 
 
-def test_value_deep_copies_and_keeps_keys() -> None:
+def test_value_deep_copies_and_redacts_keys_that_are_secrets() -> None:
+    """Key names stay as they are; a secret used as a key (issue #35) becomes its label, in
+    its place in the order."""
     record = {
         "type": "tool_result",
         "content": [{"type": "text", "text": f"API_KEY={TOKEN}"}, {"n": 3, "ok": True, "none": None}],
         "input": {"command": f"curl -H 'X-Api-Key: {TOKEN}' x", "nested": [[GH_PAT], ("t", 1.5)]},
-        GH_PAT: "keys are left as they are",
+        GH_PAT: "a key that is a secret",
+        "api_key": {f"mcp__{GH_OAUTH}__query": 1},
+        7: "a key that is no str",
     }
     r = Redactor(KEY)
     out = r.value(record)
@@ -512,12 +516,15 @@ def test_value_deep_copies_and_keeps_keys() -> None:
             "command": f"curl -H 'X-Api-Key: {label('auth-header', TOKEN)}' x",
             "nested": [[label("github-token", GH_PAT)], ["t", 1.5]],
         },
-        GH_PAT: "keys are left as they are",
+        label("github-token", GH_PAT): "a key that is a secret",
+        "api_key": {f"mcp__{label('github-token', GH_OAUTH)}__query": 1},
+        7: "a key that is no str",
     }
-    assert list(out) == list(record)
+    assert list(out) == ["type", "content", "input", label("github-token", GH_PAT), "api_key", 7]
     assert record["content"][0]["text"] == f"API_KEY={TOKEN}"  # the input is not modified
+    assert GH_PAT in record
     assert out["content"][1] is not record["content"][1]
-    assert r.counts == {"env-secret": 1, "auth-header": 1, "github-token": 1}
+    assert r.counts == {"env-secret": 1, "auth-header": 1, "github-token": 3}
 
 
 def test_value_scalars_and_deep_nesting() -> None:

@@ -41,7 +41,7 @@ from hypothesis import strategies as st
 
 from bough_site import redact
 from bough_site.redact import RULES, Redactor
-from bough_site.redact_rules import SHAPES, lookalike, sample
+from bough_site.redact_rules import CONTEXT_SHAPES, SHAPES, lookalike, sample
 
 from corpus.redact_reference import _LOOSE_TOKEN_RE, ReferenceRedactor
 from corpus.redact_reference import looks_random as reference_looks_random
@@ -222,6 +222,15 @@ def _pieces() -> list[str]:
     for _ in range(40):  # unknown keys: random letters and digits, behind a prefix or not
         body = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(rng.randrange(20, 70)))
         out += [body, f"acme_{body}", f"xyz-live-{body}", f"msg_{body}"]
+    # Word joins, vendor prefixes before runs not of their layout, keys told by their provider's name.
+    vendors = sorted({s.vendor for s in SHAPES if s.vendor})
+    for _ in range(30):
+        body = "".join(rng.choice(string.ascii_letters + string.digits + "+/_-") for _ in range(rng.randrange(20, 60)))
+        out += [rng.choice(vendors) + body, "_" + body, body + "_"]
+    for shape in CONTEXT_SHAPES:
+        value = sample(shape, rng)
+        out += [value, value[: len(value) // 2], *shape.words, shape.words[0].upper() + "_SETTING="]
+    out += ["mcp__", "__query", "backup_", ".txt", "x_", "cloudflared", "datadoghq", "AWSd", "un"]
     out += sorted({k for rule in RULES for k in rule.keywords})
     out += ["key", "token", "secret", "password", "API key", "Bearer ", "is my key", "keyboard", "tokenizer",
             "NAME=", "PASSWORD=", "api_key: ", '"token": "', "--password ", "?token=", "&password=", "&&", "?", "&",
@@ -330,8 +339,10 @@ def _edge_problems(pattern: re.Pattern[str]) -> list[str]:
 
 def _joined_patterns() -> list[tuple[str, re.Pattern[str]]]:
     out = [(f"shape {s.provider}", s.regex) for s in SHAPES]
+    out += [(f"named by its provider: {s.provider}", s.regex) for s in CONTEXT_SHAPES]
     return out + [("prefix trie", redact._prefix_re()), ("signatures", redact._LONG_ANCHOR_RE),
-                  ("prefixed-key", redact._PREFIXED_KEY_RE), ("keyword-secret tokens", redact._MIXED_TOKEN_RE)]
+                  ("prefixed-key", redact._PREFIXED_KEY_RE), ("keyword-secret tokens", redact._MIXED_TOKEN_RE),
+                  ("a vendor prefix's run", redact._VENDOR_BODY_RE)]
 
 
 @pytest.mark.parametrize(("name", "pattern"), _joined_patterns(), ids=[n for n, _ in _joined_patterns()])
