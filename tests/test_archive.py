@@ -811,11 +811,14 @@ def read_only_mounts(tmp_path: Path) -> None:
         pytest.skip(f"a read-only bind mount cannot be made here: {done.stderr.decode(errors='replace').strip()}")
 
 
-def build_read_only(folder: Path, out: Path) -> subprocess.CompletedProcess:
-    """``bough build`` in a mount namespace where ``folder`` is read-only, for everyone."""
+def read_only_bough(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """``bough ARGS`` in a mount namespace where ``folder`` is read-only, for everyone."""
     return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", _READ_ONLY, str(folder),
-                           sys.executable, "-m", "bough_site.cli", "build", "-q", "-j", "1", "-o", str(out)],
-                          capture_output=True, text=True, timeout=300)
+                           sys.executable, "-m", "bough_site.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def build_read_only(folder: Path, out: Path) -> subprocess.CompletedProcess:
+    return read_only_bough(folder, "build", "-q", "-j", "1", "-o", str(out))
 
 
 def restore_dirs() -> set[str]:
@@ -843,6 +846,10 @@ def test_a_read_only_archive_is_read_and_not_written(home: Path, tmp_path: Path)
     assert restore_dirs() == restores  # its decompressed copies went with it
     pages = session_pages(tmp_path / "fresh")
     assert len(pages) == first.sessions + 1 and any(p.endswith(f"{WITH_SUBAGENTS}.html") for p in pages)
+    report = read_only_bough(the_archive(), "archive", "--verify")  # read under no lock it would have to make
+    copies = sum(name.endswith(".gz") for name in before)
+    assert report.returncode == 0 and f"Verified {copies} archived files: every one" in report.stdout, \
+        report.stderr
 
 
 def test_an_archive_that_cannot_be_made_costs_the_copies_not_the_site(home: Path, tmp_path: Path) -> None:
