@@ -109,7 +109,7 @@ def test_a_single_file_anywhere_is_told_from_its_content(tmp_path: Path) -> None
     loose = write_log(tmp_path / "somewhere" / "notes.jsonl", log_lines())
     site = load_site(BuildConfig(sources=[loose], archive=None))
     (session,) = [s for p in site.projects for s in p.sessions]
-    assert session.source == "gemini-cli" and session.files == ["notes.jsonl"]
+    assert session.source == "gemini-cli" and session.files == ["somewhere/notes.jsonl"]
 
 
 def test_one_unit_per_project_folder_and_a_restored_copy_joins_its_folder(gemini_home: Path, tmp_path: Path) -> None:
