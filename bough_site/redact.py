@@ -964,8 +964,10 @@ for _v in _VENDOR_LITERALS:
 _VENDOR_BY_HEAD: dict[str, list[str]] = collections.defaultdict(list)
 for _v in sorted(_VENDORS, key=lambda v: (-len(v), v)):  # longest first
     _VENDOR_BY_HEAD[_v[:2]].append(_v)
-# The run after a vendor prefix: base64 and base64url characters, 24 to 1024 of them.
-_VENDOR_BODY_RE = re.compile(r"[A-Za-z0-9+/=_-]{24,1024}(?![A-Za-z0-9+/=_-])")
+# The run after a vendor prefix is of base64 and base64url characters, 24 to 1024 of them;
+# _BodyEnds finds where it ends from the places of the other characters.
+_VENDOR_BODY_LEAST, _VENDOR_BODY_MOST = 24, 1024
+_NOT_BODY_RE = re.compile(r"[^A-Za-z0-9+/=_-]")
 
 
 @functools.cache
@@ -1088,6 +1090,7 @@ def _prefixed(runs: _Runs, out: list[_Candidate]) -> None:
     """The shapes told by their prefix: one trie of every prefix, each hit confirmed by its shape;
     where no shape confirms it, a vendor prefix followed by a long random run (_loose_vendor_key)."""
     text = runs.text
+    ends: _BodyEnds | None = None
     for m in _prefix_re().finditer(text):
         q = m.start()
         found = False
@@ -1098,16 +1101,40 @@ def _prefixed(runs: _Runs, out: list[_Candidate]) -> None:
                     found = True
                     delta = runs.at(q)[1]
                     out.append((TIER_PROVIDER, q + delta, hit.end() + delta, shape.kind, order))
-        if not found:
-            loose = _loose_vendor_key(text, q)
+        if not found and text[q : q + 2] in _VENDOR_BY_HEAD:
+            k, delta = runs.at(q)
+            lo, hi = runs.spans[k]
+            if hi - lo > _FALLBACK_MAX_RUN:  # encoded data, as for the fallback
+                continue
+            ends = ends or _BodyEnds(text)
+            loose = _loose_vendor_key(text, q, ends)
             if loose is not None:
-                delta = runs.at(q)[1]
                 out.append((TIER_FALLBACK, q + delta, loose[0] + delta, loose[1], loose[2]))
 
 
-def _loose_vendor_key(text: str, q: int, end: int | None = None) -> tuple[int, str, int] | None:
+class _BodyEnds:
+    """Where the run of a vendor key's body characters that starts at a position of one text
+    ends: at the next other character (a space between runs, a "."), found by bisection in
+    their places, which are listed when first asked for. So a text with a vendor prefix every
+    few characters ("ghp_ghp_…") costs a bisection per prefix, not a scan of the run after each."""
+
+    __slots__ = ("_breaks", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._breaks: list[int] | None = None
+
+    def __call__(self, start: int) -> int:
+        if self._breaks is None:
+            self._breaks = [m.start() for m in _NOT_BODY_RE.finditer(self._text)]
+            self._breaks.append(len(self._text))
+        return self._breaks[bisect.bisect_left(self._breaks, start)]
+
+
+def _loose_vendor_key(text: str, q: int, ends: Callable[[int], int]) -> tuple[int, str, int] | None:
     """(end, kind, order) of a key at q that starts with a known vendor prefix and goes on with a
-    random run of 24 or more letters and digits (base64 characters between them), or None.
+    random run of 24 to 1024 base64 or base64url characters (``ends``: where such a run from a
+    position ends), or None.
 
     The longest vendor prefix at q decides; where the text goes on with the rest of a shape's
     literal prefix, the run starts after it. Lower-case hex never looks random, so a git SHA
@@ -1120,11 +1147,13 @@ def _loose_vendor_key(text: str, q: int, end: int | None = None) -> tuple[int, s
                 if text.startswith(literal, q):
                     start = q + len(literal)
                     break
-            body = _VENDOR_BODY_RE.match(text, start, len(text) if end is None else end)
-            if body is None or not looks_random(body.group(), least=24):
+            end = ends(start)
+            if not _VENDOR_BODY_LEAST <= end - start <= _VENDOR_BODY_MOST:
+                return None
+            if not looks_random(text[start:end], least=_VENDOR_BODY_LEAST):
                 return None
             kind, order = _VENDORS[vendor]
-            return body.end(), kind, order
+            return end, kind, order
     return None
 
 
@@ -1469,7 +1498,7 @@ class Redactor:
 
         A key is redacted as any string is: a key name ("command", "api_key") comes back as
         it was, a secret used as a key (an MCP server's input keyed by a token) becomes its
-        label. Two keys that become the same string keep the later one's value. Iterative,
+        label. Two keys that become the same string keep one of their values. Iterative,
         so nesting as deep as any JSON parser allows cannot hit the recursion limit. Tuples
         come back as lists (JSON has none).
         """

@@ -50,6 +50,7 @@ from bough_site.redact import (
     TIER_PROVIDER,
     Redactor,
     Rule,
+    _BodyEnds,
     _loose_vendor_key,
     _named_key,
     _prefix_re,
@@ -167,6 +168,7 @@ def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
     runs = _runs(s)
     if not runs:
         return out
+    ends = _BodyEnds(s)
     for lo, hi in runs:
         for m in _prefix_re().finditer(s, lo, hi):
             p = m.start()
@@ -177,8 +179,8 @@ def _shape_candidates(s: str, scan: _Scan) -> list[_Candidate]:
                     if hit:
                         found = True
                         out.append((TIER_PROVIDER, p, hit.end(), shape.kind, order))
-            if not found:
-                loose = _loose_vendor_key(s, p, hi)
+            if not found and hi - lo <= _FALLBACK_MAX_RUN:
+                loose = _loose_vendor_key(s, p, ends)
                 if loose is not None:
                     out.append((TIER_FALLBACK, p, loose[0], loose[1], loose[2]))
         out.extend(_anchored(s, lo, hi))

@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import random
 import string
+import time
 from pathlib import Path
 
 import orjson
@@ -30,7 +31,7 @@ from bough_site.config import BuildConfig
 from bough_site.redact import Redactor
 from bough_site.redact_rules import SHAPES, Shape, sample
 
-from .helpers import CWD, KEY, SESSION, leaks, prompt, reply, text, tool_result, tool_use, write_jsonl
+from .helpers import CWD, KEY, SESSION, deadline, leaks, prompt, reply, text, tool_result, tool_use, write_jsonl
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -345,3 +346,25 @@ def test_each_vendor_prefix_names_one_kind() -> None:
     assert set(redact._VENDORS) == set(kinds)
     assert {"sntrys_", "ghp_", "dp.st.", "shpat_", "github_pat_", "sk-ant-api03-"} <= set(kinds)
     assert {"sk_", "hf_", "key-", "api-", "secret_", "access_"}.isdisjoint(kinds)
+
+
+def test_vendor_prefixes_over_and_over_stay_linear() -> None:
+    """A vendor prefix every few characters ("ghp_ghp_…", a run of 64 KB, the longest the loose
+    check reads, and one of 1 MB it skips as encoded data): a bisection per prefix, not a scan of
+    the run after each (redact._BodyEnds). Quadratic, the 64 KB runs took seconds each."""
+    from bough_site import redact
+
+    slowest, worst = 0.0, ""
+    vendors = sorted(redact._VENDORS)
+    with deadline(600):
+        for vendor in vendors:
+            texts = [vendor * (65_000 // len(vendor)), (vendor + "aZ9" * 300 + ".") * 70]
+            if vendor in (vendors[0], "ghp_", "dp.st."):
+                texts.append(vendor * (1_000_000 // len(vendor)))
+            for given in texts:
+                started = time.perf_counter()
+                Redactor(KEY).text(given)
+                took = (time.perf_counter() - started) * 64_000 / len(given)  # per 64 KB
+                if took > slowest:
+                    slowest, worst = took, f"{vendor} {len(given)}"
+    assert slowest < 0.5, worst

@@ -341,8 +341,7 @@ def _joined_patterns() -> list[tuple[str, re.Pattern[str]]]:
     out = [(f"shape {s.provider}", s.regex) for s in SHAPES]
     out += [(f"named by its provider: {s.provider}", s.regex) for s in CONTEXT_SHAPES]
     return out + [("prefix trie", redact._prefix_re()), ("signatures", redact._LONG_ANCHOR_RE),
-                  ("prefixed-key", redact._PREFIXED_KEY_RE), ("keyword-secret tokens", redact._MIXED_TOKEN_RE),
-                  ("a vendor prefix's run", redact._VENDOR_BODY_RE)]
+                  ("prefixed-key", redact._PREFIXED_KEY_RE), ("keyword-secret tokens", redact._MIXED_TOKEN_RE)]
 
 
 @pytest.mark.parametrize(("name", "pattern"), _joined_patterns(), ids=[n for n, _ in _joined_patterns()])
