@@ -14,7 +14,9 @@ reader function replaced by one that raises for one file, as a fault injected.
 from __future__ import annotations
 
 import json
+import random
 import shutil
+import string
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,10 @@ from .helpers import (
     REPO,
     agent_id,
     agent_records,
+    agent_time,
     csp_problems,
     fixtures_dir,
+    leaks,
     prompt,
     write_agent_session,
 )
@@ -313,3 +317,66 @@ def test_the_usage_only_fixture_builds_with_search(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     assert "Pagefind" not in done.output
     assert (tmp_path / "out" / "index.html").is_file()
+
+
+# --- a hostile history of our own: odd values in new places, secrets in odd places ------------------
+
+
+def _fake(rng: random.Random, prefix: str, alphabet: str, size: int) -> str:
+    """A FAKE key of a provider's shape, made at run time: no key-shaped string sits in this file."""
+    return prefix + "".join(rng.choice(alphabet) for _ in range(size))
+
+
+def test_a_hostile_history_of_our_own_keeps_every_prompt_and_publishes_no_secret(tmp_path: Path) -> None:
+    rng = random.Random(35)
+    upper, alnum = string.ascii_uppercase + "234567", string.ascii_letters + string.digits
+    github, aws = _fake(rng, "gh" + "p_", alnum, 36), _fake(rng, "AK" + "IA", upper, 16)
+    stripe, gitlab = _fake(rng, "sk_" + "live_", alnum, 28), _fake(rng, "glp" + "at-", alnum, 20)
+    secrets = [github, aws, stripe, gitlab]
+    sources = set()
+    # Claude Code: a secret as a key of a tool's input and glued into a command; a cache count
+    # of 1e300, a tool result from year 3001, a version that is a list; a sub-agent file whose
+    # name holds a key, and a project directory whose name holds one.
+    cwd = f"/home/u/keys_{aws}/app"
+    claude = agent_records("claude", 1, cwd, ["claude HOSTILE-ONE", "and on"])
+    claude[1]["message"]["content"].append({"type": "tool_use", "id": "toolu_x", "name": "Deploy",
+                                            "input": {github: "the token itself is the key", "n": 1}})
+    claude[1]["message"]["content"][1]["input"]["command"] = f"export backup_{stripe}_old=1 && ls"
+    claude[1]["message"]["usage"]["cache_read_input_tokens"] = 1e300
+    claude[2]["timestamp"] = "3001-01-01T00:00:00.000Z"
+    claude[3]["version"] = ["2.1", None]
+    folder = write_agent_session(tmp_path, "claude", 1, cwd, claude) / ("-" + cwd.strip("/").replace("/", "-"))
+    sources.add(folder.parent)
+    agent = folder / agent_id(1) / "subagents" / f"agent-{gitlab}.jsonl"
+    agent.parent.mkdir(parents=True)
+    agent.write_bytes(orjson.dumps({**claude[0], "isSidechain": True, "agentId": f"x_{gitlab}", "uuid": "sub-1"}) + b"\n")
+    # Codex: a count given as text, a model that is a number, a 2 MB output that ends in a key,
+    # and a key in a line the lenient parser reads (it holds Infinity).
+    codex = agent_records("codex", 2, CWDS["codex"], ["codex HOSTILE-TWO", "and on"])
+    codex[1]["payload"]["model"] = 12
+    codex[6]["payload"]["info"]["last_token_usage"]["cached_input_tokens"] = "Infinity"
+    codex[5]["payload"]["output"] = "x" * (2 << 20) + f" token={github}"
+    lines: list[Any] = [orjson.dumps(r) for r in codex]
+    lines.insert(3, orjson.dumps({"timestamp": agent_time(1), "type": "response_item", "payload": {
+        "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": f"key {stripe} n=PLANTED"}]}})
+        .replace(b'"PLANTED"', b"Infinity"))
+    sources.add(write_agent_session(tmp_path, "codex", 2, CWDS["codex"], lines))
+    # Gemini CLI: negative thoughts, a tool call from no possible time, a key glued into a
+    # thought's subject, a prompt of emoji alone.
+    gemini = agent_records("gemini", 3, CWDS["gemini"], ["gemini HOSTILE-THREE", "\U0001f600\U0001f680"])
+    gemini[2]["tokens"]["thoughts"] = -7
+    gemini[2]["toolCalls"][0]["timestamp"] = "0000-00-00T00:00:00Z"
+    gemini[2]["thoughts"] = [{"subject": f"x_{gitlab}", "description": "looking"}]
+    sources.add(write_agent_session(tmp_path, "gemini", 3, CWDS["gemini"], gemini))
+    out = tmp_path / "site"
+    done = CliRunner().invoke(main, ["build", *map(str, sorted(sources)), "-o", str(out), "--archive",
+                                     str(tmp_path / "archive")])
+    assert done.exit_code == 0, done.output
+    assert "bough could not" not in done.output
+    pages = "".join(p.read_text("utf-8") for p in out.glob("projects/*/sessions/*.html"))
+    assert all(marker in pages for marker in ("HOSTILE-ONE", "HOSTILE-TWO", "HOSTILE-THREE", "\U0001f600\U0001f680"))
+    assert leaks(out, secrets) == []
+    assert (out / search.SHARDS_PATH).read_text("utf-8").count(f"{search.PAGEFIND_DIR}/") == 3
+    # Kept raw: three sessions, the sub-agent and Gemini CLI's projects.json.
+    assert len(list((tmp_path / "archive").rglob("*.gz"))) == 5
+    validate(out)
