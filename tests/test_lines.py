@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,18 @@ def test_numbers_no_json_writer_holds_are_kept_as_text() -> None:
     assert note == "a number no JSON writer holds (Infinity) is kept as text"
     assert parse_line(b'{"n": 1' + b"0" * 5000 + b'}')[0] == {"n": "1" + "0" * 5000}  # past int()'s 4,300 digits
     assert parse_line(b'{"n": -9223372036854775809, "t": "a\tb"}')[0] == {"n": "-9223372036854775809", "t": "a\tb"}
+
+
+def test_a_deep_line_with_a_lone_surrogate_is_mended_without_recursion() -> None:
+    # Found by the whole-build fuzzer (test_fuzz_build.py): where the process allows deep
+    # recursion (Hypothesis raises the limit to 2,048), the standard library parsed a line
+    # nested 1,050 levels deep, and mending its surrogates recursively ran out of stack.
+    line = b'{"a":' + b"[" * 4000 + b'"\\ud800 x"' + b"]" * 4000 + b', "\\udc00k": "v\\udfff", "t": "ok"}'
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(6_000)  # room to parse 4,000 levels, not to walk them recursively
+    try:
+        value, note = parse_line(line)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert value is not None and note.startswith("lone surrogate replaced with U+FFFD; JSON nested deeper")
+    assert list(value) == ["a", "\ufffd" * 3 + "k", "t"] and value["\ufffd" * 3 + "k"] == "v" + "\ufffd" * 3

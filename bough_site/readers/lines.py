@@ -249,13 +249,28 @@ def _has_surrogates(text: str) -> bool:
 
 
 def _replace_surrogates(value: Any) -> Any:
+    """Every string (and key) holding a lone surrogate mended, in place where it can
+    be. Iteratively: the value may be nested as deep as the process lets the standard
+    library parse (a thousand levels and more), deeper than a recursive walk can go."""
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _is_broken(value) else value
-    if isinstance(value, list):
-        return [_replace_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+        return _mended(value)
+    stack = [value] if isinstance(value, (list, dict)) else []
+    while stack:
+        node = stack.pop()
+        pairs = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        if isinstance(node, dict):
+            node.clear()  # filled again in order, its keys mended
+        for key, item in pairs:
+            if isinstance(item, str):
+                item = _mended(item)
+            elif isinstance(item, (list, dict)):
+                stack.append(item)
+            node[_mended(key) if isinstance(key, str) else key] = item
     return value
+
+
+def _mended(text: str) -> str:
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _is_broken(text) else text
 
 
 def _is_broken(text: str) -> bool:
