@@ -12,6 +12,7 @@ import base64
 import contextlib
 import gzip
 import hashlib
+import hmac
 import html
 import importlib.util
 import os
@@ -742,6 +743,19 @@ def deadline(seconds: int) -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def fingerprint(secret: str, key: bytes = KEY) -> str:
+    """A secret's fingerprint in its redaction label, computed apart from redact.py."""
+    return hmac.new(key, secret.encode("utf-8"), hashlib.sha256).hexdigest()[:8]
+
+
+def redaction_label(kind: str, secret: str) -> str:
+    return f"[redacted: {kind} {fingerprint(secret)}]"
+
+
+def random_chars(rng: random.Random, alphabet: str, n: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 def forms(secret: str) -> list[bytes]:

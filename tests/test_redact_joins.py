@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import random
 import string
 import time
@@ -32,23 +31,14 @@ from bough_site.redact import Redactor
 from bough_site.redact_rules import SHAPES, Shape, sample
 
 from .helpers import CWD, KEY, SESSION, deadline, leaks, prompt, reply, text, tool_result, tool_use, write_jsonl
+from .helpers import fingerprint as fp
+from .helpers import random_chars as chars
+from .helpers import redaction_label as label
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
 B64 = ALNUM + "+/"
 B64URL = ALNUM + "_-"
-
-
-def fp(secret: str) -> str:
-    return hmac.new(KEY, secret.encode("utf-8"), hashlib.sha256).hexdigest()[:8]
-
-
-def label(kind: str, secret: str) -> str:
-    return f"[redacted: {kind} {fp(secret)}]"
-
-
-def chars(rng: random.Random, alphabet: str, n: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 def redact(s: str) -> str:

@@ -8,8 +8,6 @@ shape's format, drawn from a seeded generator here; none is a real key.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import random
 import re
 import string
@@ -21,23 +19,13 @@ from bough_site import redact
 from bough_site.redact import RULES, Redactor, looks_random
 from bough_site.redact_rules import FAMILIES, SHAPES, Shape, lookalike, sample
 
-from .helpers import CODE, PROSE, deadline
+from .helpers import CODE, KEY, PROSE, deadline
+from .helpers import fingerprint as fp
+from .helpers import random_chars as chars
+from .helpers import redaction_label as label
 
-KEY = b"test-fingerprint-key"
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
-
-
-def fp(secret: str) -> str:
-    return hmac.new(KEY, secret.encode("utf-8"), hashlib.sha256).hexdigest()[:8]
-
-
-def label(kind: str, secret: str) -> str:
-    return f"[redacted: {kind} {fp(secret)}]"
-
-
-def chars(rng: random.Random, alphabet: str, n: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 # Where people and agents put a key: pasted in a prompt, a NAME=value line, a JSON config.
