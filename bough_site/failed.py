@@ -14,7 +14,7 @@ setup, not one session; a build stops on them with one clear line, as before.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,20 +62,30 @@ class Failure:
                 "is (and in bough's archive, where the archive is on), so a later bough can show it.")
 
 
-def stand_in(session: Session, failure: Failure, warn: Callable[[Warning], None]) -> Session:
-    """A session bough failed to redact or render, as it can still be shown: its
-    facts and counts as read, a note for its timeline, the warning said."""
+def stand_ins(session: Session, failure: Failure, warn: Callable[[Warning], None]) -> Iterator[Session]:
+    """What may stand for a session bough failed to redact or render, to try in
+    turn: its facts and counts as read with a note for its timeline; should that
+    fail too (the bug lies in those facts), its id alone. The warning is said once."""
     label = session.files[0] if session.files else session.id
     warning = failure.warning(label)
     warn(warning)
+    yield _shown(session, failure, warning, session.title or f"Session {session.id}", session.tally)
+    bare = Session(id=session.id, source=session.source, cwd=session.cwd, title="", started=None, ended=None,
+                   versions=[], models=[], git_branch=None, files=list(session.files), timeline=[], stats={})
+    yield _shown(bare, failure, warning, f"Session {session.id}", None)
+
+
+def _shown(session: Session, failure: Failure, warning: Warning, title: str, tally: object) -> Session:
     shown = Session(
-        id=session.id, source=session.source, cwd=session.cwd, title=session.title or f"Session {session.id}",
-        started=session.started, ended=session.ended, versions=list(session.versions), models=list(session.models),
+        id=session.id, source=session.source, cwd=session.cwd, title=title, started=session.started,
+        ended=session.ended, versions=list(session.versions), models=list(session.models),
         git_branch=session.git_branch, files=list(session.files), timeline=[_note(session.id, failure)],
         stats=dict(session.stats), warnings=[*session.warnings, warning], parent_id=session.parent_id,
         kept_since=session.kept_since,
     )
-    shown.tally = session.tally if isinstance(session.tally, Tally) else Tally()
+    shown.tally = tally if isinstance(tally, Tally) else Tally()
+    if not shown.stats:
+        shown.stats = shown.tally.stats()
     return shown
 
 

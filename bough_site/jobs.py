@@ -182,6 +182,7 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         if session.files and session.files[0] in since:
             session.kept_since = since[session.files[0]]
         sessions[index] = _contained(session, "read", lambda one: _prepare(one, options), options, warnings)
+    sessions = [session for session in sessions if session is not None]
     counts = dict(options.slug_counts)
     own = {s: job.own_slugs.count(s) for s in job.own_slugs}
     in_unit: dict[str, int] = {}
@@ -192,8 +193,10 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
     sessions.reverse()
     while sessions:
         session = sessions.pop()  # in reading order; each session is dropped once rendered
-        results.append(_contained(session, "render", lambda one: _session_result(job, one, options, counts, own,
-                                                                                  in_unit), options, warnings))
+        result = _contained(session, "render", lambda one: _session_result(job, one, options, counts, own, in_unit),
+                            options, warnings)
+        if result is not None:
+            results.append(result)
         del session
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
 
@@ -225,15 +228,24 @@ def _read_contained(unit: Unit, warn: Callable[[Warning], None], inherit: Inheri
 def _contained(session: Session, stage: str, step: Callable[[Session], Any], options: Options,
                warnings: list[Warning]) -> Any:
     """``step(session)``; should bough fail in it, the same step for the session's
-    stand-in (failed.py): a page that says the session could not be shown, and why."""
+    stand-ins in turn (failed.py): a page that says the session could not be shown,
+    and why. None when even the last stand-in fails: the session is left out."""
     try:
         return step(session)
     except Exception as err:  # noqa: BLE001: a bug in bough costs this session, not the unit
         if not failed.contained(err):
             raise
-        shown = failed.stand_in(session, failed.Failure(stage, err), warnings.append)
-        _prepare(shown, options)
-        return step(shown) if stage == "render" else shown
+        failure = failed.Failure(stage, err)
+    for shown in failed.stand_ins(session, failure, warnings.append):
+        try:
+            _prepare(shown, options)
+            return step(shown) if stage == "render" else shown
+        except Exception as err:  # noqa: BLE001: the next stand-in, then none
+            if not failed.contained(err):
+                raise
+    warnings.append(Warning(session.files[0] if session.files else session.id, 0,
+                            "bough could not show even a note for this session: it is left out"))
+    return None
 
 
 def _prepare(session: Session, options: Options) -> Session:

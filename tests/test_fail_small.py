@@ -216,6 +216,26 @@ def test_a_bug_rendering_one_session_costs_that_session_alone(tmp_path: Path, jo
     validate(out)
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_bug_in_what_a_session_shows_falls_back_to_a_bare_page_then_to_none(tmp_path: Path, jobs: int) -> None:
+    # The bug lies in a fact the stand-in shows as well (its title): then its id alone is
+    # shown; a bug in every page of one session leaves that session out; never the build.
+    sources = history(tmp_path, {"claude": [["title goes BOOM"], ["fine ASK-TWO"], ["lost WHOLE"]]})
+    theme = trap_theme(tmp_path, "session.html", f'"BOOM" in session.title or session.id == "{agent_id(3)}"')
+    out = tmp_path / "out"
+    result = run(sources, out, theme=theme, jobs=jobs)
+    assert result.sessions == 2 and "ASK-TWO" in session_page(out, agent_id(2))
+    bare = session_page(out, agent_id(1))
+    assert f"<h1>Session {agent_id(1)}</h1>" in bare and "bough could not show this session" in bare
+    assert "BOOM" not in bare
+    assert not list(out.glob(f"projects/*/sessions/{agent_id(3)}.*"))
+    said = sorted((w.file.rsplit("/", 1)[-1], w.reason.split(" (")[0].split(":")[0]) for w in result.warnings)
+    assert said == [(f"{agent_id(1)}.jsonl", "bough could not render this session"),
+                    (f"{agent_id(3)}.jsonl", "bough could not render this session"),
+                    (f"{agent_id(3)}.jsonl", "bough could not show even a note for this session")]
+    validate(out)
+
+
 def test_a_bug_reading_one_file_costs_that_file_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Every reader's unit fails when it meets a file whose name holds the planted id:
     # a Codex or Gemini unit is then read file by file, and only that file is lost.
