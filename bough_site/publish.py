@@ -118,7 +118,7 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
         report(f"warning: {line}")
     # A page made without a part that failed is made again by the next build.
     signatures_kept = {key: value for key, value in project_signatures.items() if key not in made.fell_back}
-    return SitePages(site, paths, signature if not made.fell_back else "", signatures_kept)
+    return SitePages(site, paths, "" if made.warnings else signature, signatures_kept)
 
 
 @dataclass
@@ -146,13 +146,36 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
             if page is not None:
                 files.append((urls.project_html(project.id), page))
             files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
-    site.warnings = sorted([*site.warnings, *made.warnings], key=lambda w: (w.file, w.line, w.reason))
-    files.append((urls.INDEX_HTML, renderer.index_page(site)))
+    _add_warnings(site, made.warnings)
+    files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
     if options.search:
         files.append((search.FALLBACK_PATH, search.fallback_script(site)))
     made.paths = kept + outputs.write(files)
     return made
+
+
+def _index_page(renderer: Any, site: Site, made: _SiteFiles) -> bytes:
+    """The index; should bough fail making its chart, the index without it, saying
+    so. (An index that cannot be made at all is the site's failure: that is raised.)"""
+    try:
+        return renderer.index_page(site)
+    except Exception as err:  # noqa: BLE001: contained as described
+        if not failed.contained(err):
+            raise
+        made.warnings.append(_render_warning(urls.INDEX_HTML, "its activity chart", err))
+        _add_warnings(site, made.warnings[-1:])
+        return renderer.index_page(site, with_chart=False)
+
+
+def _add_warnings(site: Site, warnings: list[Warning]) -> None:
+    """Warnings of publishing join the site's, on the index and in index.json."""
+    site.warnings = sorted([*site.warnings, *warnings], key=lambda w: (w.file, w.line, w.reason))
+
+
+def _render_warning(page: str, part: str, err: Exception) -> Warning:
+    return Warning(page, 0, f"bough could not render {part} ({failed.Failure('render', err).what}); left out. "
+                            f"This is a bug in bough {__version__}: please report it")
 
 
 def _project_page(renderer: Any, project: Project, site: Site, made: _SiteFiles) -> bytes | None:
@@ -165,11 +188,8 @@ def _project_page(renderer: Any, project: Project, site: Site, made: _SiteFiles)
         except Exception as err:  # noqa: BLE001: contained as described
             if not failed.contained(err):
                 raise
-            what = failed.Failure("render", err).what
             part = "what its agents built" if with_work else "its page"
-            made.warnings.append(Warning(urls.project_html(project.id), 0,
-                                         f"bough could not render {part} ({what}); left out. This is a bug in "
-                                         f"bough {__version__}: please report it"))
+            made.warnings.append(_render_warning(urls.project_html(project.id), part, err))
             made.fell_back.add(project.id)
     return None
 

@@ -310,6 +310,18 @@ def test_a_project_page_that_cannot_be_made_at_all_costs_that_page(tmp_path: Pat
     validate(out)
 
 
+def test_a_bug_in_the_index_chart_costs_the_chart(tmp_path: Path) -> None:
+    sources = history(tmp_path, {"claude": [["fine ASK-ONE"]], "codex": [["fine ASK-TWO"]]})
+    out = tmp_path / "out"
+    result = run(sources, out, theme=trap_theme(tmp_path, "index.html", "chart"))
+    index = (out / "index.html").read_text("utf-8")
+    assert 'class="activity"' not in index and "its activity chart" in index
+    assert "claude-project" in index and "codex-project" in index  # every project still listed
+    [warning] = [w for w in result.warnings if "bough could not" in w.reason]
+    assert warning.file == "index.html" and warning.reason.startswith("bough could not render its activity chart (")
+    validate(out)
+
+
 # --- Pagefind and a project with nothing to index ------------------------------------------------------
 
 

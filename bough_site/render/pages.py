@@ -1038,7 +1038,9 @@ class Renderer:
         that holds the session too; encoding piece by piece takes the same time."""
         return b"".join([piece.encode("utf-8") for piece in self.env.get_template(template).generate(**context)])
 
-    def index_page(self, site: Site) -> bytes:
+    def index_page(self, site: Site, *, with_chart: bool = True) -> bytes:
+        """The index; ``with_chart`` False leaves out the activity chart (the page a
+        build falls back to when making the chart failed)."""
         projects = by_recent_activity(site.projects)
         return self._page(
             "index.html",
@@ -1047,7 +1049,7 @@ class Renderer:
             projects=projects,
             sources=sorted({source for p in projects for source in p.sources}),
             session_count=sum(len(p.sessions) for p in site.projects),
-            chart=charts.activity_chart(s for p in site.projects for s in p.sessions),
+            chart=charts.activity_chart(s for p in site.projects for s in p.sessions) if with_chart else Markup(""),
         )
 
     def project_page(self, project: Project, site: Site, *, with_work: bool = True) -> bytes:
