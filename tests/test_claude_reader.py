@@ -191,10 +191,30 @@ def test_compaction_is_a_marker_and_replayed_blocks_are_not_shown_twice(tmp_path
         reply("a9", "m1", [text("answer")]),  # a compaction replay: new uuid, same message id
     ]
     session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
-    assert [m.type for m in items(session, Marker)] == ["compaction", "compaction"]
-    assert items(session, Marker)[0].text == "Conversation compacted (auto) at 1,000 tokens"
+    # One compaction, one marker: the boundary's line, then the summary (docs/formats-claude.md C10).
+    assert [(m.type, m.id, m.text) for m in items(session, Marker)] == [
+        ("compaction", "c1", "Conversation compacted (auto) at 1,000 tokens\n\nThis session is being continued…")]
     assert len(items(session, Reply)[0].blocks) == 1
     assert session.stats["records"] == 5
+
+
+def test_a_summary_joins_only_the_boundary_just_before_it(tmp_path: Path) -> None:
+    # Two compactions, the second without its summary yet; then a summary alone
+    # (a 1.0.x file writes no boundary): three markers, the first two kept apart.
+    records = [
+        system("c1", "compact_boundary", "Conversation compacted", compactMetadata={"trigger": "manual"}),
+        prompt("u1", "Summary one", isCompactSummary=True),
+        prompt("u2", "go on"),
+        system("c2", "compact_boundary", "Conversation compacted", compactMetadata={"trigger": "auto"}),
+        reply("a1", "m1", [text("ok")]),
+        prompt("u3", "Summary two", isCompactSummary=True),
+    ]
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
+    assert [(m.id, m.text) for m in items(session, Marker)] == [
+        ("c1", "Conversation compacted (manual)\n\nSummary one"),
+        ("c2", "Conversation compacted (auto)"),
+        ("u3", "Summary two"),
+    ]
 
 
 def test_subagent_transcript_counts_for_its_session_and_nests_under_its_call(tmp_path: Path) -> None:
@@ -268,6 +288,68 @@ def test_title_prefers_custom_then_ai_title_then_summary_then_first_prompt(tmp_p
     assert session.title == "Fixing login"
     session, _ = read(write_jsonl(tmp_path / "d.jsonl", with_ai + [{"type": "custom-title", "customTitle": "Mine"}] + base_records))
     assert session.title == "Mine"
+
+
+def command_record(uuid: str, name: str, args: str = "") -> dict:
+    """A 1.0.x slash command, as a user record (docs/formats-claude.md C8)."""
+    return prompt(uuid, f"<command-message>{name.lstrip('/')} is running…</command-message>\n"
+                        f"<command-name>{name}</command-name>\n<command-args>{args}</command-args>")
+
+
+def test_a_session_begun_by_a_slash_command_is_titled_by_it_and_counts_it_as_a_command(tmp_path: Path) -> None:
+    records = [
+        command_record("u1", "/orchestrator", "@CLAUDE.md  build\nthe thing"),
+        prompt("u2", "Expanded command body", isMeta=True),
+        reply("a1", "m1", [text("I'll start. Then more.")]),
+    ]
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
+    assert session.title == "/orchestrator @CLAUDE.md  build"  # the first line of its arguments
+    assert (session.stats["prompts"], session.stats["commands"]) == (0, 1)
+    first = session.timeline[0]
+    assert isinstance(first, Command) and (first.name, first.args) == ("/orchestrator", "@CLAUDE.md  build\nthe thing")
+
+
+def test_a_typed_prompt_outranks_a_slash_command_and_a_reply(tmp_path: Path) -> None:
+    records = [command_record("u1", "/init"), reply("a1", "m1", [text("Done.")]), prompt("u2", "Now fix the tests")]
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
+    assert session.title == "Now fix the tests"
+
+
+def test_without_prompt_or_command_the_first_replys_first_sentence_is_the_title(tmp_path: Path) -> None:
+    # A shell-mode command (!) is no slash command; the reply's Markdown marks go.
+    records = [
+        prompt("u1", "<bash-input>ls</bash-input>"),
+        reply("a1", "m1", [{"type": "thinking", "thinking": "hmm"}]),
+        reply("a2", "m2", [text("\n## **Checked** the `CLAUDE.md` file! It is fine.\nMore.")]),
+    ]
+    session, _ = read(write_jsonl(tmp_path / "s.jsonl", records))
+    assert session.title == "Checked the CLAUDE.md file!"
+
+
+def test_a_session_with_nothing_to_title_it_by_is_titled_by_when_it_started(tmp_path: Path) -> None:
+    session, _ = read(write_jsonl(tmp_path / f"{SESSION}.jsonl", [prompt("u1", "Warmup")]))
+    assert session.title == "Session of 2026-03-01 10:00 UTC"
+    session, _ = read(write_jsonl(tmp_path / "empty.jsonl", [{"type": "summary", "summary": "", "leafUuid": ""}]))
+    assert session.title == "Untitled session"
+
+
+def test_the_real_init_session_is_titled_by_its_command(tmp_path: Path) -> None:
+    # A public 1.0.98 session whose only input is /init (issue #36: titled by its id before).
+    path = fixtures_dir("claude") / "ccv__v1.0.98__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+    session, _ = read(path)
+    assert session.title == "/init"
+    assert (session.stats["prompts"], session.stats["commands"]) == (0, 1)
+    assert isinstance(session.timeline[0], Command) and session.timeline[0].name == "/init"
+
+
+def test_the_real_compaction_is_one_marker(tmp_path: Path) -> None:
+    # A public 2.1.39 session: compact_boundary, then its isCompactSummary record.
+    folder = fixtures_dir("claude") / "spotter__v2.1.39__session-with-subagents"
+    session, _ = read(folder / "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    compactions = [m for m in items(session, Marker) if m.type == "compaction"]
+    assert len(compactions) == 1
+    assert compactions[0].text.startswith("Conversation compacted (auto) at 167,094 tokens\n\n"
+                                          "This session is being continued from a previous conversation")
 
 
 def test_noise_records_count_as_nothing(tmp_path: Path) -> None:

@@ -507,6 +507,16 @@ def test_session_fields(tmp_path: Path) -> None:
     assert named.title == "Tide fix"
 
 
+def test_a_thread_with_no_prompt_is_titled_by_its_first_replys_first_sentence(tmp_path: Path) -> None:
+    # Injected context only (no typed text), then a reply: never "Session <id>" (docs/formats-codex.md X13).
+    injected = "<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"
+    path = rollout(tmp_path, "R", [meta("R"), message("user", injected), turn_context(),
+                                   message("assistant", "**Looked** at the repo. It builds.")])
+    assert only(path).title == "Looked at the repo."
+    bare = only(rollout(tmp_path, "B", [meta("B", ts="2026-03-01T09:59:00.000Z")]))
+    assert bare.title == "Session of 2026-03-01 09:59 UTC"
+
+
 def test_sessions_come_out_sorted_by_start_then_id(tmp_path: Path) -> None:
     paths = [rollout(tmp_path, tid, [meta(tid, ts=ts)]) for tid, ts in
              (("b", "2026-03-02T00:00:00Z"), ("a", "2026-03-02T00:00:00Z"), ("c", "2026-03-01T00:00:00Z"))]

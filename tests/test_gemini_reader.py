@@ -257,6 +257,26 @@ def test_set_merges_metadata_and_its_summary_is_the_title(tmp_path: Path) -> Non
     assert one(path, roots=known()).title == "Tune the kiln"
 
 
+def test_a_session_of_one_slash_command_is_titled_by_it_and_shows_it_first(tmp_path: Path) -> None:
+    # /init typed (displayContent), its expansion sent (content): a command, not a prompt (§7, §10).
+    path = session_file(tmp_path, [
+        user("u1", [{"text": "Analyze this project and write GEMINI.md …"}], displayContent=[{"text": "/init  now"}]),
+        gemini("g1", "I will look around first. Then write it."),
+    ])
+    session = one(path, roots=known())
+    assert session.title == "/init now"
+    assert (session.stats["prompts"], session.stats["commands"]) == (0, 1)
+    assert isinstance(session.timeline[0], Command) and session.timeline[0].name == "/init"
+
+
+def test_without_summary_prompt_or_command_the_first_replys_first_sentence_is_the_title(tmp_path: Path) -> None:
+    path = session_file(tmp_path, [user("u1", "Please continue."), gemini("g1", "# Done? Yes, all of it.")])
+    assert one(path, roots=known()).title == "Done?"
+    bare = session_file(tmp_path, [notice("n1", "info", "Update available")], name="session-2026-05-04T10-00-aaaa.jsonl")
+    sessions, _ = read(bare, roots=known())
+    assert [s.title for s in sessions] == ["Session of 2026-05-04 10:00 UTC"]
+
+
 def test_a_rewind_marks_what_it_took_out_and_everything_still_counts(tmp_path: Path) -> None:
     path = session_file(tmp_path, [
         user("u1", "First try."),

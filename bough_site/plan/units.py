@@ -116,9 +116,23 @@ def gemini_units(paths: Iterable[Path], label: Callable[[Path], str], since: dic
 
 def project_identity(cwd: str) -> dict[str, str]:
     """A project's id (a safe, stable slug with a hash of the full path, so two
-    projects with the same last component stay apart), name and cwd."""
-    name = posixpath.basename(cwd.rstrip("/")) or cwd or "(unknown directory)"
-    project_id = f"{slug(name, max_len=40)}-{hashlib.sha256(cwd.encode('utf-8', 'replace')).hexdigest()[:8]}"
+    projects with the same last component stay apart), name and cwd.
+
+    The id is part of every page's URL: it changes only where it was wrong. A
+    Gemini CLI folder named by the sha256 of a directory bough could not find
+    (docs/formats-gemini.md §6) is named for what it is, not by 64 hex digits; and
+    where the name is the cwd itself (a Gemini folder's name standing for an unknown
+    directory) and not already a safe slug, the hash slug() gave it is the cwd's: it
+    is not added twice (it was: ``…-406d6dc6-406d6dc6``)."""
+    from ..readers.gemini_files import is_hash_folder
+
+    digest = hashlib.sha256(cwd.encode("utf-8", "replace")).hexdigest()[:8]
+    if is_hash_folder(cwd):
+        name, stem = f"Gemini CLI project {cwd[:8]}", f"gemini-{cwd[:8]}"
+    else:
+        name = posixpath.basename(cwd.rstrip("/")) or cwd or "(unknown directory)"
+        stem = slug(name, max_len=40)
+    project_id = stem if stem.endswith(f"-{digest}") else f"{stem}-{digest}"
     return {"id": project_id, "name": name, "cwd": cwd}
 
 

@@ -64,7 +64,10 @@ from .values import (
     as_int,
     as_str,
     bad_timestamp,
+    first_command,
+    first_reply_sentence,
     normalize_timestamp,
+    untitled,
 )
 
 WarnFn = Callable[[Warning], None]
@@ -432,6 +435,7 @@ class _Timeline:
         self.models: list[str] = []
         self.first_prompt_text = ""
         self.sidechains: list[list[dict[str, Any]]] = []  # inline 1.0.x sub-agent runs
+        self._boundaries: set[str] = set()  # compaction markers whose summary has not come yet
         self._counter = {"p": 0, "r": 0}
 
     def anchor(self, prefix: str) -> str:
@@ -540,7 +544,7 @@ class _Timeline:
             return
         text = blocks_text(rest)
         if record.get("isCompactSummary"):
-            self.items.append(Marker(record["_key"], time, "compaction", text))
+            self._compact_summary(record["_key"], text, time)
         elif record.get("isMeta"):
             self.items.append(Marker(record["_key"], time, "meta", unwrap_note(text)))
         elif text.startswith(INTERRUPTION_PREFIX):
@@ -554,6 +558,18 @@ class _Timeline:
             self.items.append(Marker(record["_key"], time, "meta", text or "(empty message)"))
         else:
             self._prompt(record, rest, text, time)
+
+    def _compact_summary(self, key: str, text: str, time: str | None) -> None:
+        """A compaction's summary joins the marker its ``compact_boundary`` just made:
+        one compaction, one marker, its first line the boundary's, the summary below
+        (docs/formats-claude.md C10). A summary with no boundary before it is a marker alone."""
+        last = self.items[-1] if self.items else None
+        if isinstance(last, Marker) and last.type == "compaction" and last.id in self._boundaries:
+            self._boundaries.discard(last.id)
+            last.text = f"{last.text}\n\n{text}" if text else last.text
+            self._touch(last)
+            return
+        self.items.append(Marker(key, time, "compaction", text))
 
     def _prompt(self, record: dict[str, Any], blocks: list[dict[str, Any]], text: str, time: str | None) -> None:
         content: list[Content] = []
@@ -649,6 +665,7 @@ class _Timeline:
         text = content if isinstance(content, str) else blocks_text(content_blocks(content))
         if subtype == "compact_boundary":
             self.items.append(Marker(key, time, "compaction", _compaction_text(record)))
+            self._boundaries.add(key)  # awaiting its summary (_compact_summary)
         elif subtype == "local_command":
             if "<command-name>" in text and text.lstrip().startswith(("<command-name>", "<command-message>")):
                 self._command(key, text, time)
@@ -938,7 +955,7 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
         id=printable_name(source.main.stem),
         source=SOURCE_CLAUDE,
         cwd=found.cwd,
-        title=_title(found, timeline, printable_name(source.main.stem)),
+        title=_title(found, timeline),
         started=found.first_time,
         ended=found.last_time,
         versions=found.versions,
@@ -993,12 +1010,17 @@ def _inherited_marker(run: list[TimelineItem], parent: str) -> Marker:
                   f"{count} {items} of history inherited from session {parent}", ref_session=parent, count=count)
 
 
-def _title(found: _Collected, timeline: _Timeline, fallback: str) -> str:
-    for candidate in (found.custom_title, found.ai_title, _own_summary(found), timeline.first_prompt_text):
+def _title(found: _Collected, timeline: _Timeline) -> str:
+    """The session's title (docs/formats-claude.md C12): the agent's own (the user's
+    /rename, the AI title, a summary of this file's conversation), else the first
+    prompt, the first slash command with its arguments, the first reply's first
+    sentence; else when it started. Never the id alone."""
+    for candidate in (found.custom_title, found.ai_title, _own_summary(found), timeline.first_prompt_text,
+                      first_command(timeline.items), first_reply_sentence(timeline.items)):
         line = first_line(candidate)
         if line:
             return line
-    return f"Session {fallback}"
+    return untitled(found.first_time)
 
 
 def _own_summary(found: _Collected) -> str:

@@ -29,7 +29,7 @@ import os
 import re
 import shlex
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -63,7 +63,9 @@ from .values import (
     as_int,
     as_str,
     bad_timestamp,
+    first_reply_sentence,
     normalize_timestamp,
+    untitled,
 )
 
 WarnFn = Callable[[Warning], None]
@@ -298,6 +300,25 @@ def _scan(path: Path, label: str, warn: WarnFn) -> _Scan | None:
     )
 
 
+def rollout_identity(objects: Iterable[dict[str, Any]], path: Path) -> tuple[str, str | None, str | None, str]:
+    """From a rollout's first lines (its identity line): its thread id, the thread it
+    nests under when it is a sub-agent (None for a session of its own, a fork
+    included: docs/formats-codex.md X10), when it started, and its cwd. What
+    ``bough archive`` counts by, as the reader would (archive.Archive.summary)."""
+    meta: dict[str, Any] = {}
+    first_time: str | None = None
+    for obj in objects:
+        kind, payload = _normalize(obj)
+        first_time = first_time or normalize_timestamp(obj.get("timestamp"))
+        if kind == "session_meta":
+            meta = payload
+            break
+    thread = _thread_id(meta, path)
+    lineage = _lineage_of(meta, thread)
+    started = normalize_timestamp(meta.get("timestamp")) or first_time
+    return thread, lineage.parent if lineage.kind == "subagent" else None, started, as_str(meta.get("cwd"))
+
+
 def thread_id_of(path: Path) -> str:
     """A rollout's thread id as its file name tells it (when its lines cannot be read)."""
     return _thread_id({}, path)
@@ -326,21 +347,24 @@ class _Lineage:
 
 
 def _lineage(scan: _Scan) -> _Lineage:
-    meta = scan.meta
+    return _lineage_of(scan.meta, scan.id)
+
+
+def _lineage_of(meta: dict[str, Any], thread_id: str) -> _Lineage:
     source = meta.get("source")
     subagent = source.get("subagent") if isinstance(source, dict) else None
     spawn = as_dict(subagent.get("thread_spawn")) if isinstance(subagent, dict) else {}
     parent_thread = as_str(meta.get("parent_thread_id")) or as_str(spawn.get("parent_thread_id"))
     forked = as_str(meta.get("forked_from_id"))
     session = as_str(meta.get("session_id"))
-    other_session = session if session and session != scan.id else ""
+    other_session = session if session and session != thread_id else ""
     role = as_str(spawn.get("agent_role")) or as_str(meta.get("agent_role")) or _subagent_kind(subagent)
     is_subagent = subagent is not None or meta.get("thread_source") == "subagent"
     if is_subagent or (parent_thread and not forked):
         parent = parent_thread or forked or other_session
-        if parent and parent != scan.id:
+        if parent and parent != thread_id:
             return _Lineage("subagent", parent, forked or parent, spawn, role or None)
-    if forked and forked != scan.id:
+    if forked and forked != thread_id:
         return _Lineage("fork", forked, forked)
     if other_session:
         # A sub-agent carries its root's session_id and its own id (docs/formats-codex.md X4).
@@ -1274,7 +1298,7 @@ def _session(thread: _Thread, orphans: list[SubagentRun], children: list[_Thread
         id=scan.id,
         source=SOURCE_CODEX,
         cwd=thread.cwd,
-        title=thread.thread_name or one_line(thread.first_prompt) or _fallback_title(thread),
+        title=_title(thread),
         started=thread.started,
         ended=thread.ended,
         versions=[version] if version else [],
@@ -1291,11 +1315,18 @@ def _session(thread: _Thread, orphans: list[SubagentRun], children: list[_Thread
     return session
 
 
-def _fallback_title(thread: _Thread) -> str:
+def _title(thread: _Thread) -> str:
+    """The session's title (docs/formats-codex.md X13): the thread's name, else its
+    first prompt, its first reply's first sentence, what a sub-agent was called,
+    else when it started. Never the id alone."""
+    for candidate in (thread.thread_name, thread.first_prompt, first_reply_sentence(thread.timeline)):
+        line = one_line(candidate)
+        if line:
+            return line
     if thread.plan.lineage.kind == "subagent":
         run = _subagent_run(thread)
         return one_line(f"Sub-agent {run.description or run.agent_id}")
-    return f"Session {thread.scan.id}"
+    return untitled(thread.started)
 
 
 def _orphan_note(lineage: _Lineage) -> str:

@@ -60,7 +60,10 @@ from .values import (
     as_int,
     as_str,
     bad_timestamp,
+    first_command,
+    first_reply_sentence,
     normalize_timestamp,
+    untitled,
 )
 
 WarnFn = Callable[[Warning], None]
@@ -402,12 +405,13 @@ def _session(segments: list[GeminiFile], agent_files: list[GeminiFile], roots: M
     models = [m for reader in readers for m in reader.models]
     models += [m for _, reader in runs for m in reader.models]
     times = sorted(t for f in segments for t in f.times)
+    started = times[0] if times else normalize_timestamp(segments[0].meta.get("startTime"))
     session = Session(
         id=sid,
         source=SOURCE_GEMINI,
         cwd=cwd,
-        title=_title(segments, readers, sid),
-        started=times[0] if times else normalize_timestamp(segments[0].meta.get("startTime")),
+        title=_title(segments, readers, timeline, started),
+        started=started,
         ended=times[-1] if times else normalize_timestamp(segments[-1].meta.get("lastUpdated")),
         versions=[],
         models=list(dict.fromkeys(models)),
@@ -441,13 +445,19 @@ def _segment_marker(file: GeminiFile) -> Marker:
     return Marker(f"gemini:segment:{file.label}", file.first_time(), "notice", text)
 
 
-def _title(segments: list[GeminiFile], readers: list[_FileReader], sid: str) -> str:
-    for file in reversed(segments):
-        summary = as_str(file.meta.get("summary")).strip()
-        if summary:
-            return one_line(summary)
+def _title(segments: list[GeminiFile], readers: list[_FileReader], timeline: list[TimelineItem],
+           started: str | None) -> str:
+    """The session's title (docs/formats-gemini.md §10): the summary Gemini CLI wrote
+    (the last segment's first), else the first prompt, the first slash command with
+    its arguments, the first reply's first sentence; else when it started. Never the
+    id alone."""
+    summary = next((text for file in reversed(segments) if (text := as_str(file.meta.get("summary")).strip())), "")
     first = next((r.first_prompt for r in readers if r.first_prompt.strip()), "")
-    return one_line(first) if first.strip() else f"Session {sid}"
+    for candidate in (summary, first, first_command(timeline), first_reply_sentence(timeline)):
+        line = one_line(candidate)
+        if line:
+            return line
+    return untitled(started)
 
 
 def _attach(runs: list[tuple[SubagentRun, _FileReader]], readers: list[_FileReader]) -> list[SubagentRun]:

@@ -86,8 +86,18 @@ def is_gemini_file(path: Path) -> bool:
 
 def peek_session_id(path: Path) -> str | None:
     """The ``sessionId`` a session file opens with (both formats write it first)."""
-    match = _SESSION_ID.search(_peek(path))
-    return match.group(1).decode("utf-8", "replace") if match else None
+    return head_identity(_peek(path))[0]
+
+
+_START_TIME = re.compile(rb'"startTime"\s*:\s*"([^"\\]{1,100})"')
+
+
+def head_identity(head: bytes) -> tuple[str | None, str | None]:
+    """The ``sessionId`` and ``startTime`` a session file's first bytes hold (both
+    formats write its metadata first: §3, §4), each None when not there."""
+    found = [pattern.search(head) for pattern in (_SESSION_ID, _START_TIME)]
+    session, start = (match.group(1).decode("utf-8", "replace") if match else None for match in found)
+    return session, start
 
 
 # --- project roots ------------------------------------------------------------------------

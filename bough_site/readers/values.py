@@ -4,6 +4,7 @@ unexpected shape is treated as absent, never as an error."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
 
@@ -97,3 +98,49 @@ def bad_timestamp(value: Any) -> bool:
     absent, null or "" is no news: some records never carry one). Such a record
     still counts; it just has no time, and the reader says so at its line."""
     return value is not None and value != "" and normalize_timestamp(value) is None
+
+
+# --- a session's title (docs/formats-claude.md C12, formats-codex.md X13, formats-gemini.md §10) ---
+
+# Where a reply's first sentence ends: ., ! or ? followed by a space or the end.
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?:\s|$)")
+# Markdown that would read as noise in a title: a heading's or quote's or list
+# item's mark at the start, emphasis and code marks anywhere.
+_LEADING_MARK = re.compile(r"^(?:#{1,6}|>|[-*+]|\d+[.)])\s+")
+_INLINE_MARKS = re.compile(r"\*\*|__|`")
+
+
+def first_command(items: Iterable[Any]) -> str:
+    """The first slash command among timeline items, with its arguments (``/init``,
+    ``/review src/``); a shell-mode ``!`` command is no slash command. "" when none."""
+    for item in items:
+        if getattr(item, "kind", None) == "command" and item.name and item.name != "!":
+            return f"{item.name} {item.args}".strip()
+    return ""
+
+
+def first_reply_sentence(items: Iterable[Any]) -> str:
+    """The first sentence of the first reply that wrote text, its Markdown marks
+    taken out. "" when no reply wrote any."""
+    for item in items:
+        if getattr(item, "kind", None) != "reply":
+            continue
+        for block in item.blocks:
+            if getattr(block, "kind", None) == "text" and block.text.strip():
+                return _sentence(block.text)
+    return ""
+
+
+def _sentence(text: str) -> str:
+    line = next(line.strip() for line in text.splitlines() if line.strip())
+    line = _INLINE_MARKS.sub("", _LEADING_MARK.sub("", line)).strip()
+    end = _SENTENCE_END.search(line)
+    return line[: end.start()] if end else line
+
+
+def untitled(started: str | None) -> str:
+    """The title of a session in which nothing gives one (no title, prompt, command or
+    reply text): when it started, never its id alone."""
+    if not started:
+        return "Untitled session"
+    return f"Session of {started[:10]} {started[11:16]} UTC"
