@@ -110,9 +110,14 @@ def test_only_the_conversation_is_indexed_with_title_and_filters(example: dict[s
     assert re.search(r'<h1 data-pagefind-meta="title">', page)
     for name in ("project", "source", "model"):
         assert f'data-pagefind-filter="{name}"' in page
-    # What tools printed is not: the calls are.
+    # What tools printed is marked for search.py (which keeps it within the budget),
+    # its head ("Result · exit code 0") is not indexed.
     results = page.count('<div class="tool-result') - page.count('<div class="tool-result missing"')
-    assert results == len(re.findall(r'<div class="tool-result[^"]*" data-pagefind-ignore>', page)) > 0
+    marked = re.findall(r'<div class="tool-result( error)?" data-bough-output="(error|result)">\n'
+                        r'<div class="result-head" data-pagefind-ignore>', page)
+    assert results == len(marked) > 0
+    assert all((error == " error") == (kind == "error") for error, kind in marked)
+    assert "data-bough-output" not in page.split('data-pagefind-body', 1)[0]
     # Index and project pages are not indexed.
     assert b"data-pagefind-body" not in example["index.html"]
     # Pagefind's fragments hold the title and the filters.

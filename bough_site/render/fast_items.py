@@ -226,7 +226,8 @@ class _Writer:
         self.state: SessionState = shared["state"]
         # The globals as the templates see them (a theme cannot change them, but
         # the Renderer's own values are the ones to use).
-        self.ignore = IGNORE if shared["search"] else ""
+        self.search = bool(shared["search"])
+        self.ignore = IGNORE if self.search else ""
         self.markdown = shared["markdown"]
         self.one_line = shared["one_line"]
         self.when = shared["when"]
@@ -342,7 +343,7 @@ class _Writer:
         if kind == "text":
             out.append(f'<div class="md">{escape(self.markdown(part.text, doc_id))}</div>\n')
         elif kind == "tool_call":
-            self.tool_call(out, part, prefix, scope)
+            self.tool_call(out, part, prefix, scope, doc_id)
         elif kind == "thinking":
             self.thinking(out, part, doc_id)
         elif kind == "image":
@@ -356,7 +357,7 @@ class _Writer:
                    f'<span class="excerpt">{excerpt}</span></summary>\n'
                    f'<div class="md">{escape(self.markdown(part.text, doc_id))}</div>\n</details>\n')
 
-    def tool_call(self, out: list[str], part: Any, prefix: str, scope: Scope) -> None:
+    def tool_call(self, out: list[str], part: Any, prefix: str, scope: Scope, doc_id: str) -> None:
         """blocks/tool_call.html, then tools/default.html for a plain tool template;
         any other tool template renders the whole call through Jinja."""
         if not self.fast.is_plain(part.name):
@@ -364,13 +365,13 @@ class _Writer:
             return
         view = self.state.tool(part)
         result = self.state.result(part, view)
-        self.tool(out, part, view, result, prefix, (*scope, ("view", view), ("result", result)))
+        self.tool(out, part, view, result, prefix, (*scope, ("view", view), ("result", result)), doc_id)
 
     def tool(self, out: list[str], part: Any, view: ToolView, result: ResultView | None, prefix: str,
-             scope: Scope) -> None:
-        """tools/default.html."""
+             scope: Scope, doc_id: str) -> None:
+        """tools/default.html (its id: doc_id, which search links to)."""
         error = " tool-error" if result and result.is_error else ""
-        out.append(f'<div class="tool{error}">\n<div class="tool-call">\n<div class="tool-head">\n'
+        out.append(f'<div class="tool{error}" id="{escape(doc_id)}">\n<div class="tool-call">\n<div class="tool-head">\n'
                    f'<span class="tool-name">{escape(view.name)}</span>')
         if view.summary:
             out.append(f'<span class="tool-sep">:</span>\n<code class="tool-arg">{escape(view.summary)}</code>')
@@ -390,10 +391,12 @@ class _Writer:
     def tool_result(self, out: list[str], result: ResultView | None) -> None:
         """blocks/tool_result.html."""
         if result is None:
-            out.append('<div class="tool-result missing"><p class="muted">No result recorded.</p></div>\n')
+            out.append(f'<div class="tool-result missing"><p class="muted"{self.ignore}>No result recorded.</p></div>\n')
             return
-        out.append(f'<div class="tool-result{" error" if result.is_error else ""}"{self.ignore}>\n'
-                   f'<div class="result-head">{"Error" if result.is_error else "Result"}')
+        error = " error" if result.is_error else ""
+        output = f' data-bough-output="{"error" if result.is_error else "result"}"' if self.search else ""
+        out.append(f'<div class="tool-result{error}"{output}>\n'
+                   f'<div class="result-head"{self.ignore}>{"Error" if result.is_error else "Result"}')
         if result.exit_code is not None:
             out.append(f" {DOT} exit code {escape(result.exit_code)}")
         if result.note:
@@ -402,7 +405,7 @@ class _Writer:
         for r in result.parts:
             out.append(_image(r) if r.kind == "image" else self.collapsible(r))
         if result.empty:
-            out.append('<p class="muted">(no output)</p>')
+            out.append(f'<p class="muted"{self.ignore}>(no output)</p>')
         out.append("</div>\n")
 
     def subagent(self, out: list[str], run: Any, prefix: str, scope: Scope) -> None:
@@ -452,4 +455,4 @@ class _Writer:
         lines = self.plural(b.lines, "line")
         summary = f"Show the diff ({lines})" if b.kind == "diff" else f"Show all {lines}"
         return (f'<div class="block block-{kind} collapsible">\n{preview}<details class="more">\n'
-                f'<summary>{summary}</summary>\n{escape(b.full)}\n</details>\n</div>\n')
+                f'<summary{self.ignore}>{summary}</summary>\n{escape(b.full)}\n</details>\n</div>\n')
