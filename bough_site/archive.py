@@ -100,6 +100,11 @@ _OLD_INDEX_SCHEMA = "bough.archive-index/2"
 _MAX_INDEX = 1 << 30
 _LOCK_TIMEOUT = 300.0
 MAX_RECORD = 1 << 20
+# How much of a copy ``bough archive`` decompresses at most to tell its session and
+# when it started: its first lines (a Codex rollout's identity line holds its
+# instructions, tens of kilobytes).
+HEAD_BYTES = 1 << 20
+_HEAD_STEP = 64 << 10  # and read in steps of this much: the first lines of most transcripts
 
 
 class ArchiveError(BoughError):
@@ -566,18 +571,9 @@ class Archive:
     def open_copy(self, entry: Entry) -> Iterator[bytes]:
         """The archived bytes of ``entry`` in chunks, checked against its size
         (also a cap on decompression) and sha256; raises Damaged."""
-        try:
-            self._folder(entry.kind, entry.label, create=False)  # no link on the way there either
-            fd = os.open(self.data_path(entry), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-        except FileNotFoundError:
-            raise Damaged("the compressed copy is missing") from None
-        except OSError as err:
-            raise Damaged(f"cannot open the compressed copy: {err.strerror or err}") from None
         digest = hashlib.sha256()
         size = 0
-        with os.fdopen(fd, "rb") as raw:
-            if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
-                raise Damaged("the compressed copy is not a regular file")
+        with self._open_data(entry) as raw:
             try:
                 # The standard library's reader: it reads copies written by either deflater.
                 with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
@@ -626,27 +622,70 @@ class Archive:
 
     # ---------------------------------------------------------------- reports
 
-    def summary(self) -> Summary:
+    def summary(self, codex_home: Path | None = None) -> Summary:
+        """What ``bough archive`` reports: the files, and the sessions they hold as a
+        site counts them (:class:`SessionCount`), with when the first and the last
+        of them started. ``codex_home``: Codex's own directory (its sessions there
+        are Codex's internal work, on no site)."""
         with self.locked(exclusive=False):
             entries, problems = self.entries()
-        report = Summary(root=self.root, problems=problems)
-        for entry in entries.values():
-            report.files += 1
-            report.bytes += entry.size
-            with contextlib.suppress(OSError):
-                report.disk_bytes += os.lstat(self.data_path(entry)).st_blocks * 512
-            if not entry.is_session():
-                continue
-            report.sessions += 1
-            report.by_kind[entry.kind] = report.by_kind.get(entry.kind, 0) + 1
-            if not any(os.path.lexists(origin) for origin in entry.origins):
-                report.gone += 1
-            if report.oldest is None or entry.mtime_ns < report.oldest[0]:
-                report.oldest = (entry.mtime_ns, entry.label)
-            if report.newest is None or entry.mtime_ns > report.newest[0]:
-                report.newest = (entry.mtime_ns, entry.label)
-            report.kept_since = min(report.kept_since or entry.archived, entry.archived)
+            report = Summary(root=self.root, problems=problems)
+            count = SessionCount(codex_home)
+            for entry in sorted(entries.values(), key=lambda e: e.key):
+                report.files += 1
+                report.bytes += entry.size
+                with contextlib.suppress(OSError):
+                    report.disk_bytes += os.lstat(self.data_path(entry)).st_blocks * 512
+                if entry.is_session() or (entry.kind == "gemini" and entry.role == "subagent"):
+                    report.kept_since = min(report.kept_since or entry.archived, entry.archived)
+                    count.add(entry, self._head(entry))
+        count.tell(report)
         return report
+
+    def _head(self, entry: Entry) -> bytes:
+        """The first bytes of ``entry``'s copy, enough to tell its session (b"" when
+        the copy cannot be read: ``--verify`` says why): a Codex rollout's first line
+        (its identity), the first lines of the others."""
+        try:
+            if entry.kind == "codex":
+                return self.head(entry, HEAD_BYTES, stop=b"\n")
+            return self.head(entry, _HEAD_STEP)
+        except Damaged:
+            return b""
+
+    def head(self, entry: Entry, limit: int = HEAD_BYTES, *, stop: bytes | None = None) -> bytes:
+        """The first ``limit`` bytes of ``entry``'s archived copy, decompressed (not
+        checked against its sha256: only the whole copy can be), or fewer: up to the
+        first ``stop`` and the rest of the step that found it. Raises Damaged."""
+        chunks: list[bytes] = []
+        size = 0
+        with self._open_data(entry) as raw:
+            try:
+                with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
+                    while size < limit and (chunk := unpacked.read(min(_HEAD_STEP, limit - size))):
+                        chunks.append(chunk)
+                        size += len(chunk)
+                        if stop is not None and stop in chunk:
+                            break
+            except (OSError, EOFError, zlib.error) as err:
+                raise Damaged(f"it does not decompress: {err}") from None
+        return b"".join(chunks)
+
+    def _open_data(self, entry: Entry) -> Any:
+        """``entry``'s compressed copy, opened for reading (never through a link, never
+        waiting on a FIFO); raises Damaged."""
+        try:
+            self._folder(entry.kind, entry.label, create=False)  # no link on the way there either
+            fd = os.open(self.data_path(entry), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        except FileNotFoundError:
+            raise Damaged("the compressed copy is missing") from None
+        except OSError as err:
+            raise Damaged(f"cannot open the compressed copy: {err.strerror or err}") from None
+        raw = os.fdopen(fd, "rb")
+        if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+            raw.close()
+            raise Damaged("the compressed copy is not a regular file")
+        return raw
 
     def verify(self) -> tuple[int, list[str]]:
         """Check that every archived file decompresses to the bytes its record names
@@ -678,15 +717,119 @@ class Archive:
 class Summary:
     root: Path
     files: int = 0
-    sessions: int = 0
+    sessions: int = 0  # as a site counts them (SessionCount)
     by_kind: dict[str, int] = field(default_factory=dict)
     bytes: int = 0  # of the transcripts, uncompressed
     disk_bytes: int = 0  # the compressed copies on disk
-    gone: int = 0  # sessions none of whose source paths exist any more
-    oldest: tuple[int, str] | None = None  # (mtime_ns, label) of the least recently active session
-    newest: tuple[int, str] | None = None
-    kept_since: str | None = None
+    gone: int = 0  # sessions none of whose files' source paths exist any more
+    oldest: tuple[str, str] | None = None  # (ISO start, label) of the session that started first
+    newest: tuple[str, str] | None = None  # (ISO start, label) of the one that started last
+    kept_since: str | None = None  # when bough first kept one of them (ISO)
     problems: list[str] = field(default_factory=list)
+
+
+
+@dataclass
+class _Counted:
+    """One session as a site shows it: its first file's label, when it started, and
+    whether every one of its files is gone from where it was copied from."""
+
+    kind: str
+    label: str
+    started: str | None
+    gone: bool
+
+
+class SessionCount:
+    """The sessions an archive holds, counted as a build of it would show them (the
+    readers' rules, told from each copy's first bytes): a Claude Code main file is
+    one (an old sub-agent file read alone included: docs/formats-claude.md C2); a
+    Codex rollout is one unless it is a sub-agent whose parent thread is here, or
+    Codex's own work (docs/formats-codex.md X10), its copies under ``sessions/`` and
+    ``archived_sessions/`` one; Gemini CLI's files sharing a ``sessionId`` are one,
+    and a sub-agent's file is one only when its session is not here
+    (docs/formats-gemini.md §2, §5)."""
+
+    def __init__(self, codex_home: Path | None = None) -> None:
+        self.codex_home = os.path.normpath(str(codex_home)).rstrip("/") if codex_home is not None else None
+        self.claude: list[_Counted] = []
+        self.codex: dict[str, tuple[_Counted, str | None]] = {}  # thread id -> (session, parent thread)
+        self.gemini: dict[str, list[_Counted]] = {}  # sessionId -> its files
+        self.gemini_agents: list[tuple[_Counted, str]] = []  # (a sub-agent's file, its session's id)
+
+    def add(self, entry: Entry, head: bytes) -> None:
+        gone = not any(os.path.lexists(origin) for origin in entry.origins)
+        if entry.kind == "claude":
+            self.claude.append(_Counted("claude", entry.label, _claude_start(head), gone))
+        elif entry.kind == "codex":
+            self._codex(entry, head, gone)
+        else:
+            self._gemini(entry, head, gone)
+
+    def _codex(self, entry: Entry, head: bytes, gone: bool) -> None:
+        from .readers.codex import rollout_identity
+
+        thread, parent, started, cwd = rollout_identity(_head_objects(head), Path(entry.label))
+        if self.codex_home and cwd and (os.path.normpath(cwd) + "/").startswith(self.codex_home + "/"):
+            return  # Codex's own work, on no site (readers/codex.py: _drop_internal)
+        counted = _Counted("codex", entry.label, started, gone)
+        kept = self.codex.get(thread)
+        if kept is not None:  # the same thread under sessions/ and archived_sessions/: named as it is live
+            live = counted if kept[0].label.startswith("archived_sessions/") else kept[0]
+            counted = replace(live, gone=kept[0].gone and gone)
+        self.codex[thread] = (counted, parent)
+
+    def _gemini(self, entry: Entry, head: bytes, gone: bool) -> None:
+        from .readers.gemini_files import head_identity
+        from .readers.values import normalize_timestamp
+
+        session, start = head_identity(head)
+        counted = _Counted("gemini", entry.label, normalize_timestamp(start), gone)
+        session = session or entry.label
+        if entry.role == "subagent":  # chats/<its session's id>/<file>
+            self.gemini_agents.append((counted, entry.label.rsplit("/", 2)[-2] if "/" in entry.label else ""))
+        else:
+            self.gemini.setdefault(session, []).append(counted)
+
+    def sessions(self) -> list[_Counted]:
+        out = list(self.claude)
+        out += [counted for counted, parent in self.codex.values() if parent is None or parent not in self.codex]
+        for files in self.gemini.values():
+            first = min(files, key=lambda f: (f.started or "9", f.label))
+            out.append(replace(first, gone=all(f.gone for f in files)))
+        out += [counted for counted, parent in self.gemini_agents if parent not in self.gemini]
+        return out
+
+    def tell(self, report: Summary) -> None:
+        """Put the count, by agent, the gone and the first and last starts into ``report``."""
+        for counted in self.sessions():
+            report.sessions += 1
+            report.by_kind[counted.kind] = report.by_kind.get(counted.kind, 0) + 1
+            report.gone += counted.gone
+            if counted.started is None:
+                continue
+            moment = (counted.started, counted.label)
+            report.oldest = moment if report.oldest is None else min(report.oldest, moment)
+            report.newest = moment if report.newest is None else max(report.newest, moment)
+
+
+def _head_objects(head: bytes) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a copy's first whole lines."""
+    lines = head.split(b"\n")[:-1] if b"\n" in head else [head]  # the last one may be cut by the head's end
+    for line in lines:
+        obj, _ = parse_line(line, shallow=True)
+        if isinstance(obj, dict):
+            yield obj
+
+
+def _claude_start(head: bytes) -> str | None:
+    """When a Claude Code session started, as its page says: its earliest record time,
+    among its first lines (a resume's copied history comes first: docs/formats-claude.md C11)."""
+    from .readers.values import normalize_timestamp
+
+    times = [stamp for obj in _head_objects(head) if obj.get("type") in ("user", "assistant", "system")
+             and (stamp := normalize_timestamp(obj.get("timestamp")))]
+    return min(times) if times else None
 
 
 def _parse_problem(entry: Entry, chunks: Iterable[bytes]) -> str:

@@ -629,29 +629,35 @@ def _in_scope(entry: Entry, scope: list[Path]) -> bool:
 
 def cleanup_notes(config: BuildConfig, *, claude: bool, gemini: bool) -> list[str]:
     """What a site that shows Claude Code (``claude``) or Gemini CLI sessions says
-    of the agents' cleanup: read from their settings at every build."""
-    notes = [cleanup_notice(config) if claude else None, gemini_cleanup_notice(config) if gemini else None]
-    return [note for note in notes if note]
+    of the agents' cleanup, read from their settings at every build: one sentence
+    (or none) naming each agent that deletes, then what bough's archive does about
+    it, said once for both."""
+    deletes = [note for note in (claude_deletes() if claude else None, gemini_deletes() if gemini else None) if note]
+    if not deletes:
+        return []
+    return [_kept_or_not(config, " and ".join(deletes), "they" if len(deletes) > 1 else "it")]
 
 
-def cleanup_notice(config: BuildConfig) -> str | None:
-    """One plain sentence when Claude Code will delete the transcripts this site
-    shows: its settings have no ``cleanupPeriodDays`` or one of 30 days or less.
-    Only read, never written: bough does not touch the agent's settings."""
+def claude_deletes() -> str | None:
+    """When Claude Code will delete the transcripts a site shows: its settings have no
+    ``cleanupPeriodDays`` or one of 30 days or less. Only read, never written: bough
+    does not touch the agent's settings."""
     days, why = claude_cleanup_days()
     if days > _DEFAULT_CLEANUP_DAYS:
         return None
-    when = "every time it starts" if days == 0 else f"after {days:g} days"
-    return _kept_or_not(config, f"Claude Code deletes transcripts {when} ({why})")
+    when = "every time it starts" if days == 0 else f"after {_days(days)}"
+    return f"Claude Code deletes transcripts {when} ({why})"
 
 
-def _kept_or_not(config: BuildConfig, deletes: str) -> str:
-    """What the cleanup notice says of the archive: off, keeping copies, or unable to."""
+def _kept_or_not(config: BuildConfig, deletes: str, agents: str) -> str:
+    """What the cleanup notice says of the archive: off, keeping copies, or unable to.
+    ``agents``: "it" or "they", the agents that delete."""
     if config.archive is None:
-        return f"{deletes}, and the archive is off (--no-archive): sessions it deletes will drop off this site."
+        return f"{deletes}, and the archive is off (--no-archive): sessions {agents} delete{'s' * (agents == 'it')} " \
+               "will drop off this site."
     if os.path.isdir(config.archive) and not os.access(config.archive, os.W_OK):
-        return (f"{deletes}, and bough's archive in {config.archive} cannot be written: sessions it deletes "
-                "that the archive does not already hold will drop off this site.")
+        return (f"{deletes}, and bough's archive in {config.archive} cannot be written: sessions {agents} "
+                f"delete{'s' * (agents == 'it')} that the archive does not already hold will drop off this site.")
     return f"{deletes}; bough's archive in {config.archive} keeps a copy of every session it reads, so they stay."
 
 
@@ -685,14 +691,12 @@ def _cleanup_setting(path: Path) -> tuple[float, str]:
 _PERIOD_DAYS = {"h": 1 / 24, "d": 1.0, "w": 7.0, "m": 30.0}  # Gemini CLI's units ("m" is 30 days)
 
 
-def gemini_cleanup_notice(config: BuildConfig) -> str | None:
-    """As :func:`cleanup_notice`, for Gemini CLI: it deletes sessions older than
+def gemini_deletes() -> str | None:
+    """As :func:`claude_deletes`, for Gemini CLI: it deletes sessions older than
     ``general.sessionRetention.maxAge`` (30 days by default), or beyond its
     ``maxCount``, unless its ``enabled`` is false (docs/formats-gemini.md §1)."""
     rule = gemini_retention()
-    if rule is None:
-        return None
-    return _kept_or_not(config, f"Gemini CLI deletes sessions {rule}")
+    return None if rule is None else f"Gemini CLI deletes sessions {rule}"
 
 
 def gemini_retention() -> str | None:
@@ -714,11 +718,16 @@ def gemini_retention() -> str | None:
     if isinstance(count, int) and not isinstance(count, bool) and count >= 1:
         rules.append(f"beyond the {count:,} most recent of a project")
     if days is None or days <= _DEFAULT_CLEANUP_DAYS:
-        rules.append(f"after {_DEFAULT_CLEANUP_DAYS if days is None else days:g} days")
+        rules.append(f"after {_days(_DEFAULT_CLEANUP_DAYS if days is None else days)}")
     if not rules:
         return None
     whence = "" if days is not None else ", maxAge its default"
     return f"{' and '.join(rules)} (general.sessionRetention in {path}{whence})"
+
+
+def _days(days: float) -> str:
+    """A number of days as a notice says it: "1 day", "30 days", "0.5 days"."""
+    return f"{days:g} day" if days == 1 else f"{days:g} days"
 
 
 def _period_days(value: Any) -> float | None:

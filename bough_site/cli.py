@@ -13,9 +13,10 @@ import click
 
 from . import __version__
 from .build import BuildResult, build
-from .config import DEFAULT_HIGHLIGHT_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir, redaction_key
-from .errors import BoughError
+from .config import DEFAULT_HIGHLIGHT_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir, codex_home, redaction_key
+from .errors import BoughError, OutputError
 from .model import UNKNOWN_TOKENS_KEY
+from .quick import unsaid_notes
 from .write import check_outside_agent_homes
 
 
@@ -23,10 +24,26 @@ def _stderr(line: str) -> None:
     click.echo(line, err=True)
 
 
-@click.group()
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})  # the commands' too
 @click.version_option(__version__, prog_name="bough")
 def main() -> None:
     """bough: a static site of your Claude Code, Codex and Gemini CLI sessions."""
+
+
+@main.command("help")
+@click.argument("command", required=False)
+@click.pass_context
+def help_command(ctx: click.Context, command: str | None) -> None:
+    """Show this help, or a command's (bough help build)."""
+    group = ctx.parent
+    assert group is not None  # always run under main
+    if command is None:
+        click.echo(group.get_help())
+        return
+    chosen = main.get_command(group, command)
+    if chosen is None:
+        raise click.UsageError(f"No such command '{command}'.", ctx)
+    click.echo(chosen.get_help(click.Context(chosen, info_name=command, parent=group)))
 
 
 def site_options(command):
@@ -91,11 +108,20 @@ def build_command(**options) -> None:
     except BoughError as err:
         if bar is not None:
             bar.finish()
-        _stderr(f"bough: {err}")
+        _stderr(f"bough: {_with_flags(err)}")
         sys.exit(1)
     if bar is not None:
         bar.finish()
-    _stderr(summary(result, config))
+    _stderr(summary(result, config, notes=unsaid_notes(result.out, result.notes)))
+
+
+def _with_flags(err: BoughError) -> str:
+    """An error as the command line says it: a refusal that forcing would overcome
+    names the option that forces it."""
+    message = str(err)
+    if isinstance(err, OutputError) and "force" in message and "--force" not in message:
+        return f"{message} (--force)"
+    return message
 
 
 def _reporter(quiet: bool):
@@ -155,34 +181,49 @@ class ProgressBar:
             self.drawn = False
 
 
-def summary(result: BuildResult, config: BuildConfig) -> str:
+def summary(result: BuildResult, config: BuildConfig, notes: list[str] | None = None) -> str:
+    """What a build says when it is done, in six lines at most: what the site holds,
+    its tokens, what this build did, then the redaction warning and the agents'
+    cleanup notice (``notes``, by default the result's: at most one) when there is
+    one, and where to open the site."""
     stats = result.stats
-    parts = []
+    built = f"{_plural(result.projects, 'project')} and {_plural(result.sessions, 'session')}"
+    counts = (f"{_plural(stats['prompts'], 'prompt')}, {_plural(stats['replies'], 'reply', 'replies')}, "
+              f"{_plural(stats['tool_calls'], 'tool call')}")
     if result.used_examples:
-        parts.append("No Claude Code, Codex or Gemini CLI history found here, so bough built its bundled examples.")
-    parts.append(
-        f"Built {result.projects} projects and {result.sessions} sessions: "
-        f"{stats['prompts']:,} prompts, {stats['replies']:,} replies, {stats['tool_calls']:,} tool calls; "
-        f"tokens {stats['input_tokens']:,} in, {stats['output_tokens']:,} out, "
+        headline = (f"No Claude Code, Codex or Gemini CLI history found here, so bough built its bundled examples: "
+                    f"{built}, {counts}.")
+    else:
+        headline = f"Built {built}: {counts}."
+    lines = [
+        headline,
+        f"Tokens: {stats['input_tokens']:,} in, {stats['output_tokens']:,} out, "
         f"{stats['cache_creation_input_tokens']:,} cache writes, {stats['cache_read_input_tokens']:,} cache reads"
-        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + "."
-    )
-    if result.archived_only:
-        parts.append(f"{_plural(result.archived_only, 'session')} came only from bough's archive "
-                     "(the original is deleted).")
-    reused = f", {result.reused:,} reused unchanged" if result.reused else ""
-    gone = f", {result.gone:,} kept whose transcript is gone" if result.gone else ""
-    parts.append(f"Sessions: {result.rebuilt:,} rebuilt{reused}{gone}.")
-    pruned = f", {result.pruned:,} pruned" if result.pruned else ""
-    planted = " (the examples' damage, on purpose)" if result.used_examples and result.warnings else ""
-    parts.append(f"{len(result.warnings)} warnings{planted}; {result.written} files written, "
-                 f"{result.unchanged + result.kept} unchanged{pruned}.")
-    parts.extend(result.notes)
+        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + ".",
+        _done_line(result),
+    ]
     if not config.redact:
-        parts.append("Redaction is OFF (--no-redact): secrets in transcripts are in the output.")
-    index = (result.out / "index.html").resolve()
-    parts.append(f"Open {index} (file://{index}).")
-    return " ".join(parts)
+        lines.append("Redaction is OFF (--no-redact): secrets in transcripts are in the output.")
+    lines.extend(result.notes if notes is None else notes)
+    lines.append(f"Open {(result.out / 'index.html').resolve().as_uri()}")
+    return "\n".join(lines)
+
+
+def _done_line(result: BuildResult) -> str:
+    """What this build did: sessions rebuilt, reused, kept and restored; files; warnings."""
+    sessions = [f"{result.rebuilt:,} rebuilt"]
+    if result.reused:
+        sessions.append(f"{result.reused:,} reused unchanged")
+    if result.gone:
+        sessions.append(f"{result.gone:,} kept whose transcript is gone")
+    if result.archived_only:
+        sessions.append(f"{result.archived_only:,} only in bough's archive (the original is deleted)")
+    files = [f"{result.written:,} written", f"{result.unchanged + result.kept:,} unchanged"]
+    if result.pruned:
+        files.append(f"{result.pruned:,} pruned")
+    planted = " (the examples' damage, on purpose)" if result.used_examples and result.warnings else ""
+    return (f"Sessions: {', '.join(sessions)}. Files: {', '.join(files)}. "
+            f"{_plural(len(result.warnings), 'warning')}{planted}.")
 
 
 def _unknown_tokens(count: int) -> str:
@@ -192,8 +233,8 @@ def _unknown_tokens(count: int) -> str:
     return f" (and {count:,} {'reply' if count == 1 else 'replies'} whose tokens are unknown)"
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
+def _plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {words or word + 's'}"
 
 
 @main.command("archive")
@@ -207,7 +248,7 @@ def archive_command(archive: Path | None, verify: bool) -> None:
 
     try:
         store = Archive.open(archive or archive_dir(), create=False)
-        report = store.summary()
+        report = store.summary(codex_home())
         checked, problems = store.verify() if verify else (0, [])
     except BoughError as err:
         _stderr(f"bough: {err}")
@@ -235,8 +276,8 @@ def archive_report(report) -> str:
         f"Size on disk: {_size(report.disk_bytes)} compressed ({_size(report.bytes)} of transcripts)",
     ]
     if report.oldest and report.newest:
-        lines.append(f"Oldest: {_day(report.oldest[0])} ({report.oldest[1]})")
-        lines.append(f"Newest: {_day(report.newest[0])} ({report.newest[1]})")
+        lines.append(f"Oldest session: started {report.oldest[0][:10]} ({report.oldest[1]})")
+        lines.append(f"Newest session: started {report.newest[0][:10]} ({report.newest[1]})")
     if report.kept_since:
         lines.append(f"Kept since: {report.kept_since[:10]}")
     lines.append(f"Gone from the sources (kept only here): {_plural(report.gone, 'session')}")
@@ -252,12 +293,6 @@ def _size(count: float) -> str:
         if count < 1024 or unit == "TB":
             break
     return f"{count:,.1f} {unit}"
-
-
-def _day(mtime_ns: int) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(mtime_ns / 1e9, UTC).strftime("%Y-%m-%d")
 
 
 @main.command("serve")
@@ -281,11 +316,12 @@ def serve_command(port: int, watch: bool, **options) -> None:
     try:
         check_outside_agent_homes(config.out)
         serve(config, port=port, watch=watch, redaction_key=redaction_key(),
-              on_build=lambda result: _stderr(summary(result, config)), on_ready=ready)
+              on_build=lambda result: _stderr(summary(result, config, notes=unsaid_notes(result.out, result.notes))),
+              on_ready=ready)
     except KeyboardInterrupt:
         _stderr("Stopped.")
     except (BoughError, OSError) as err:  # OSError: the port is taken
-        _stderr(f"bough: {err}")
+        _stderr(f"bough: {_with_flags(err) if isinstance(err, BoughError) else err}")
         sys.exit(1)
 
 

@@ -32,7 +32,7 @@ WarnFn = Callable[[Warning], None]
 EXAMPLES = Path(__file__).parent / "examples"
 # Said before anything else when the examples are built: their warnings would
 # otherwise read as a first run gone wrong.
-EXAMPLES_NOTICE = ("No Claude Code or Codex history found here: building bough's bundled examples instead. "
+EXAMPLES_NOTICE = ("No Claude Code, Codex or Gemini CLI history found here: building bough's bundled examples instead. "
                    "They carry damaged lines on purpose, to show how bough reports damage: "
                    "the warnings that follow are expected.")
 _YEAR = re.compile(r"^\d{4}$")

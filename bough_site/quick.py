@@ -18,7 +18,10 @@ deleted by hand is made again). After a build, ``OUT/.bough-quick`` records:
   folders are named after the transcripts' paths, which may hold a secret, and
   OUT may be published);
 * what the build said: its numbers and warnings, and which agents' cleanup notes
-  to say (those are read again: they name the settings files).
+  to say (those are read again: they name the settings files);
+* the cleanup notices the command line has said for this OUT (:func:`unsaid_notes`):
+  each is said once per OUT, not on every build. They outlive every build: emptying
+  the record keeps them, filling it carries them over.
 
 The next build computes the digest and the times first: when all are the same,
 nothing it would read or keep is different, and it says again what the last
@@ -50,8 +53,10 @@ import orjson
 
 from .archive import INDEX, RESTORE_PREFIX
 from .config import BuildConfig, claude_settings_files, gemini_settings_file
+from .errors import BoughError
 from .model import Warning
 from .state import read_regular
+from .write import locked
 
 RECORD = ".bough-quick"
 _FORMAT = 1
@@ -284,14 +289,10 @@ _OPEN = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 def forget(out: Path) -> None:
-    """Empty the record, in place (OUT's time stays): the build that starts may change anything."""
-    with contextlib.suppress(OSError):
-        fd = os.open(Path(out) / RECORD, os.O_WRONLY | _OPEN)
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                os.ftruncate(fd, 0)
-        finally:
-            os.close(fd)
+    """Empty the record, in place (OUT's time stays): the build that starts may change
+    anything. The notices said (:func:`unsaid_notes`) stay: nothing a build does unsays them."""
+    notes = _notes_said(_record(out))
+    _fill(out, orjson.dumps({"format": _FORMAT, "notes": notes}) if notes else b"")
 
 
 def prepare(out: Path) -> None:
@@ -304,17 +305,72 @@ def prepare(out: Path) -> None:
 def remember(out: Path, inputs: str, times: list[list[Any]], archive: list[list[Any]], said: Said) -> None:
     """Fill the record (prepared before ``times`` were taken) in place; ``archive``:
     the archive's times as the build left them (:func:`archive_times`)."""
+    notes = _notes_said(_record(out))  # what forget() kept
     try:
         data = orjson.dumps({"format": _FORMAT, "inputs": inputs, "times": times, "archive": _times_digest(archive),
-                             "said": said.to_json()})
+                             "said": said.to_json(), "notes": notes})
     except TypeError:
         return  # a folder of OUT whose name is not UTF-8 (not bough's): no record, the whole way next time
+    _fill(out, data)
+
+
+def _fill(out: Path, data: bytes, *, create: bool = False) -> None:
+    """Write the record in place (OUT's time stays; ``create``: make it if it is not there),
+    never through a link nor into a FIFO."""
     with contextlib.suppress(OSError):
-        fd = os.open(Path(out) / RECORD, os.O_WRONLY | _OPEN)
+        fd = os.open(Path(out) / RECORD, os.O_WRONLY | _OPEN | (os.O_CREAT if create else 0), 0o644)
         with open(fd, "wb") as handle:
             if stat.S_ISREG(os.fstat(fd).st_mode):
                 handle.write(data)
                 handle.truncate()
+
+
+def _record(out: Path) -> dict[str, Any]:
+    """The record as JSON, {} when there is none that parses."""
+    data = read_regular(Path(out) / RECORD, _MAX_RECORD)
+    try:
+        doc = orjson.loads(data) if data else {}
+    except orjson.JSONDecodeError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+# --------------------------------------------------------------------------- notices said once per OUT
+
+# The last notices said, by digest: one said again comes back when what it says changes.
+_MAX_NOTES = 64
+# How long the command line waits for another build in OUT to end before it says a
+# notice without remembering it.
+_NOTES_WAIT = 5.0
+
+
+def unsaid_notes(out: Path | str, notes: list[str]) -> list[str]:
+    """Of ``notes`` (the agents' cleanup notice: archive_sync.cleanup_notes), those not
+    yet said for OUT, from now on remembered as said: a notice is said once per OUT, and
+    again when what it says changes (another retention, the archive turned off). Kept in
+    the record, written in place under OUT's lock once a build has ended (OUT's folder
+    times, and so the quick check, stay as they were). When that cannot be done, every
+    note is said."""
+    if not notes:
+        return []
+    digests = [hashlib.sha256(note.encode("utf-8", "surrogatepass")).hexdigest() for note in notes]
+    try:
+        with locked(Path(out), timeout=_NOTES_WAIT):
+            doc = _record(Path(out))
+            said = _notes_said(doc)
+            new = [note for note, digest in zip(notes, digests) if digest not in said]
+            if new:
+                kept = [digest for digest in said if digest not in digests] + digests
+                doc = {**doc, "notes": kept[-_MAX_NOTES:]} if doc else {"format": _FORMAT, "notes": kept}
+                _fill(Path(out), orjson.dumps(doc), create=True)
+    except (BoughError, OSError):
+        return notes
+    return new
+
+
+def _notes_said(doc: dict[str, Any]) -> list[str]:
+    notes = doc.get("notes")
+    return [digest for digest in notes if isinstance(digest, str)][-_MAX_NOTES:] if isinstance(notes, list) else []
 
 
 def recall(out: Path, inputs: str, archive: Path | None) -> Said | None:

@@ -124,7 +124,8 @@ def test_deleted_sessions_are_built_from_the_archive(home: Path, tmp_path: Path)
     sidecar = json.loads(next(v for k, v in second.items() if k.endswith(f"{WITH_SUBAGENTS}.json")))
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", sidecar["kept_since"])
     assert b"kept by bough" in second["index.html"]  # the project row counts them
-    assert f"{len(kept)} sessions came only from bough's archive" in summary(after, BuildConfig(out=tmp_path / "two"))
+    said = summary(after, BuildConfig(out=tmp_path / "two")).splitlines()
+    assert f"Sessions: 9 rebuilt, {len(kept)} only in bough's archive (the original is deleted)." in said[2]
     # No copy is left decompressed once the build is done.
     assert not [p for p in the_archive().iterdir() if p.name.startswith(".bough-restore-")]
 
@@ -462,22 +463,53 @@ def test_a_symlink_in_the_archive_is_not_followed(home: Path, tmp_path: Path) ->
 
 
 def test_bough_archive_reports_what_it_holds(home: Path, tmp_path: Path) -> None:
-    run(tmp_path / "site")
+    # It counts sessions as the site does, and dates them by when they started (issue #36).
+    built = run(tmp_path / "site")
     held = len(read_files(home))
     deleted = delete_some(home)
     result = CliRunner().invoke(main, ["archive"])
     assert result.exit_code == 0, result.output
     out = result.output
     assert f"Archive: {the_archive().resolve()}" in out
-    found = re.search(r"Sessions: (\d+) \((\d+) Claude Code, (\d+) Codex\), in (\d+) files", out)
-    assert found, out
-    sessions, claude, codex, count = map(int, found.groups())
-    assert count == held and sessions == claude + codex
-    assert codex == len(list(ROLLOUTS.rglob("*.jsonl")))
+    on_site = [s for p in built.site.projects for s in p.sessions]
+    claude, codex = (sum(s.source == source for s in on_site) for source in ("claude-code", "codex"))
+    assert f"Sessions: {built.sessions} ({claude} Claude Code, {codex} Codex), in {held} files" in out
     assert re.search(r"Size on disk: [\d.,]+ KB compressed \([\d.,]+ KB of transcripts\)", out)
-    assert re.search(r"Oldest: \d{4}-\d\d-\d\d \(", out) and re.search(r"Newest: \d{4}-\d\d-\d\d \(", out)
+    first = min(on_site, key=lambda s: s.started)
+    last = max(on_site, key=lambda s: s.started)
+    assert f"Oldest session: started {first.started[:10]} ({first.files[0]})" in out
+    assert f"Newest session: started {last.started[:10]} ({last.files[0]})" in out
     gone = [label for label in deleted if not label.rsplit("/", 1)[-1].startswith("agent-")]  # not sub-agents
     assert f"Gone from the sources (kept only here): {len(gone)} sessions" in out
+
+
+def test_bough_archive_counts_a_codex_sub_agent_under_its_parent_and_one_thread_once(isolated_home: Path,
+                                                                                     tmp_path: Path) -> None:
+    # A spawned thread nests in its parent's session; a rollout copied to archived_sessions/
+    # is the same thread; a rollout inside Codex's own home is Codex's work: one session.
+    sessions = isolated_home / ".codex" / "sessions" / "2026" / "03" / "01"
+    parent, child = "019c0000-0000-7000-8000-000000000001", "019c0000-0000-7000-8000-000000000002"
+    internal = "019c0000-0000-7000-8000-000000000003"
+
+    def rollout(tid: str, started: str, cwd: str = "/home/ada/app", **meta: object) -> None:
+        lines = [{"timestamp": started, "type": "session_meta",
+                  "payload": {"id": tid, "timestamp": started, "cwd": cwd, **meta}},
+                 {"timestamp": started, "type": "event_msg", "payload": {"type": "user_message", "message": "hi"}}]
+        write_jsonl(sessions / f"rollout-2026-03-01T10-00-00-{tid}.jsonl", lines)
+
+    rollout(parent, "2026-03-01T10:00:00.000Z")
+    rollout(child, "2026-03-01T11:00:00.000Z",
+            source={"subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1}}})
+    rollout(internal, "2026-03-01T12:00:00.000Z", cwd=str(isolated_home / ".codex" / "memories"))
+    built = run(tmp_path / "site")
+    moved = isolated_home / ".codex" / "archived_sessions" / f"rollout-2026-03-01T10-00-00-{parent}.jsonl"
+    moved.parent.mkdir(parents=True)
+    shutil.copy(sessions / moved.name, moved)
+    run(tmp_path / "site")
+    out = CliRunner().invoke(main, ["archive"]).output
+    assert built.sessions == 1
+    assert "Sessions: 1 (1 Codex), in 4 files" in out
+    assert "Oldest session: started 2026-03-01 (sessions/2026/03/01/rollout-2026-03-01T10-00-00-" in out
 
 
 def test_bough_archive_without_an_archive(isolated_home: Path, tmp_path: Path) -> None:
@@ -839,9 +871,10 @@ def test_a_read_only_archive_is_read_and_not_written(home: Path, tmp_path: Path)
     assert [line for line in lines if "archive" in line and line.startswith("warning:")] == [
         f"warning: {the_archive()}: bough's archive cannot be written (Read-only file system): "
         "this build archives nothing, and reads the sessions it already holds"]
-    kept = "4 sessions came only from bough's archive"
-    assert f"and {first.sessions + 1} sessions" in lines[-1] and kept in lines[-1], lines[-1]
-    assert "cannot be written: sessions it deletes that the archive does not already hold" in lines[-1]
+    said = "\n".join(line for line in lines if not line.startswith("warning:"))
+    assert f"Built 4 projects and {first.sessions + 1} sessions: " in said
+    assert "4 only in bough's archive (the original is deleted)" in said
+    assert "cannot be written: sessions it deletes that the archive does not already hold" in said
     assert file_tree(the_archive()) == before  # nothing copied, nothing recorded
     assert restore_dirs() == restores  # its decompressed copies went with it
     pages = session_pages(tmp_path / "fresh")

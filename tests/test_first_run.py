@@ -23,13 +23,19 @@ def bough(*args: str) -> list[str]:
 def test_the_examples_are_announced_before_their_warnings(tmp_path: Path) -> None:
     lines = bough("build", "-o", str(tmp_path / "site"), "-q", "--no-archive")  # HOME is empty (conftest)
     assert lines[0] == EXAMPLES_NOTICE
-    assert EXAMPLES_NOTICE.startswith("No Claude Code or Codex history found here: building bough's bundled examples")
+    # All three agents are named (issue #36: Gemini CLI was not).
+    assert EXAMPLES_NOTICE.startswith("No Claude Code, Codex or Gemini CLI history found here: "
+                                      "building bough's bundled examples")
     assert "the warnings that follow are expected" in EXAMPLES_NOTICE
-    warnings = lines[1:-1]
+    summary = [line for line in lines[1:] if not line.startswith("warning: ")]
+    warnings = lines[1:-len(summary)]
     assert warnings and all(line.startswith("warning: ") for line in warnings)
     for path, line in BAD_LINES:  # the damage planted in them, each said once
         assert sum(w.startswith(f"warning: {path}:{line}: ") for w in warnings) == 1, (path, line)
-    assert f"{len(warnings)} warnings (the examples' damage, on purpose);" in lines[-1]
+    assert summary[0].startswith("No Claude Code, Codex or Gemini CLI history found here, so bough built its "
+                                 "bundled examples: 4 projects and 11 sessions, ")
+    assert f"{len(warnings)} warnings (the examples' damage, on purpose)." in summary[2]
+    assert summary[-1] == f"Open {(tmp_path / 'site' / 'index.html').resolve().as_uri()}"
 
 
 def test_a_real_historys_warnings_keep_their_form(tmp_path: Path) -> None:
@@ -38,4 +44,7 @@ def test_a_real_historys_warnings_keep_their_form(tmp_path: Path) -> None:
     lines = bough("build", str(tmp_path / "projects"), "-o", str(tmp_path / "site"), "-q", "--no-archive")
     assert lines[0] == f"warning: -home-ada-app/{path.name}:2: not valid JSON (Expecting property name enclosed in double quotes)"
     assert not any("examples" in line for line in lines)
-    assert "1 warnings; " in lines[-1]
+    assert lines[1:3] == ["Built 1 project and 1 session: 1 prompt, 1 reply, 0 tool calls.",
+                          "Tokens: 5 in, 10 out, 0 cache writes, 0 cache reads."]
+    assert lines[3] == "Sessions: 1 rebuilt. Files: " + lines[3].split("Files: ")[1]
+    assert lines[3].endswith(" 1 warning.")

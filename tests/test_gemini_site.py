@@ -144,6 +144,25 @@ def test_the_archive_keeps_sessions_sub_agents_and_roots_under_their_labels(gemi
     assert report.by_kind == {"gemini": 2}  # two sessions; the sub-agent's file and projects.json are no sessions
 
 
+def test_bough_archive_counts_gemini_sessions_as_the_site_does(isolated_home: Path, tmp_path: Path) -> None:
+    # Two segments of one sessionId (before 0.35, /clear) and a sub-agent's file under
+    # chats/<sessionId>/ are one session on the site, and so in bough archive's report.
+    chats = isolated_home / ".gemini" / "tmp" / "kiln" / "chats"
+    write_log(chats / LOG_NAME, log_lines())
+    later = [{**line, "timestamp": line["timestamp"].replace("T10:", "T11:")} if "id" in line else line
+             for line in log_lines(text="Now the glaze.")]
+    write_log(chats / "session-2026-05-04T11-00-5b2c7d1e.jsonl", later)
+    write_log(chats / SID / "agent-1.jsonl",
+              [{"sessionId": "agent-1", "projectHash": project_hash(ROOT), "startTime": ts(3), "kind": "subagent"},
+               {"id": "a1", "timestamp": ts(4), "type": "user", "content": [{"text": "look"}]}])
+    result = run(tmp_path / "site")
+    [session] = [s for p in result.site.projects for s in p.sessions]
+    report = Archive.open(archive_dir(), create=False).summary()
+    assert (result.sessions, report.sessions, report.by_kind, report.files) == (1, 1, {"gemini": 1}, 3)
+    assert report.oldest == report.newest == ("2026-05-04T10:00:00.000Z", f"tmp/kiln/chats/{LOG_NAME}")
+    assert session.started[:10] == report.oldest[0][:10]
+
+
 def test_deleted_gemini_sessions_keep_their_page_stats_and_directory(gemini_home: Path, tmp_path: Path) -> None:
     before = run(tmp_path / "one")
     shutil.rmtree(gemini_home)  # Gemini CLI's cleanup, and more
@@ -267,7 +286,7 @@ def test_the_retention_notice_follows_gemini_settings(isolated_home: Path) -> No
     settings(isolated_home, '{"general": [1]}')
     assert gemini_retention() == f"after 30 days (its default: general in {where} is not an object)"
     settings(isolated_home, '{"url": "http://x//y", "general": {"sessionRetention": {"maxAge": "24h"}}}')
-    assert gemini_retention() == f"after 1 days (general.sessionRetention in {where})"
+    assert gemini_retention() == f"after 1 day (general.sessionRetention in {where})"
 
 
 def test_the_summary_says_it_once_for_gemini_sessions_only(gemini_home: Path, tmp_path: Path) -> None:
