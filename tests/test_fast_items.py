@@ -244,6 +244,19 @@ def every_branch() -> list[Any]:
         ToolCall("c-plan", "update_plan", {"plan": [{"step": "s", "status": "pending"}], "explanation": "e"}),
         ToolCall("c-odd", "../../etc/passwd", {"a": 1}, result=result("x")),  # not a file name: default.html
         ToolCall("c-num", 42, {"a": 1}, result=result("x")),  # not even a string
+        # Results shown as what they are (issue #36 point 6): files, folded past the first; links.
+        ToolCall("c-files", "Glob", {"pattern": "*"}, result=result("(the paths)", detail={"filenames": [
+            f"f{i}<{EVIL}>" for i in range(20)]})),
+        ToolCall("c-few", "list_directory", {"dir_path": "."}, result=result("Directory listing for .:\n[DIR] d\nf")),
+        ToolCall("c-links", "WebSearch", {"query": "q"}, result=result(
+            'Links: [{"title": "t<1>", "url": "https://a.example/?x=<y>"}, {"title": "bad", "url": "javascript:x"}]'
+            "\n\n**found** " + EVIL, detail={"durationSeconds": 1.5})),
+        ToolCall("c-cited", "google_web_search", {"query": "q"},
+                 result=result("Answer [1].\n\nSources:\n[1] Src " + EVIL + " (https://s.example/)")),
+        ToolCall("c-web", "WebFetch", {"url": "https://x.example"},
+                 result=result("# Page\n" + long_text(30), detail={"code": 200, "codeText": "OK", "bytes": 2048})),
+        ToolCall("c-todo", "write_todos", {"todos": [{"description": "d", "status": "completed"}]}, result=result("")),
+        ToolCall("c-stdin", "write_stdin", {"chars": "y\n", "session_id": 3}, result=result("ok")),
     ]
     return [
         Marker("k0", "2025-03-04T09:59:00Z", "inherited", "", ref_session="parent-session", count=1),
@@ -262,6 +275,10 @@ def every_branch() -> list[Any]:
                Image("image/png", PNG_B64), Widget(), Text("")],
               Usage(), removed="rewound"),
         Reply("m2", "r2", None, None, [], Usage(), is_error=True, removed="odd<value>"),
+        # Tokens on a reply's header (point 9): known, unknown.
+        Reply("m3", "r3", None, "m", [Thinking("**Plan** " + EVIL + "\n\nsteps")],
+              Usage(input_tokens=3, output_tokens=4500, cache_read_input_tokens=10**6, reasoning_output_tokens=9)),
+        Reply("m4", "r4", None, "m", [Text("x")], Usage(output_tokens=1, unknown=True)),
         Command("c1", "2025-03-04T10:02:00Z", "/model", EVIL, "\x1b[1mSet\x1b[0m " + EVIL),
         Gadget(),
     ]
@@ -278,6 +295,12 @@ def test_every_branch_renders_the_same(renderer: Renderer) -> None:
         "(no output)", "transcript is empty", "agent-prompt", ">Task</span>", "[widget not shown]",
         'class="todos"', 'class="item command"', ">gadget</span>", "the parent session", "another session",
         "1 item copied", "3 items copied", "marker-more", 'id="p<3>"', "block-markdown",
+        '<details class="tool" id="r1-3" open>', '<small>exit 0 · 2 lines</small>', "no result", "error · 1 line",
+        "exit 0 · 2 lines", "Show 14 more files", '<ul class="file-list">', "<li>d/</li>", '<ol class="link-list">',
+        'href="https://a.example/?x=&lt;y&gt;"', "<li>bad</li>", '<span class="link-host">s.example</span>',
+        "200 OK · 2.0 KB", "2 links · 1.5 s", "<h1>Page</h1>", 'class="todo todo-completed"', "&#34;y\\n&#34;",
+        '<data class="tokens" value="1004503"', "in 3 · out 4.5k · cache 1M", "(9 of them reasoning)",
+        '<span class="tokens unknown"', '<span class="excerpt">Plan ',
     ):
         assert shown in html, shown
     for doc_id in ("m-k3", "r1-1", "r1-2", "a-deep-m-sk3", "a-deep-a-deep-m-sk2"):  # marker, thinking, text, nested
@@ -382,9 +405,10 @@ def test_plain_tools_are_read_from_the_default_templates() -> None:
     tools = sorted(p.name for p in (DEFAULT_TEMPLATES / "tools").glob("*.html"))
     plain = {name for name in tools if plain_tool(env, f"tools/{name}")}
     # Those with blocks of their own are not; Bash and the shells (through shell.html) are.
-    assert {"TodoWrite.html", "update_plan.html", "WebFetch.html"}.isdisjoint(plain)
-    assert {"default.html", "Bash.html", "shell.html", "exec_command.html", "Read.html"} <= plain
-    assert len(plain) == len(tools) - 3
+    assert {"TodoWrite.html", "update_plan.html", "write_todos.html", "WebFetch.html"}.isdisjoint(plain)
+    assert {"default.html", "Bash.html", "shell.html", "exec_command.html", "Read.html", "Grep.html",
+            "WebSearch.html", "glob.html"} <= plain
+    assert len(plain) == len(tools) - 4
 
 
 def test_extends_only_means_nothing_else_in_the_file() -> None:

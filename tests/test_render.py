@@ -112,7 +112,7 @@ def test_markdown_and_thinking(rendered: dict[str, bytes]) -> None:
 def tools(root: Node) -> dict[str, Node]:
     """Each .tool element by the tool name in its summary."""
     found = {}
-    for node in root.find_all("div", "tool"):
+    for node in root.find_all("details", "tool"):
         name = node.find_all("span", "tool-name")[0].all_text()
         found.setdefault(name, node)
     return found
@@ -121,13 +121,15 @@ def tools(root: Node) -> dict[str, Node]:
 def test_tool_call_summary_and_result_beside_it(rendered: dict[str, bytes]) -> None:
     by_name = tools(s1_page(rendered))
     bash = by_name["Bash"]
-    head = bash.find_all("div", "tool-head")[0].all_text()
+    head = bash.find_all("summary")[0].all_text()
     assert "Bash" in head and "pytest -q" in head
-    # The result is inside the same .tool element, right after the call.
-    kids = [c for c in bash.children if c.tag == "div"]
-    assert "tool-call" in kids[0].classes and "tool-result" in kids[1].classes
-    assert "ok " + EVIL in kids[1].all_text()
-    assert "Read" in by_name and "src/" in by_name["Read"].find_all("div", "tool-head")[0].all_text()
+    # The call folds to its line (open in the HTML); the result is inside the same .tool element,
+    # right after the call's input.
+    kids = bash.children
+    assert "open" in bash.attrs and kids[0].tag == "summary"
+    assert "tool-note" in kids[1].classes and "tool-result" in kids[2].classes
+    assert "ok " + EVIL in kids[2].all_text()
+    assert "Read" in by_name and "src/" in by_name["Read"].find_all("summary")[0].all_text()
     assert "tool-error" in by_name["WebFetch"].classes
     assert by_name["Glob"].find_all("div", "missing"), "a call without a result says so"
 
@@ -141,7 +143,7 @@ def test_read_result_highlighted_by_file_name() -> None:
 
 def test_edit_diffs(rendered: dict[str, bytes]) -> None:
     edits = [
-        t for t in s1_page(rendered).find_all("div", "tool") if t.find_all("span", "tool-name")[0].all_text() == "Edit"
+        t for t in s1_page(rendered).find_all("details", "tool") if t.find_all("span", "tool-name")[0].all_text() == "Edit"
     ]
     assert len(edits) == 2
     for edit in edits:
@@ -157,12 +159,12 @@ def test_write_and_patch(rendered: dict[str, bytes]) -> None:
     assert write.find_all("pre", "code") and write.find_all("span", "k")  # `def` highlighted
     codex = tools(parse(rendered[urls.session_html("alpha", "s2")]))
     patch = codex["apply_patch"]
-    assert "src/app.py" in patch.find_all("div", "tool-head")[0].all_text()
+    assert "src/app.py" in patch.find_all("summary")[0].all_text()
     assert patch.find_all("span", "add") and patch.find_all("span", "del")
-    assert "cargo test" in codex["shell"].find_all("div", "tool-head")[0].all_text()
+    assert "cargo test" in codex["shell"].find_all("summary")[0].all_text()
     assert "exit code 2" in codex["shell"].find_all("div", "result-head")[0].all_text()
-    assert "rg foo" in codex["exec_command"].find_all("div", "tool-head")[0].all_text()
-    assert "pagefind" in codex["web_search"].find_all("div", "tool-head")[0].all_text()
+    assert "rg foo" in codex["exec_command"].find_all("summary")[0].all_text()
+    assert "pagefind" in codex["web_search"].find_all("summary")[0].all_text()
     assert len(codex["update_plan"].find_all("li", "todo")) == 2
     assert codex["list_mcp_resources"].find_all("span", "nt")  # JSON result highlighted (its keys)
 
@@ -233,7 +235,7 @@ def test_images(rendered: dict[str, bytes]) -> None:
 
 
 def test_long_results_collapsed(rendered: dict[str, bytes]) -> None:
-    long = [t for t in s1_page(rendered).find_all("div", "tool") if "seq 100" in t.all_text()][0]
+    long = [t for t in s1_page(rendered).find_all("details", "tool") if "seq 100" in t.all_text()][0]
     result = long.find_all("div", "tool-result")[0]
     collapsible = result.find_all("div", "collapsible")[0]
     assert collapsible.find_all("div", "preview")

@@ -7,9 +7,12 @@ of many short sessions takes (docs/performance.md). This module reproduces what
 tool_call,tool_result}.html``, ``tools/default.html`` (and the tool templates
 that only extend it), ``subagent.html`` and the macros they call write, byte for
 byte, autoescape included, and ``items/marker.html`` (a quarter of the items of
-a history of short sessions). Anything else (commands, unknown kinds,
-TodoWrite's checklist, WebFetch's link...) is handed to the Jinja template, with
-the context that template would have had.
+a history of short sessions), ``blocks/files.html`` and ``blocks/links.html``
+(what a result holds). Anything else (commands, unknown kinds, TodoWrite's
+checklist, WebFetch's link...) is handed to the Jinja template, with the context
+that template would have had. Handing every tool call to Jinja instead cost 20-30%
+more time rendering wide's pages (benchmarks/render.py, 2026-12-03): too much to
+save a copy of tools/default.html.
 
 Jinja stays the theme language: :func:`fast_items` returns None, and every item
 goes through Jinja as before, when the theme has its own copy of any template an
@@ -73,12 +76,15 @@ class ToolView(Protocol):
 
 class ResultView(Protocol):
     is_error: bool
-    parts: Sequence[Any]  # Blocks and ImageViews
+    parts: Sequence[Any]  # Blocks, ImageViews, FileLists and LinkLists
     exit_code: int | None
     note: str
 
     @property
     def empty(self) -> bool: ...
+
+    @property
+    def brief(self) -> str: ...
 
 
 class SessionState(Protocol):
@@ -230,6 +236,8 @@ class _Writer:
         self.ignore = IGNORE if self.search else ""
         self.markdown = shared["markdown"]
         self.one_line = shared["one_line"]
+        self.excerpt = shared["excerpt"]
+        self.reply_tokens = shared["reply_tokens"]
         self.when = shared["when"]
         self.num = shared["num"]
         self.compact = shared["compact"]
@@ -293,6 +301,12 @@ class _Writer:
                    f'<span class="who">{"API error" if item.is_error else "Assistant"}</span>\n')
         if item.model:
             out.append(f'<span class="model">{escape(item.model)}</span>')
+        tokens = self.reply_tokens(item.usage)
+        if tokens and tokens.unknown:
+            out.append(f'<span class="tokens unknown" title="{escape(tokens.title)}">{escape(tokens.text)}</span>')
+        elif tokens:
+            out.append(f'<data class="tokens" value="{escape(tokens.total)}" title="{escape(tokens.title)}">'
+                       f'{escape(tokens.text)}</data>')
         self.head_end(out, item, anchor, "reply")
         scope = (*scope, ("anchor", anchor))
         for index, part in enumerate(item.blocks, 1):
@@ -315,7 +329,7 @@ class _Writer:
             out.append(f'<span class="marker-text">{escape(text)}</span>\n')
         out.append(self.time(item.timestamp) + "\n</div>\n")
         if text and (kind == "inherited" or state.is_long(text)):
-            summary = escape(self.one_line(text, 100))
+            summary = escape(self.excerpt(text, 100) if kind == "compaction" else self.one_line(text, 100))
             out.append(f'<details class="marker-more">\n<summary{self.ignore}>{summary}</summary>\n')
             if kind == "compaction":
                 out.append(f'<div class="md">{escape(self.markdown(text, _cat(prefix, "m-", item.id)))}</div>\n')
@@ -352,7 +366,7 @@ class _Writer:
             out.append(self.jinja(self.fast.block_template(kind), scope))
 
     def thinking(self, out: list[str], part: Any, doc_id: str) -> None:
-        excerpt = escape(self.one_line(part.text, 90))  # before the Markdown, as the template calls them
+        excerpt = escape(self.excerpt(part.text, 90))  # before the Markdown, as the template calls them
         out.append(f'<details class="thinking">\n<summary{self.ignore}><span class="thinking-label">Thinking</span> '
                    f'<span class="excerpt">{excerpt}</span></summary>\n'
                    f'<div class="md">{escape(self.markdown(part.text, doc_id))}</div>\n</details>\n')
@@ -369,24 +383,24 @@ class _Writer:
 
     def tool(self, out: list[str], part: Any, view: ToolView, result: ResultView | None, prefix: str,
              scope: Scope, doc_id: str) -> None:
-        """tools/default.html (its id: doc_id, which search links to)."""
+        """tools/default.html: a <details open> whose summary is the call's one line (its
+        id: doc_id, which search links to)."""
         error = " tool-error" if result and result.is_error else ""
-        out.append(f'<div class="tool{error}" id="{escape(doc_id)}">\n<div class="tool-call">\n<div class="tool-head">\n'
+        out.append(f'<details class="tool{error}" id="{escape(doc_id)}" open>\n<summary>\n'
                    f'<span class="tool-name">{escape(view.name)}</span>')
         if view.summary:
             out.append(f'<span class="tool-sep">:</span>\n<code class="tool-arg">{escape(view.summary)}</code>')
-        out.append("</div>\n")
+        out.append(f'<small>{escape(result.brief) if result else "no result"}</small>\n</summary>\n')
         if view.note:
             out.append(f'<p class="tool-note">{escape(view.note)}</p>')
         if view.body:
             out.append(self.collapsible(view.body))
         if view.json:
             out.append(self.collapsible(view.json))
-        out.append("</div>\n")
         self.tool_result(out, result)
         if part.subagent:
             self.subagent(out, part.subagent, prefix, scope)
-        out.append("</div>\n")
+        out.append("</details>\n")
 
     def tool_result(self, out: list[str], result: ResultView | None) -> None:
         """blocks/tool_result.html."""
@@ -403,7 +417,15 @@ class _Writer:
             out.append(f' {DOT} <span class="result-note">{escape(result.note)}</span>')
         out.append("</div>\n")
         for r in result.parts:
-            out.append(_image(r) if r.kind == "image" else self.collapsible(r))
+            kind = r.kind
+            if kind == "image":
+                out.append(_image(r))
+            elif kind == "files":
+                self.files(out, r)
+            elif kind == "links":
+                self.links(out, r)
+            else:
+                out.append(self.collapsible(r))
         if result.empty:
             out.append(f'<p class="muted"{self.ignore}>(no output)</p>')
         out.append("</div>\n")
@@ -427,6 +449,29 @@ class _Writer:
         if not run.timeline:
             out.append("<p class=\"muted\">This sub-agent's transcript is empty.</p>")
         out.append("</div>\n</details>\n")
+
+    def files(self, out: list[str], r: Any) -> None:
+        """blocks/files.html: the first paths, the rest folded."""
+        out.append('<ul class="file-list">\n')
+        out.extend(f"<li>{escape(path)}</li>\n" for path in r.head)
+        out.append("</ul>\n")
+        rest = r.rest
+        if rest:
+            out.append(f'<details class="more">\n<summary{self.ignore}>Show {self.plural(len(rest), "more file")}</summary>\n'
+                       '<ul class="file-list">\n')
+            out.extend(f"<li>{escape(path)}</li>\n" for path in rest)
+            out.append("</ul>\n</details>\n")
+
+    def links(self, out: list[str], r: Any) -> None:
+        """blocks/links.html: each link through the allow-list already (href), or its title alone."""
+        out.append('<ol class="link-list">\n')
+        for link in r.links:
+            title = escape(link.title)
+            item = (f'<a href="{escape(link.href)}" rel="noopener noreferrer nofollow">{title}</a>'
+                    if link.href else title)
+            host = f' <span class="link-host">{escape(link.host)}</span>' if link.host else ""
+            out.append(f"<li>{item}{host}</li>\n")
+        out.append("</ol>\n")
 
     # --- macros --------------------------------------------------------------------------------
 

@@ -174,6 +174,38 @@ def _prose(text: str) -> str | None:
     return "".join(f"<p>{part.replace(chr(34), '&quot;')}</p>\n" for part in paragraphs)
 
 
+# A line's block markers: a heading's #, a quote's >, a list item's bullet or number.
+_BLOCK_MARKERS = re.compile(r"^(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+)+")
+# Characters that may make an inline construct (emphasis, code, a link, an entity).
+_INLINE_SYNTAX = re.compile(r"[\\`*_\[\]<>&~!]")
+
+
+def _inline_text(tokens: Sequence[Token]) -> str:
+    """What a reader sees of inline tokens: their text, code and image alt, no markers."""
+    out = []
+    for token in tokens:
+        if token.type in ("text", "code_inline", "html_inline"):
+            out.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif token.type == "image":
+            out.append(_inline_text(token.children or []))
+    return "".join(out)
+
+
+def plain_line(line: str) -> str:
+    """One line of Markdown as the text a reader sees: ``**Beginning the Build**`` →
+    ``Beginning the Build``, ``## Plan`` → ``Plan``, a link → its text. For the
+    one-line excerpts of folded blocks (a thinking summary), which are text, not markup."""
+    if not isinstance(line, str):
+        return ""
+    line = _BLOCK_MARKERS.sub("", line.strip())
+    if not _INLINE_SYNTAX.search(line):
+        return line
+    tokens = _MD.parseInline(line, {})
+    return _inline_text(tokens[0].children or []).strip() if tokens else line
+
+
 def render_markdown(text: str, doc_id: str) -> Markup:
     """Render transcript Markdown to HTML that is safe to put in a page.
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import jinja2
@@ -43,6 +43,7 @@ from ..model import (
     TimelineItem,
     ToolCall,
     ToolResult,
+    Usage,
 )
 from . import charts
 from .built import NO_WORK, project_work
@@ -63,8 +64,16 @@ from .highlight import (
 )
 from .images import image_filename, sniff_image
 from .links import safe_href
-from .markdown import render_markdown
+from .markdown import plain_line, render_markdown
 from .times import parse_time
+from .tool_results import (
+    Link,
+    cited_sources,
+    duration_fact,
+    found_files,
+    search_links,
+    web_fetch_facts,
+)
 
 # A session page is split when its HTML would pass this many bytes.
 PAGE_LIMIT = 5_000_000
@@ -212,6 +221,61 @@ def one_line(text: object, limit: int = SUMMARY_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def excerpt(text: object, limit: int = SUMMARY_CHARS) -> str:
+    """The first non-blank line of Markdown ``text`` as a reader sees it (no ``**``,
+    no ``#``), cut to ``limit``: the one line a folded thinking block shows."""
+    return one_line(plain_line(one_line(text, 4 * limit)), limit)
+
+
+class ReplyTokens(NamedTuple):
+    """A reply's tokens as its header shows them, quietly (issue #36 point 9). A tuple:
+    one is made for every reply of every page."""
+
+    total: int  # the four kinds added up: the <data> value
+    text: str  # "in 5 · out 120 · cache 13.5k"
+    title: str  # the exact counts
+    unknown: bool = False
+
+
+UNKNOWN_REPLY_TOKENS = ReplyTokens(
+    0, "tokens unknown",
+    "A token count in this reply's record was not a number: its tokens are unknown, and counted in no total",
+    unknown=True,
+)
+
+
+def _few(n: int) -> str:
+    """compact(n), without its loop for the small counts most replies have."""
+    return str(n) if 0 <= n < 1000 else compact(n)
+
+
+def reply_tokens(usage: object) -> ReplyTokens | None:
+    """What a reply's header says of its tokens: input, output and cache (reads and
+    writes together) in short, exact counts in the title; "tokens unknown" for a reply
+    whose record held a count that is not one (docs/stats.md, "Counts that are not
+    counts"); None when nothing was recorded (all zero, or no usage at all)."""
+    if not isinstance(usage, Usage):
+        return None
+    if usage.unknown:
+        return UNKNOWN_REPLY_TOKENS
+    read, write = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+    total = usage.input_tokens + usage.output_tokens + read + write
+    if not total:
+        return None
+    text = f"in {_few(usage.input_tokens)} · out {_few(usage.output_tokens)}"
+    title = f"Tokens: {usage.input_tokens:,} in, {usage.output_tokens:,} out"
+    if usage.reasoning_output_tokens:
+        title += f" ({usage.reasoning_output_tokens:,} of them reasoning)"
+    if read or write:
+        text += f" · cache {_few(read + write)}"
+    # Only the kinds there are: a page has a header per reply, and Codex writes no cache writes.
+    if read:
+        title += f", {read:,} cache read"
+    if write:
+        title += f", {write:,} cache write"
+    return ReplyTokens(total, text, title)
+
+
 def line_count(text: str) -> int:
     return text.count("\n") + 1 if text else 0
 
@@ -279,14 +343,17 @@ def diff_block(full: Markup, lines: int) -> Block:
 
 
 def markdown_block(text: str, doc_id: str) -> Block:
-    """Markdown (a sub-agent's report, a plan), its first lines as plain text
-    when collapsed: cutting Markdown mid-structure would render it wrongly."""
+    """Markdown (a sub-agent's report, a plan, a fetched page), its first lines
+    rendered too when collapsed, so it reads as what it is, not as its source
+    (issue #36 point 6). A cut can end a list or table early, or leave a fence
+    open (markdown-it closes it at the end): a preview, not the document."""
     full = render_markdown(text, doc_id)
     lines = line_count(text)
     if lines <= COLLAPSE_LINES and len(text) <= COLLAPSE_CHARS:
         return Block(full, lines, kind="markdown")
     head = "\n".join(text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])[:COLLAPSE_CHARS]
-    return Block(full, lines, highlight(head, kind=WRITTEN), kind="markdown")
+    # Its own doc_id: footnote ids in the preview must not repeat the full text's.
+    return Block(full, lines, render_markdown(head, f"{doc_id}-head"), kind="markdown")
 
 
 # --- tool calls: the one-line summary and the input --------------------------------
@@ -470,6 +537,12 @@ def _view_codex(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
         view.summary = one_line(_str(args.get("query")) or _str(action.get("query")))
     elif name == "view_image":
         view.summary = one_line(_str(args.get("path")))
+    elif name == "write_stdin":
+        # Keys typed into a running exec_command session; none only waits for its output.
+        chars = _str(args.get("chars"))
+        view.summary = one_line(json.dumps(chars, ensure_ascii=False)) if chars else "(waits for output)"
+        session = args.get("session_id")
+        view.note = f"session {session}" if isinstance(session, int | str) and not isinstance(session, bool) else ""
     else:
         return False
     return True
@@ -504,6 +577,9 @@ def _view_gemini(view: ToolView, call: ToolCall, args: dict[str, Any]) -> bool:
     elif name == "write_todos":
         view.todos = _todos(args.get("todos"), "description")
         view.summary = _todo_summary(view.todos)
+    elif name == "update_topic":
+        view.summary = one_line(_str(args.get("title")) or _str(args.get("strategic_intent")))
+        view.note = _str(args.get("summary")) or (_str(args.get("strategic_intent")) if args.get("title") else "")
     elif name in ("invoke_agent", "delegate_to_agent", "codebase_investigator"):
         task = next((_str(args.get(k)) for k in ("prompt", "objective", "task", "query") if _str(args.get(k))), "")
         view.summary = one_line(_str(args.get("description")) or task)
@@ -537,7 +613,7 @@ def _gemini_result(call: ToolCall, result: ResultView) -> None:
     if isinstance(code, int) and not isinstance(code, bool):
         result.exit_code = code
     if detail.get("status") == "cancelled":
-        result.note = "cancelled"
+        result.note = result.status = "cancelled"
 
 
 _SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "description", "prompt")
@@ -575,15 +651,70 @@ class ImageView:
 
 
 @dataclass
+class FileList:
+    """The files a search found (Grep, Glob, Gemini's glob and list_directory), shown
+    as a list (blocks/files.html): ``head`` first, the ``rest`` folded when long."""
+
+    paths: list[str]
+    kind: str = "files"
+
+    @property
+    def head(self) -> list[str]:
+        return self.paths if len(self.paths) <= COLLAPSE_LINES else self.paths[:PREVIEW_LINES]
+
+    @property
+    def rest(self) -> list[str]:
+        return self.paths[len(self.head):]
+
+
+@dataclass
+class LinkList:
+    """A web search's results (Claude Code's WebSearch, the sources Gemini CLI cites),
+    shown as links (blocks/links.html); each ``Link`` has ``title``, ``url``, ``host``
+    and ``href`` (through the allow-list; none when not a link we make)."""
+
+    links: list[Link]
+    kind: str = "links"
+
+
+@dataclass
 class ResultView:
     is_error: bool
-    parts: list[Block | ImageView] = field(default_factory=list)
+    parts: list[Block | ImageView | FileList | LinkList] = field(default_factory=list)
     exit_code: int | None = None
-    note: str = ""  # a sub-agent's run, from the trailer Claude Code adds to its report
+    note: str = ""  # a sub-agent's run, from the trailer Claude Code adds to its report; a fetch's facts
+    status: str = ""  # how it ended, when the record says more than done or failed: "cancelled", "200 OK"
+    facts: list[str] = field(default_factory=list)  # what the record says of it: "268.0 KB", "5.2 s"
 
     @property
     def empty(self) -> bool:
         return not self.parts
+
+    @property
+    def size(self) -> str:
+        """How much the result holds: ``12 lines``, ``3 files``, ``10 links``, ``1 image``."""
+        counts = {"line": 0, "file": 0, "link": 0, "image": 0}
+        for part in self.parts:
+            if isinstance(part, FileList):
+                counts["file"] += len(part.paths)
+            elif isinstance(part, LinkList):
+                counts["link"] += len(part.links)
+            elif isinstance(part, ImageView):
+                counts["image"] += 1
+            else:
+                counts["line"] += part.lines
+        shown = [f"{num(n)} {word}{'' if n == 1 else 's'}" for word, n in counts.items() if n]
+        return " · ".join(shown) or "no output"
+
+    @property
+    def brief(self) -> str:
+        """The result in a few words, for its tool's one line: how it ended and how much
+        it holds (``exit 1 · 40 lines``, ``200 OK · 268.0 KB · 5.2 s``, ``error · 2 lines``)."""
+        words = [f"exit {self.exit_code}"] if self.exit_code is not None else ["error"] if self.is_error else []
+        if self.status:
+            words.append(self.status)
+        words += self.facts or [self.size]
+        return " · ".join(words)
 
 
 # The block Claude Code appends to a sub-agent's report: its id, and what it used.
@@ -658,6 +789,49 @@ def result_text_block(call: ToolCall, view: ToolView, text: str, result: ResultV
     return code_block(strip_ansi(text), kind=OUTPUT)
 
 
+# Tools whose result is Markdown someone wrote (a model summing up a page or a search),
+# rendered as replies are (docs/safety.md S4, S5), not shown as its source.
+MARKDOWN_RESULTS = frozenset({"WebFetch", "WebSearch", "web_fetch", "google_web_search"})
+FILE_RESULTS = frozenset({"Glob", "Grep", "glob", "list_directory"})
+
+
+def result_text_parts(call: ToolCall, view: ToolView, text: str, result: ResultView) -> list[Block | FileList | LinkList]:
+    """One text part of a result as what it is (issue #36 point 6): the files a search
+    found as a list, a web search's results as links, a fetched page's or a search's
+    Markdown rendered; anything else, or an error, as :func:`result_text_block` shows it."""
+    name = call.name
+    if not result.is_error:
+        if name in FILE_RESULTS and not any(isinstance(p, FileList) for p in result.parts):
+            paths = found_files(name, text, call.result.detail if call.result is not None else None)
+            if paths:
+                return [FileList(paths)]
+        if name in MARKDOWN_RESULTS:
+            found = search_links(text) if name == "WebSearch" else cited_sources(text)
+            links, prose = found if found is not None else ([], text)
+            listed: list[Block | FileList | LinkList] = [LinkList(links)] if links else []
+            written = [markdown_block(prose, f"result-{call.id}-{len(result.parts)}")] if prose.strip() else []
+            # Claude's search lists its links first; Gemini's cite their sources after the answer.
+            return listed + written if name == "WebSearch" else written + listed
+    return [result_text_block(call, view, text, result)]
+
+
+def _result_facts(call: ToolCall, result: ResultView) -> None:
+    """What a web tool's record says beyond its text: a fetch's HTTP status, size and
+    time (Claude Code's WebFetch), a search's time (WebSearch); shown on the tool's line
+    and in the result's head."""
+    detail = call.result.detail if call.result is not None else None
+    if call.name == "WebFetch":
+        result.status, result.facts = web_fetch_facts(detail)
+    elif call.name == "WebSearch":
+        found = sum(len(part.links) for part in result.parts if isinstance(part, LinkList))
+        count = f"{num(found)} link{'' if found == 1 else 's'}" if found else result.size
+        result.facts = [count, *duration_fact(detail)]
+    else:
+        return
+    if not result.note:
+        result.note = " · ".join(word for word in (result.status, *result.facts) if word)
+
+
 # --- per-session state while rendering ------------------------------------------------
 
 
@@ -720,8 +894,9 @@ class SessionState:
                 if note is not None:
                     out.note = note
                 else:
-                    out.parts.append(result_text_block(call, view, part.text, out))
+                    out.parts.extend(result_text_parts(call, view, part.text, out))
         _gemini_result(call, out)
+        _result_facts(call, out)
         return out
 
     def subagent_prefix(self, run: SubagentRun, parent: str) -> str:
@@ -1011,6 +1186,8 @@ class Renderer:
             "short_models": short_models,
             "source_label": source_label,
             "one_line": one_line,
+            "excerpt": excerpt,
+            "reply_tokens": reply_tokens,
             "markdown": render_markdown,
             "stat_labels": STAT_LABELS,
             "marker_labels": MARKER_LABELS,
