@@ -233,8 +233,11 @@ def test_a_link_to_a_folded_reply_unfolds_it(tab: Callable[..., Tab], generated:
     page = s.page
     page.locator("[data-bough-collapse]").click()
     target = page.evaluate("document.querySelectorAll('.timeline > .reply')[5].id")
+    assert page.evaluate("id => document.getElementById(id).classList.contains('folded')", target)
+    assert not page.locator(f"[id='{target}'] > .md, [id='{target}'] > .tool").first.is_visible()
     page.evaluate("id => { location.hash = id; }", target)
     page.wait_for_function("id => !document.getElementById(id).classList.contains('folded')", arg=target)
+    assert page.locator(f"[id='{target}'] > .md, [id='{target}'] > .tool").first.is_visible()
     assert s.watch.problems == []
 
 
