@@ -23,7 +23,7 @@ from .errors import BoughError
 from .model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_GEMINI, Marker, Session, Warning
 from .plan.units import CLAUDE, CODEX, Unit
 from .readers.lines import peek_field
-from .readers.values import as_dict, as_str, normalize_timestamp
+from .readers.values import as_dict, as_str, normalize_timestamp, untitled
 from .stats import Tally
 
 # The longest part of an exception's message a page or warning repeats.
@@ -69,10 +69,10 @@ def stand_ins(session: Session, failure: Failure, warn: Callable[[Warning], None
     label = session.files[0] if session.files else session.id
     warning = failure.warning(label)
     warn(warning)
-    yield _shown(session, failure, warning, session.title or f"Session {session.id}", session.tally)
+    yield _shown(session, failure, warning, session.title or untitled(session.started), session.tally)
     bare = Session(id=session.id, source=session.source, cwd=session.cwd, title="", started=None, ended=None,
                    versions=[], models=[], git_branch=None, files=list(session.files), timeline=[], stats={})
-    yield _shown(bare, failure, warning, f"Session {session.id}", None)
+    yield _shown(bare, failure, warning, untitled(session.started), None)
 
 
 def _shown(session: Session, failure: Failure, warning: Warning, title: str, tally: object) -> Session:
@@ -98,7 +98,7 @@ def unreadable(kind: str, path: Path, label: str, failure: Failure, warn: Callab
     session_id = path.stem if kind != CODEX else _codex_id(path)
     tally = Tally(has_reasoning=kind != CLAUDE)
     return Session(
-        id=session_id, source=_SOURCES.get(kind, SOURCE_GEMINI), cwd=cwd, title=f"Session {session_id}",
+        id=session_id, source=_SOURCES.get(kind, SOURCE_GEMINI), cwd=cwd, title=untitled(started),
         started=started, ended=started, versions=[], models=[], git_branch=None, files=[label],
         timeline=[_note(session_id, failure)], stats=tally.stats(), warnings=[warning], tally=tally,
     )
