@@ -330,6 +330,10 @@ def test_index_page(rendered: dict[str, bytes]) -> None:
     html = rendered[urls.INDEX_HTML].decode()
     assert html.index('<table class="rows') < html.index('<dl class="stats">')
     assert "index.json" in [a.attrs["href"] for a in root.find_all("a")]
+    # Under the bars, their dates (issue #36): the first, middle and last of the 26 weeks
+    # shown, in HTML so they keep their size as the chart stretches.
+    assert re.search(r'</svg><div class="chart-axis" aria-hidden="true"><span>2024-09-09</span>'
+                     r'<span>2024-12-02</span><span>2025-03-03</span></div><figcaption>', html)
 
 
 def test_index_rows_name_their_source_only_when_the_site_has_several(renderer: Renderer) -> None:

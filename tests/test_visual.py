@@ -55,6 +55,7 @@ NO_OVERLAP = (
     "table.rows thead th",
     ".timeline-chart .tl-day, .timeline-chart svg",
     ".tokens-chart .tk-row > *, .tokens-chart .tk-axis",
+    ".activity .chart-axis > *",
 )
 
 # Runs in the page: every problem a reader would see, as text.

@@ -76,7 +76,7 @@ def _unit(metric: Metric, amount: int) -> str:
 
 
 def activity_chart(sessions: Iterable[Session], metric: Metric = "sessions") -> Markup:
-    """An SVG bar chart of ``metric`` per week; empty Markup when nothing is dated."""
+    """An SVG bar chart of ``metric`` per week, its dates below; empty Markup when nothing is dated."""
     series = weekly(sessions, metric)
     if not series:
         return Markup("")
@@ -106,4 +106,15 @@ def activity_chart(sessions: Iterable[Session], metric: Metric = "sessions") -> 
             f'height="{height}"><title>{escape(tip)}</title></rect>'
         )
     parts.append("</svg>")
+    parts.append(_axis(series))
     return Markup("".join(parts))
+
+
+def _axis(series: list[tuple[date, int]]) -> str:
+    """The dates under the bars, in HTML (so they keep their size however the
+    chart stretches): the first week's Monday at the left edge, the middle
+    week's in the middle, the last week's at the right. Hidden from screen
+    readers: the chart's label says the same."""
+    weeks = [series[0][0], series[(len(series) - 1) // 2][0], series[-1][0]]
+    labels = "".join(f"<span>{week.isoformat()}</span>" for week in weeks)
+    return f'<div class="chart-axis" aria-hidden="true">{labels}</div>'
