@@ -146,6 +146,7 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
             if page is not None:
                 files.append((urls.project_html(project.id), page))
             files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
+            files.append((urls.project_sessions_js(project.id), sessions_script(project)))
     _add_warnings(site, made.warnings)
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
@@ -198,7 +199,7 @@ def _keep_project(project: Project, previous: Manifest, outputs: Outputs, kept: 
     """Keep a project's page and sidecar as the last build wrote them (what they
     are made of is the same): an append to one session must not render every
     project page again (a site may have hundreds)."""
-    paths = [urls.project_html(project.id), urls.project_json(project.id)]
+    paths = [urls.project_html(project.id), urls.project_json(project.id), urls.project_sessions_js(project.id)]
     root = outputs.writer.out
     if not all(path in previous.site_outputs and is_regular_file(root / path) for path in paths):
         return False
@@ -206,6 +207,38 @@ def _keep_project(project: Project, previous: Manifest, outputs: Outputs, kept: 
         outputs.keep(path)
     kept.extend(paths)
     return True
+
+
+def sessions_script(project: Project) -> bytes:
+    """``projects/<id>/sessions.js``: the project's sessions, oldest first, as
+    ``[page, title, date]`` (the page relative to the project's folder), assigned
+    to ``window.BOUGH_SESSIONS``. Each session page loads it to link the sessions
+    before and after it (session.js): a page then depends on no other session's
+    title, so adding a session rewrites this file and the project's page, never
+    its neighbours' pages (written whenever the project page is: the same
+    signature). The JSON is escaped as docs/safety.md S2 says for data handed to scripts."""
+    from .render.pages import link, newest_first, when
+
+    home = urls.project_html(project.id)
+    rows = []
+    for session in reversed(newest_first(project.sessions)):
+        started = when(session.started)
+        rows.append([link(home, urls.session_html(project.id, session.slug)), session.title or "Untitled session",
+                     started.date if started else ""])
+    return b"/* bough: this project's sessions, oldest first: [page, title, date] (bough_site/publish.py) */\n" \
+        b"window.BOUGH_SESSIONS = " + script_json(rows) + b";\n"
+
+
+def script_json(value: Any) -> bytes:
+    """``value`` as JSON that is safe in a script: ``<``, ``>``, ``&``, U+2028 and
+    U+2029 written as ``\\u`` escapes, so no string can end the script or a line
+    (docs/safety.md S2; replaced in the UTF-8 bytes: none of these characters'
+    encodings occurs inside another's)."""
+    data = orjson.dumps(value)
+    for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
+                         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
+        data = data.replace(raw, escaped)
+    return data
 
 
 def site_stats(projects: list[Project], tally: Callable[[Session], Tally | None] | None,

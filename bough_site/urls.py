@@ -24,6 +24,18 @@ def project_json(project_id: str) -> str:
     return f"projects/{project_id}/project.json"
 
 
+def project_sessions_js(project_id: str) -> str:
+    """The project's sessions in time order, as a script: how a session page finds
+    its neighbours without depending on their pages (bough_site/publish.py)."""
+    return f"projects/{project_id}/sessions.js"
+
+
+def in_project(project_id: str, path: str) -> str:
+    """``path`` (under OUT, inside the project's folder) relative to that folder:
+    ``projects/x/sessions/s.html`` → ``sessions/s.html``."""
+    return relative(project_html(project_id), path)
+
+
 def session_html(project_id: str, session_slug: str) -> str:
     return f"projects/{project_id}/sessions/{session_slug}.html"
 

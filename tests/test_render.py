@@ -6,16 +6,20 @@ with ``html.parser`` so assertions are about elements and attributes, not text.
 
 from __future__ import annotations
 
-import re
-
+import html
+import json
 import posixpath
+import re
 from typing import Any
 
 import pytest
 from markupsafe import Markup
 
 from bough_site import urls
+from bough_site.publish import sessions_script
 from bough_site.model import (
+    Image,
+    Project,
     Prompt,
     Reply,
     Site,
@@ -51,6 +55,7 @@ def rendered(site: Site, renderer: Renderer) -> dict[str, bytes]:
     out[urls.INDEX_HTML] = renderer.index_page(site)
     for project in site.projects:
         out[urls.project_html(project.id)] = renderer.project_page(project, site)
+        out[urls.project_sessions_js(project.id)] = sessions_script(project)
         for s in project.sessions:
             for path, data in renderer.session_pages(project, s, LINKS):
                 out[path] = data
@@ -249,7 +254,7 @@ def test_session_header(rendered: dict[str, bytes]) -> None:
     text = header.all_text()
     for needle in ("/home/" + EVIL, "feat/" + EVIL, "claude-" + EVIL, "2.1.0" + EVIL, "Claude Code", "s1-" + EVIL):
         assert needle in text
-    assert "1 h 05 min" in text
+    assert "1\xa0h\xa005\xa0min" in text
     warnings = header.find_all("details", "warnings")[0]
     assert "2 warnings" in warnings.all_text() and "a.jsonl:3: not JSON " + EVIL in warnings.all_text()
     assert "github-token" in header.find_all("p", "redactions")[0].all_text()
@@ -260,6 +265,86 @@ def test_session_header(rendered: dict[str, bytes]) -> None:
     codex = parse(rendered[urls.session_html("alpha", "s2")]).find_all("header", "session-header")[0]
     assert "../../beta/sessions/s3.html" in [a.attrs["href"] for a in codex.find_all("a")]
     assert "reasoning tokens" in codex.all_text()
+
+
+def test_the_facts_fit_a_line_and_the_rest_is_folded_under_details(rendered: dict[str, bytes]) -> None:
+    """Issue #36, point 1: when, how long, models, agent, prompts and tokens on a line
+    under the title (a fact never broken across lines); the stats, bough's own counts,
+    the directory, ids, versions, redactions, warnings and the data link in "Details"."""
+    header = s1_page(rendered).find_all("header", "session-header")[0]
+    line = header.find_all("p", "facts-line")[0]
+    raw = re.search(r'<p class="facts-line">(.*?)</p>', rendered[urls.session_html("alpha", "s1")].decode(), re.S)
+    assert html.unescape(re.sub(r"<[^>]+>", "", raw.group(1))) == ("Claude Code · 2025-03-04 10:00 UTC · 1\xa0h\xa005\xa0min · "
+                               f"{EVIL} · 2\xa0prompts · 1.2M\xa0tokens")  # the model as rows name it
+    assert [n.all_text() for n in line.find_all("span", "model-name")] == [EVIL]
+    details = header.find_all("details", "session-details")[0]
+    assert details.find_all("summary")[0].all_text() == "Details · 2 warnings"
+    folded = details.all_text()
+    for needle in ("records", "lines read", "lines skipped", "/home/" + EVIL, "s1-" + EVIL, "2.1.0" + EVIL,
+                   "feat/" + EVIL, "github-token", "not JSON " + EVIL, "Session data (JSON)"):
+        assert needle in folded, needle
+    assert details.find_all("dl", "stats") and details.find_all("dl", "facts")
+    # Nothing of that outside it: the header's other parts are the title, the line and the folds.
+    outside = [n for n in header.children if n.tag != "div"]
+    assert [n.tag for n in outside] == ["h1", "p"]
+
+
+def test_the_outline_lists_every_prompt_linked_to_its_anchor(rendered: dict[str, bytes]) -> None:
+    """Issue #36, point 2: every prompt of the session, in order, a short text linked to it."""
+    nav = s1_page(rendered).find_all("nav", "outline")[0]
+    assert nav.find_all("summary")[0].all_text() == "2 prompts"
+    links = [(a.attrs["href"], a.all_text()) for a in nav.find_all("a")]
+    assert links == [("#p1", EVIL), ("#p2", "thanks")]
+    empty = parse(rendered[urls.session_html("beta", "s3")]).find_all("nav", "outline")[0]
+    assert empty.find_all("summary")[0].all_text() == "0 prompts" and not empty.find_all("ol")
+
+
+def test_a_prompt_in_the_outline_is_its_words_on_one_line() -> None:
+    def line(*content: Any) -> str:
+        return pages.prompt_line(Prompt("u", "p1", None, list(content)))
+
+    assert line(Text("  fix\n\n  the   build\tplease ")) == "fix the build please"
+    assert line(Text(""), Text("second block")) == "second block"
+    long = line(Text("word " * 40))
+    assert len(long) == pages.OUTLINE_CHARS and long.endswith("word…")
+    assert line(Image("image/png", "iVBORw0KGgo=")) == "(image)"
+    assert line() == "(no text)"
+
+
+def test_the_neighbours_nav_names_its_session_and_falls_back_to_the_list(rendered: dict[str, bytes]) -> None:
+    """Issue #36, point 3: a nav above and below the timeline (session.js fills them
+    from the project's sessions.js); without scripts each links the project's list."""
+    root = s1_page(rendered)
+    navs = root.find_all("nav", "neighbours")
+    assert len(navs) == 2
+    assert navs[0].attrs["data-bough-neighbours"] == "sessions/s1.html" and "data-bough-neighbours" not in navs[1].attrs
+    for nav in navs:
+        assert [(a.attrs["href"], a.all_text()) for a in nav.find_all("a")] == [
+            ("../index.html#sessions", f"All sessions of alpha {EVIL}")]
+    scripts = [n.attrs["src"] for n in root.find_all("script")]
+    assert scripts.index("../sessions.js") < scripts.index(next(s for s in scripts if "/session." in s))
+
+
+def test_sessions_js_lists_the_project_oldest_first_escaped_for_a_script(site: Site) -> None:
+    """The neighbours' data: [page, title, date] oldest first, JSON in which nothing can
+    end the script or a line (docs/safety.md S2)."""
+    alpha = next(p for p in site.projects if p.id == "alpha")
+    late = session("s9", "s9", "codex", [], title="late </script>\u2028\u2029 & <b>", started="2025-03-06T00:00:00Z")
+    undated = session("s0", "s0", "codex", [], title="", started=None, ended=None)
+    project = Project(id="alpha", name="alpha", cwd="/w", sessions=[late, *alpha.sessions, undated], stats={})
+    script = sessions_script(project)
+    head = b"/* bough: this project's sessions, oldest first: [page, title, date] (bough_site/publish.py) */\n" \
+        b"window.BOUGH_SESSIONS = "
+    assert script.startswith(head) and script.endswith(b";\n")
+    data = script[len(head):-2]
+    for raw in (b"<", b">", b"&", "\u2028".encode(), "\u2029".encode()):
+        assert raw not in data
+    assert json.loads(data) == [
+        ["sessions/s0.html", "Untitled session", ""],
+        ["sessions/s1.html", "Title " + EVIL, "2025-03-04"],
+        ["sessions/s2.html", "Title " + EVIL, "2025-03-05"],
+        ["sessions/s9.html", "late </script>\u2028\u2029 & <b>", "2025-03-06"],
+    ]
 
 
 def test_kept_since(rendered: dict[str, bytes]) -> None:
@@ -449,7 +534,11 @@ def test_assets_hashed_and_linked(renderer: Renderer, rendered: dict[str, bytes]
     assert any(n.startswith("assets/highlight.") for n in names)
     index = parse(rendered[urls.INDEX_HTML])
     linked = {n.attrs.get("href") or n.attrs.get("src") for n in index.find_all("link") + index.find_all("script")}
-    assert {f"{n}" for n in names if n.endswith((".css", ".js"))} <= linked
+    # session.js only where it serves: on session pages (three folders down).
+    on_sessions = {n.attrs["src"].removeprefix("../../../") for n in s1_page(rendered).find_all("script")}
+    session_js = {n for n in names if n.startswith("assets/session.") and n.endswith(".js")}
+    assert len(session_js) == 1 and session_js <= on_sessions and not session_js & linked
+    assert {f"{n}" for n in names if n.endswith((".css", ".js"))} - session_js <= linked
 
 
 def test_footer_names_version(rendered: dict[str, bytes]) -> None:
@@ -475,6 +564,7 @@ def test_rendering_twice_gives_identical_bytes(site: Site, rendered: dict[str, b
     second[urls.INDEX_HTML] = again.index_page(make_site())
     for project in make_site().projects:
         second[urls.project_html(project.id)] = again.project_page(project, site)
+        second[urls.project_sessions_js(project.id)] = sessions_script(project)
         for s in project.sessions:
             second.update(again.session_pages(project, s, LINKS))
     assert second == rendered
@@ -503,6 +593,18 @@ def test_large_session_split_into_linked_parts(site: Site) -> None:
         if number < len(out):
             assert rels["next"] == posixpath.basename(paths[number])
         anchors += [n.attrs["id"] for n in root.iter() if n.attrs.get("id", "").startswith(("p", "r"))]
+        # The outline lists every prompt of the session; one on another part links to that part's page.
+        here = {n.attrs["id"] for n in root.iter() if n.attrs.get("id", "").startswith("p")}
+        hrefs = [a.attrs["href"] for a in root.find_all("nav", "outline")[0].find_all("a")]
+        assert len(hrefs) == 20
+        for i, href in enumerate(hrefs, start=1):
+            page, _, anchor = href.partition("#")
+            assert anchor == f"p{i}"
+            if anchor in here:
+                assert page == ""
+            else:
+                holder = next(p for p, d in out if f'id="p{i}"'.encode() in d)
+                assert page == posixpath.basename(holder)
     assert anchors == [a for i in range(1, 21) for a in (f"p{i}", f"r{i}")]
 
 

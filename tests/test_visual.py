@@ -9,7 +9,9 @@ Two sites: the bundled examples, and a wide generated history (one project of
 - no SVG text scales with its chart (its transform to the screen is 1:1);
 - the page never scrolls sideways;
 - the site header, the page header's parts, the stats grid and the charts'
-  parts do not overlap;
+  parts do not overlap, nor a session page's outline and its timeline;
+- on a session page, the conversation starts on the first screen (its first prompt,
+  or slash command, above the fold: issue #36) and the outline never scrolls sideways;
 - no console error, page error, CSP violation or failed request (helpers.Watch).
 
 Screenshots of the index, a project and a session page of each site, at both
@@ -36,7 +38,8 @@ from corpus.claude import generate_claude_history
 
 from .helpers import KEY, SCREENSHOTS, Watch, be
 
-VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+# The sizes issue #36 measured the first screen at.
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 SCHEMES = ("light", "dark")
 SHOTS = SCREENSHOTS / "visual"
 SCREENSHOT_MAX_HEIGHT = 6000
@@ -56,6 +59,8 @@ NO_OVERLAP = (
     ".timeline-chart .tl-day, .timeline-chart svg",
     ".tokens-chart .tk-row > *, .tokens-chart .tk-axis",
     ".activity .chart-axis > *",
+    ".session-side, .session-top, .session-body",
+    ".session-side, .outline, .find, .timeline, .toolbar, .neighbours",
 )
 
 # Runs in the page: every problem a reader would see, as text.
@@ -93,6 +98,17 @@ _CHECK = """
     }
     if (size < MIN_PX) {
       problems.push(`text ${size.toFixed(1)}px, too small to read: ${name(el)} "${node.textContent.trim().slice(0, 30)}"`);
+    }
+  }
+  // A session page: the conversation starts on the first screen, the outline fits its width.
+  const timeline = document.querySelector(".timeline");
+  if (timeline) {
+    const first = timeline.querySelector(":scope > .item.prompt, :scope > .item.command") ||
+      timeline.querySelector(":scope > .item");
+    const top = first ? first.getBoundingClientRect().top + scrollY : 0;
+    if (first && top >= innerHeight) problems.push(`the first prompt starts at ${Math.round(top)}px, below the first screen (${innerHeight}px)`);
+    for (const el of document.querySelectorAll(".session-side, nav.outline, nav.outline ol")) {
+      if (visible(el) && el.scrollWidth > el.clientWidth + 1) problems.push(`${name(el)} scrolls sideways: ${el.scrollWidth}px in ${el.clientWidth}px`);
     }
   }
   const root = document.documentElement;
@@ -224,7 +240,9 @@ def test_the_checks_catch_what_they_look_for(browser: Any, tmp_path: Path) -> No
         '<p><span style="font-size:5px">tiny</span></p>'
         '<div style="width:3000px">wide</div>'
         '<p style="margin-top:-260px">on top</p>'
-        '</header></main>'
+        '</header>'
+        '<div class="timeline"><div style="height:2000px"></div><section class="item prompt" id="p1">late</section></div>'
+        '</main>'
         '<script>console.error("broken on purpose")</script></body></html>'
     )
     site = Site("broken", tmp_path, "none", "none")
@@ -235,6 +253,7 @@ def test_the_checks_catch_what_they_look_for(browser: Any, tmp_path: Path) -> No
     assert "the page scrolls sideways: 3008px wide in 1280px (div)" in found
     assert "overlap (.page-header > *)" in found
     assert "console error: broken on purpose" in found
+    assert "the first prompt starts at " in found and "below the first screen (800px)" in found
 
 
 def test_separators_have_space_around_them(examples: Site) -> None:

@@ -37,6 +37,7 @@ from ..model import (
     Image,
     Marker,
     Project,
+    Prompt,
     Session,
     Site,
     SubagentRun,
@@ -1140,6 +1141,50 @@ class Part:
     size: int = 0
 
 
+# --- a session page's outline: every prompt, linked -------------------------------------
+
+# An outline entry shows this many characters of its prompt.
+OUTLINE_CHARS = 80
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    """A prompt as the outline lists it: its anchor, a short text, the link to it
+    from the page that shows the outline, and the part of the session holding it."""
+
+    anchor: str
+    text: str
+    href: str
+    part: int
+    here: bool  # on the page that shows the outline
+
+
+def prompt_line(prompt: Prompt) -> str:
+    """A prompt on one line: its first text's words, whitespace squeezed, cut to OUTLINE_CHARS."""
+    for part in prompt.content:
+        text = getattr(part, "text", None)
+        if isinstance(text, str) and text.strip():
+            words = " ".join(text.lstrip()[: OUTLINE_CHARS * 4].split())
+            return words if len(words) <= OUTLINE_CHARS else words[: OUTLINE_CHARS - 1].rstrip() + "…"
+    return "(image)" if any(isinstance(part, Image) for part in prompt.content) else "(no text)"
+
+
+def session_prompts(session: Session, parts: list[Part]) -> list[tuple[str, str, int]]:
+    """(anchor, text, part number) of every prompt of the session, in order: the
+    parts hold a chunk per timeline item, in timeline order (Renderer._chunks)."""
+    numbers = [part.number for part in parts for _ in part.chunks]
+    return [(item.anchor, prompt_line(item), numbers[i] if i < len(numbers) else 1)
+            for i, item in enumerate(session.timeline)
+            if isinstance(item, Prompt) and isinstance(item.anchor, str) and item.anchor]
+
+
+def outline(prompts: list[tuple[str, str, int]], parts: list[Part], part: Part) -> list[OutlineEntry]:
+    """The outline as ``part``'s page shows it: a prompt on another part links to that part's page."""
+    return [OutlineEntry(anchor, text, f"#{anchor}" if number == part.number
+                         else f"{link(part.path, parts[number - 1].path)}#{anchor}", number, number == part.number)
+            for anchor, text, number in prompts]
+
+
 class Renderer:
     """Renders the pages of a site with one theme. The build calls this."""
 
@@ -1284,6 +1329,9 @@ class Renderer:
             self.store.record(store_key, used)
         # Links to a moment (here, on the project page, in search) must name its part.
         session.anchor_parts = anchor_parts(parts, linked_anchors(session)) if len(parts) > 1 else {}
+        prompts = session_prompts(session, parts)
+        # The session as its project's sessions.js names it (publish.sessions_script).
+        session_ref = link(urls.project_html(project.id), first_page)
         out = []
         for part in parts:
             encoded = self._page(
@@ -1295,6 +1343,8 @@ class Renderer:
                 part=part,
                 parts=parts,
                 chunks=part.chunks,
+                outline=outline(prompts, parts, part),
+                session_ref=session_ref,
             )
             out.append((part.path, encoded))
         out.extend((urls.image_path(name), raw) for name, raw in sorted(state.images.items()))
