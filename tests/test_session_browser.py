@@ -362,6 +362,7 @@ def test_a_split_session_outlines_every_part(split: list[Path], tab: Callable[..
     here = set(page.locator(".timeline > .item.prompt").evaluate_all("els => els.map(e => e.id)"))
     assert here and all(h.startswith("#") == (h[1:] in here) for h in hrefs)
     assert page.locator(".find input[type=search]").get_attribute("placeholder") == "Find in this part"
+    assert page.locator(".find-note").inner_text() == "Part 2: the other parts are their own pages."
     # p1 is on the first part: its link goes there.
     page.locator("nav.outline li > a").first.click()
     page.wait_for_load_state("load")

@@ -241,7 +241,8 @@
       this.labels[KINDS[i][0]] = name;
     }
     box.appendChild(kinds);
-    if (part) box.appendChild(el("p", { "class": "find-note" }, "Part " + part + ": the other parts are their own pages."));
+    if (part) box.appendChild(el("p", { "class": "find-note" }, (part === "this" ? "This part" : "Part " + part) +
+      ": the other parts are their own pages."));
     side.insertBefore(box, side.firstChild);
     this.box = box;
     this.bind();
@@ -413,7 +414,9 @@
     if (outline) outline.start();
     var side = document.querySelector(".session-side");
     var timeline = document.querySelector(".timeline");
-    var find = side && timeline ? new Find(side, timeline, nav && nav.getAttribute("data-part")) : null;
+    var parts = document.querySelector("nav.parts");  // a split session: find looks in this part
+    var part = parts ? (nav && nav.getAttribute("data-part")) || "this" : null;
+    var find = side && timeline ? new Find(side, timeline, part) : null;
     keys(outline, find);
   });
 })();
