@@ -262,15 +262,20 @@ def test_the_plain_text_marker_shows_and_is_not_copied(
     """Past its budget a block goes on plain after a note drawn by the stylesheet
     (no inline style: the CSP holds); copying the block gives the text alone."""
     from bough_site import urls
+    from bough_site.model import Project
+    from bough_site.publish import sessions_script
     from bough_site.render.pages import Renderer
 
     from .helpers import READ_TEXT, page, read_session
 
     renderer = Renderer()
-    html = page(renderer, read_session("s1")).replace('<details class="more">', '<details class="more" open>')
+    session = read_session("s1")
+    html = page(renderer, session).replace('<details class="more">', '<details class="more" open>')
     path = tmp_path / urls.session_html("p", "s1")
     path.parent.mkdir(parents=True)
     path.write_text(html, encoding="utf-8")
+    project = Project(id="p", name="p", cwd="/w", sessions=[session], stats={})
+    (tmp_path / urls.project_sessions_js("p")).write_bytes(sessions_script(project))
     for name, data in renderer.assets():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(data)

@@ -329,6 +329,7 @@ def plain_render(sources: list[Path], out: Path) -> None:
     every page rendered in order (no workers, no manifest, no first pass)."""
     from bough_site import sidecars, urls
     from bough_site.build import load_site
+    from bough_site.publish import sessions_script
     from bough_site.render.pages import Renderer
     from bough_site.write import SiteWriter, json_bytes
 
@@ -344,6 +345,7 @@ def plain_render(sources: list[Path], out: Path) -> None:
                               sidecars.session_bytes(project, session)))
             files.append((urls.project_html(project.id), renderer.project_page(project, site)))
             files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
+            files.append((urls.project_sessions_js(project.id), sessions_script(project)))
         files.append((urls.INDEX_HTML, renderer.index_page(site)))
         files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
         written = set()

@@ -15,6 +15,7 @@ import pytest
 
 from bough_site import urls
 from bough_site.model import Project, Session, Site
+from bough_site.publish import sessions_script
 from bough_site.render.pages import Renderer
 
 from .helpers import Watch, require_browser
@@ -62,6 +63,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     files = [*renderer.assets(), (urls.INDEX_HTML, renderer.index_page(site))]
     for project in site.projects:
         files.append((urls.project_html(project.id), renderer.project_page(project, site)))
+        files.append((urls.project_sessions_js(project.id), sessions_script(project)))
         for session in project.sessions:
             files += renderer.session_pages(project, session)
     for path, data in files:

@@ -224,7 +224,8 @@ def test_serve_watch_reloads_the_open_page_when_its_file_changes(tmp_path: Path)
                 for record in (prompt("u2", "second question, appended while the page is open"),
                                reply("a2", "msg_2", [text("Second answer.")])):
                     handle.write(orjson.dumps(record) + b"\n")
-            page.get_by_text("second question, appended while the page is open").wait_for(timeout=15_000)
+            page.locator(".timeline").get_by_text("second question, appended while the page is open").wait_for(
+                timeout=15_000)
             assert page.locator(".prompt").count() == 2
             assert page.evaluate("window.__sameDocument") is None  # the page reloaded itself
             context.close()
