@@ -16,6 +16,10 @@ SOURCE_CHOICES = ("all", "claude", "codex", "gemini")
 # --highlight-limit's default: tool output is highlighted for its first 8 KB or
 # 200 lines (render/highlight.py: Budget).
 DEFAULT_HIGHLIGHT_LIMIT = 8
+# --search-limit's default: the first KB of what each tool returned is searchable
+# (an error all of it); the rest is on the page, not in the index. Chosen by what
+# search costs a cold build (search.py; docs/performance.md, Search).
+DEFAULT_SEARCH_LIMIT = 1
 
 
 @dataclass
@@ -32,6 +36,8 @@ class BuildConfig:
     search: bool = True
     # The tool-output highlighting budget in KB (25 lines per KB); 0: highlight everything.
     highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT
+    # How much of each tool result search indexes, in KB (errors whole); 0: all of it.
+    search_limit: int = DEFAULT_SEARCH_LIMIT
     # Where copies of every transcript read are kept (and read back once the agents
     # delete theirs); None: no archive. Default: $BOUGH_ARCHIVE, else $XDG_DATA_HOME/bough/archive.
     archive: Path | None = field(default_factory=lambda: archive_dir())

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from . import __version__
-from .config import DEFAULT_HIGHLIGHT_LIMIT, BuildConfig, home
+from .config import DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, BuildConfig, home
 from .manifest import SCHEMA
 from .redact import Redactor
 from .state import compiled_templates
@@ -37,12 +37,18 @@ class Options:
     user: str | None = None
     out: str = ""  # OUT, whose state holds the store of highlighted blocks (render/blockstore.py)
     highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT  # --highlight-limit: the tool-output budget in KB (0: no limit)
+    # --search-limit: how much of each tool result search indexes, in KB (0: all). Not
+    # in the pages (the copy Pagefind reads is cut: search.py), but in the digest: a
+    # build with another budget must index every project again, and only a build
+    # whose options changed does.
+    search_limit: int = DEFAULT_SEARCH_LIMIT
     # slug (case-folded) -> how many sessions known before reading may take it
     slug_counts: tuple[tuple[str, int], ...] = ()
 
     def digest_parts(self, key_digest: str) -> dict[str, Any]:
         return {"search": self.search, "redact": self.redact, "key": key_digest,
-                "home": self.home, "user": self.user, "highlight_limit": self.highlight_limit}
+                "home": self.home, "user": self.user, "highlight_limit": self.highlight_limit,
+                **({"search_limit": self.search_limit} if self.search else {})}
 
     def compiled_templates(self) -> Path | None:
         """Where the templates' compiled code is kept in OUT's state (none without OUT)."""
@@ -63,7 +69,8 @@ def build_options(config: BuildConfig, used_examples: bool, redaction_key: bytes
         user_home = str(home())
         user = os.path.basename(user_home.rstrip("/")) or None
     return Options(theme=str(config.theme) if config.theme else None, search=config.search, redact=config.redact,
-                   key=key, home=user_home, user=user, out=str(config.out), highlight_limit=config.highlight_limit)
+                   key=key, home=user_home, user=user, out=str(config.out), highlight_limit=config.highlight_limit,
+                   search_limit=max(0, config.search_limit))
 
 
 def options_digest(parts: dict[str, Any], theme: Path | None) -> str:

@@ -6,24 +6,33 @@ makes the index and project pages (``start_shards``); a project new to OUT,
 as soon as the first pass has written its pages, while the others still
 render (``EarlyShards``, with two workers or more). Only the conversation
 is indexed (the element with ``data-pagefind-body``: the timeline, sub-agents
-and tool calls included), and only what was said in it: what tools returned,
-each item's heading (who, model, clock time) and the summaries that repeat a
-block's first words are ``data-pagefind-ignore`` in the theme. The session
-title is ``title``, with filters for project, source and model
-(``data-pagefind-filter`` in the page header).
+and tool calls included), and only what was said in it: each item's heading
+(who, model, clock time), a tool call's status and the summaries that repeat a
+block's first words are ``data-pagefind-ignore`` in the theme. What a tool
+returned (``data-bough-output``) is indexed for its first ``--search-limit`` KB
+of text, an error whole (:func:`outputs_as_text`). The session title is
+``title``, with filters for project, source and model (``data-pagefind-filter``
+in the page header).
+
+Pagefind is told to index every page as a language it has no stemmer for
+(``INDEX_LANGUAGE``): a word is found as it is written. search.js asks it for
+each word exactly (its whole, and its parts: "load_table" inside
+"load_table(path)") and checks each candidate's indexed text for the words,
+whole; docs/performance.md, Search, says why (merged shards, stemming, prefixes).
 
 - One bundle per project, ``pagefind/<project id>/``, listed in
   ``pagefind/shards.js``; search.js loads the first and merges the others
   into it. A build runs Pagefind only for the projects whose session pages it
   rendered again (or that gained or lost pages) and keeps the other shards as
-  they are (each shard's ``bough-shard.json`` names its pages and its files'
-  digests), so an append re-indexes one project, and Pagefind's memory follows
-  the largest project, not the site.
-- Pagefind reads copies of the pages with the content of every
-  ``data-pagefind-ignore`` element removed (``strip_ignored``), and before the
-  body only what it reads there (``before_body_trimmed``): the same index from
-  a tenth of the bytes. The copies and the bundle Pagefind writes are
-  scratch: in memory (``/dev/shm``) when there is room, not on disk.
+  they are (each shard's ``bough-shard.json`` names its pages, the budget and
+  its files' digests), so an append re-indexes one project, and Pagefind's
+  memory follows the largest project, not the site.
+- Pagefind reads copies of the pages (:func:`pagefind_copy`): the content of
+  every ``data-pagefind-ignore`` element and every preview removed, each tool's
+  output as plain text within the budget, code without its highlighting, and
+  before the body only what it reads there (``before_body_trimmed``). The
+  copies and the bundle Pagefind writes are scratch: in memory (``/dev/shm``)
+  when there is room, not on disk.
 - Each shard is made reproducible (``canonical_bundle``: Pagefind numbers pages
   in the order the file system lists its scratch folder; bough numbers them in the
   order of their URLs) and written through the site writer like any file.
@@ -31,8 +40,9 @@ title is ``title``, with filters for project, source and model
 From ``file://`` a browser will not run Pagefind (no ``fetch``, no modules), so
 the search box falls back to ``search-index.js``: a classic script that sets
 ``window.BOUGH_SEARCH_INDEX`` to every session's title, project, source, models
-and the text of its prompts and replies (each item capped, and each session
-capped in all), loaded by a ``<script src>`` the box adds when first used.
+and the text of its prompts, replies and tool calls (a call's input, and the
+start of its error; each item capped, and each session capped in all), loaded
+by a ``<script src>`` the box adds when first used; the box says what it holds.
 Its name carries no hash on purpose: every page would name it, so a hash would
 change every page whenever any session changed (incremental builds rewrite only
 what changed); it is read only where nothing caches it (``file://``) or when
@@ -61,16 +71,21 @@ from typing import Any
 import orjson
 
 from . import gz, urls
+from .config import DEFAULT_SEARCH_LIMIT
 from .errors import BoughError
-from .model import SOURCE_LABELS, Prompt, Reply, Session, Site, Text
+from .model import SOURCE_LABELS, Prompt, Reply, Session, Site, Text, ToolCall
 from .plan.units import file_size
 from .write import SiteWriter, is_regular_file, json_bytes
 
 FALLBACK_PATH = "search-index.js"
 PAGEFIND_DIR = "pagefind"
 # What the fallback index keeps of a session: each prompt or reply text cut at
-# ITEM_CHARS, at most SESSION_CHARS in all (prompts first).
+# ITEM_CHARS, each tool call's input (its text values: the command, the path, the
+# pattern...) at CALL_CHARS and a failed call's error at ERROR_CHARS more; at most
+# SESSION_CHARS in all: prompts first, then replies, then tool calls.
 ITEM_CHARS = 600
+CALL_CHARS = 200
+ERROR_CHARS = 300
 SESSION_CHARS = 6000
 # Session pages only (the index and project pages have no data-pagefind-body); group 1: the project's id.
 SESSION_PAGE = re.compile(r"^projects/([^/]+)/sessions/[^/]+\.html$")
@@ -87,29 +102,68 @@ class SearchError(BoughError):
 # --- per session (in the worker, from the redacted timeline) --------------------------------
 
 
+# The kinds of entries, in the order the session's budget goes to them.
+_PROMPT, _REPLY, _CALL = range(3)
+
+
 def session_entries(session: Session) -> list[list[str]]:
-    """``[anchor, text]`` for the session's prompts and replies, in timeline order:
-    each text at most ITEM_CHARS, all together at most SESSION_CHARS, prompts
-    kept before replies when the session is over its budget."""
-    items: list[tuple[int, str, str, bool]] = []
+    """``[anchor, text]`` for the session's prompts, replies and tool calls (a call's
+    anchor is its reply's and its block's number, as on the page: tools/default.html),
+    in timeline order: each text at most ITEM_CHARS (a call's CALL_CHARS and
+    ERROR_CHARS), all together at most SESSION_CHARS, prompts kept before replies
+    and replies before calls when the session is over its budget."""
+    items: list[tuple[int, int, str, str, int]] = []  # (item, block, anchor, text, kind)
     for index, item in enumerate(session.timeline):
         if isinstance(item, Prompt):
             text = " ".join(part.text for part in item.content if isinstance(part, Text))
-            items.append((index, item.anchor, _squeeze(text), True))
+            items.append((index, 0, item.anchor, _squeeze(text)[:ITEM_CHARS], _PROMPT))
         elif isinstance(item, Reply):
             text = " ".join(block.text for block in item.blocks if isinstance(block, Text))
-            items.append((index, item.anchor, _squeeze(text), False))
+            items.append((index, 0, item.anchor, _squeeze(text)[:ITEM_CHARS], _REPLY))
+            items += [(index, number, f"{item.anchor}-{number}", _call_text(block), _CALL)
+                      for number, block in enumerate(item.blocks, 1) if isinstance(block, ToolCall)]
     budget = SESSION_CHARS
-    kept: list[tuple[int, str, str]] = []
-    for prompts in (True, False):
-        for index, anchor, text, is_prompt in items:
-            if is_prompt is not prompts or not text or budget <= 0:
+    kept: list[tuple[int, int, str, str]] = []
+    for kind in (_PROMPT, _REPLY, _CALL):
+        for index, number, anchor, text, of_kind in items:
+            if of_kind != kind or not text or budget <= 0:
                 continue
-            text = text[: min(ITEM_CHARS, budget)]
+            text = text[:budget]
             budget -= len(text)
-            kept.append((index, anchor, text))
+            kept.append((index, number, anchor, text))
     kept.sort()
-    return [[anchor, text] for _, anchor, text in kept]
+    return [[anchor, text] for _, _, anchor, text in kept]
+
+
+def _call_text(call: ToolCall) -> str:
+    """A tool call as the fallback index keeps it: its name and the text values of
+    its input, cut at CALL_CHARS; for a call that failed, the start of its error."""
+    words = [call.name]
+    size = len(call.name)
+    for value in _strings(call.input):
+        if size > CALL_CHARS:
+            break
+        value = _squeeze(value[: CALL_CHARS * 2])
+        words.append(value)
+        size += len(value) + 1
+    text = " ".join(words)[:CALL_CHARS]
+    result = call.result
+    if result is not None and result.is_error:
+        said = " ".join(part.text for part in result.content if isinstance(part, Text))
+        text += " " + _squeeze(said[: ERROR_CHARS * 2])[:ERROR_CHARS]
+    return text.strip()
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    """The strings in a JSON value (keys left out), in order; nothing below 8 levels."""
+    if isinstance(value, str):
+        yield value
+    elif depth < 8 and isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item, depth + 1)
+    elif depth < 8 and isinstance(value, list):
+        for item in value:
+            yield from _strings(item, depth + 1)
 
 
 def _squeeze(text: str) -> str:
@@ -187,7 +241,12 @@ SHARDS_PATH = f"{PAGEFIND_DIR}/shards.js"
 SHARD_STAMP = "bough-shard.json"
 # Bump when what a shard is made of changes (the stripping below, canonical_bundle,
 # the files kept): shards stamped otherwise are then made again.
-SHARD_FORMAT = 3  # 2: pages numbered in the order of their URLs; 3: chunks compressed at level 6
+SHARD_FORMAT = 4  # 2: pages numbered in the order of their URLs; 3: chunks compressed at level 6;
+# 4: tool output indexed (within the budget), code as plain text, no stemming
+# The language Pagefind indexes every page as: one it has no stemmer for, so a word
+# is indexed as it is written and "refused" never finds "refusing" (ISO 639-2's
+# "no linguistic content"; docs/performance.md, Search).
+INDEX_LANGUAGE = "zxx"
 # Pagefind's own search interfaces and playground: bough's box is search.js, so
 # they would only be copied into every shard for nothing.
 UNUSED_FILES = re.compile(r"^(?:playground/|pagefind-(?:ui|modular-ui|component-ui|highlight)\.)")
@@ -279,14 +338,16 @@ class ShardRuns:
 
 def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], None],
                  report: Callable[[str], None] = lambda line: None, *, workers: int = 1,
-                 early: EarlyShards | None = None) -> ShardRuns:
+                 early: EarlyShards | None = None, search_limit: int = DEFAULT_SEARCH_LIMIT) -> ShardRuns:
     """Keep each project's shard that still holds, and start Pagefind for the others,
     up to ``workers`` runs at once in threads (each run is a process of its own), so
     that the build renders the index and project pages meanwhile. ``writer`` (the
     build's SiteWriter, its session pages all written) tells the pages this build owns
     and which of them it rendered; ``previous`` is what the last build's site pages
     were (its shards among them); ``keep`` is the build's, so what is kept is neither
-    written again nor pruned. Only this thread uses ``writer`` and ``keep``."""
+    written again nor pruned. Only this thread uses ``writer`` and ``keep``.
+    ``search_limit`` is the budget of each tool result in KB (:func:`output_chars`);
+    with ``early``, the one it was made with counts."""
     out = Path(writer.out)
     rendered = set(writer.written) | set(writer.unchanged)
     by_project: dict[str, list[str]] = {}
@@ -294,7 +355,7 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
         match = SESSION_PAGE.match(page)
         if match:
             by_project.setdefault(match.group(1), []).append(page)
-    binary, stamp = early.identity() if early is not None else pagefind_identity()
+    binary, stamp = early.identity() if early is not None else pagefind_identity(search_limit)
     owned_before = set(previous)
     owned: dict[str, list[str]] = {}
     to_make: list[tuple[str, dict[str, Any]]] = []
@@ -312,7 +373,8 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
         else:
             owned[root] = kept
     return ShardRuns(owned, to_make,
-                     lambda pool, root, pages: prepare_pages(out, pages, root).start(pool, binary, report),
+                     lambda pool, root, pages: prepare_pages(out, pages, root, stamp["output_kb"])
+                     .start(pool, binary, report),
                      workers, started, report)
 
 
@@ -326,9 +388,11 @@ class EarlyShards:
     is made again as any other. Use it as a context manager: leaving it waits for the
     run still going."""
 
-    def __init__(self, writer: SiteWriter, report: Callable[[str], None]) -> None:
+    def __init__(self, writer: SiteWriter, report: Callable[[str], None],
+                 search_limit: int = DEFAULT_SEARCH_LIMIT) -> None:
         self._writer = writer
         self._report = report
+        self._search_limit = search_limit
         self._pool = ThreadPoolExecutor(max_workers=1)
         self._runs: dict[str, tuple[dict[str, Any], int, list[str], Future[list[tuple[str, bytes]]]]] = {}
         self._identity: tuple[Path, dict[str, Any]] | None = None
@@ -336,7 +400,7 @@ class EarlyShards:
     def identity(self) -> tuple[Path, dict[str, Any]]:
         """:func:`pagefind_identity`, found once for the build (publishing asks too)."""
         if self._identity is None:
-            self._identity = pagefind_identity()
+            self._identity = pagefind_identity(self._search_limit)
         return self._identity
 
     def start(self, project: str, pages: list[str]) -> None:
@@ -350,7 +414,7 @@ class EarlyShards:
             return  # publishing says why
         made = {**stamp, "pages": sorted(pages)}
         try:
-            prepared = prepare_pages(Path(self._writer.out), made["pages"], root)
+            prepared = prepare_pages(Path(self._writer.out), made["pages"], root, made["output_kb"])
         except OSError:
             return  # publishing makes it, and says why it cannot
         lines: list[str] = []  # its warnings, said when it is taken
@@ -376,11 +440,13 @@ class EarlyShards:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def pagefind_identity() -> tuple[Path, dict[str, Any]]:
+def pagefind_identity(search_limit: int = DEFAULT_SEARCH_LIMIT) -> tuple[Path, dict[str, Any]]:
     """The Pagefind binary, and what every shard's stamp says but its pages and files
-    (SearchError when there is no Pagefind to run)."""
+    (SearchError when there is no Pagefind to run): a shard made with another budget
+    for tool output is made again."""
     binary = pagefind_binary()
-    return binary, {"format": SHARD_FORMAT, "max_page": MAX_INDEXED_PAGE, "pagefind": pagefind_version(binary)}
+    return binary, {"format": SHARD_FORMAT, "max_page": MAX_INDEXED_PAGE, "pagefind": pagefind_version(binary),
+                    "language": INDEX_LANGUAGE, "output_kb": max(0, search_limit)}
 
 
 def shards_module(shards: list[str]) -> bytes:
@@ -435,46 +501,49 @@ def _write_shard(root: str, made: dict[str, Any], files: list[tuple[str, bytes]]
 
 
 def pagefind_files(out: Path, pages: list[str], report: Callable[[str], None] = lambda line: None,
-                   *, root: str = PAGEFIND_DIR) -> list[tuple[str, bytes]]:
+                   *, root: str = PAGEFIND_DIR, search_limit: int = DEFAULT_SEARCH_LIMIT) -> list[tuple[str, bytes]]:
     """Run Pagefind over the session pages among ``pages`` (paths under OUT) and
     return its bundle under ``root`` as (path under OUT, bytes), sorted."""
-    return _pagefind_bundle(out, [p for p in pages if SESSION_PAGE.match(p)], report, root, pagefind_binary())
+    pages = [p for p in pages if SESSION_PAGE.match(p)]
+    return _pagefind_bundle(out, pages, report, root, pagefind_binary(), search_limit)
 
 
 def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None], root: str, binary: Path,
-                     ) -> list[tuple[str, bytes]]:
+                     search_limit: int = DEFAULT_SEARCH_LIMIT) -> list[tuple[str, bytes]]:
     """Pagefind's bundle of ``pages`` (session pages under OUT) under ``root``:
     :func:`prepare_pages`, then :meth:`PreparedPages.run`."""
-    return prepare_pages(out, pages, root).run(binary, report)
+    return prepare_pages(out, pages, root, search_limit).run(binary, report)
 
 
-def prepare_pages(out: Path, pages: list[str], root: str) -> PreparedPages:
+def prepare_pages(out: Path, pages: list[str], root: str, search_limit: int = DEFAULT_SEARCH_LIMIT) -> PreparedPages:
     """The temporary site Pagefind reads: copies of ``pages`` (session pages under
-    OUT), emptied of what it would skip anyway (``pagefind_copy``), so a page that is
-    about to be pruned, or a file bough does not own, is never indexed. In memory when
-    there is room (:func:`scratch_folder`); should that fail, on disk.
+    OUT) as :func:`pagefind_copy` makes them (tool output within ``search_limit``
+    KB), so a page that is about to be pruned, or a file bough does not own, is never
+    indexed. In memory when there is room (:func:`scratch_folder`); should that fail,
+    on disk.
 
     Made in the calling thread: made in a thread of its own beside the build's Python
     work, its hundreds of small reads and writes each waited for the interpreter's
     lock, and a 300-page shard took 0.37 s instead of 0.08 (docs/performance.md)."""
     where = scratch_folder(sum(file_size(str(out / page)) for page in pages))
+    chars = output_chars(search_limit)
     try:
-        return PreparedPages(where, out, pages, root)
+        return PreparedPages(where, out, pages, root, chars)
     except OSError:
         if where is None:
             raise
-        return PreparedPages(None, out, pages, root)  # memory ran short: on disk
+        return PreparedPages(None, out, pages, root, chars)  # memory ran short: on disk
 
 
 class PreparedPages:
     """A temporary site of stripped pages, ready for one Pagefind run (:meth:`run`,
     which may be in another thread), removed after it or by :meth:`close`."""
 
-    def __init__(self, where: str | None, out: Path, pages: list[str], root: str) -> None:
-        self._where, self._out, self._pages, self._root = where, out, pages, root
+    def __init__(self, where: str | None, out: Path, pages: list[str], root: str, chars: int | None) -> None:
+        self._where, self._out, self._pages, self._root, self._chars = where, out, pages, root, chars
         self._tmp = tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where)
         try:
-            self._too_large = _copy_stripped(out, pages, Path(self._tmp.name) / "site")
+            self._too_large = _copy_stripped(out, pages, Path(self._tmp.name) / "site", chars)
         except BaseException:
             self.close()
             raise
@@ -490,7 +559,7 @@ class PreparedPages:
             self.close()
             if self._where is None or isinstance(err.__cause__, subprocess.TimeoutExpired):
                 raise
-            return PreparedPages(None, self._out, self._pages, self._root).run(binary, report)  # memory ran short
+            return PreparedPages(None, self._out, self._pages, self._root, self._chars).run(binary, report)
         self.close()
         for page in self._too_large:
             report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
@@ -539,7 +608,7 @@ def scratch_folder(pages_size: int) -> str | None:
     return str(MEMORY_SCRATCH) if room and os.access(MEMORY_SCRATCH, os.W_OK | os.X_OK) else None
 
 
-def _copy_stripped(out: Path, pages: list[str], site: Path) -> list[str]:
+def _copy_stripped(out: Path, pages: list[str], site: Path, chars: int | None) -> list[str]:
     """Each page small enough to index, stripped, into ``site``; the others."""
     too_large = []
     # In reverse: a tmpfs lists the last made first, and Pagefind numbers pages in
@@ -551,7 +620,7 @@ def _copy_stripped(out: Path, pages: list[str], site: Path) -> list[str]:
             continue
         target = site / page
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(pagefind_copy(data))
+        target.write_bytes(pagefind_copy(data, chars))
     return too_large
 
 
@@ -560,7 +629,8 @@ _NOTHING_TO_INDEX = "Pagefind was not able to build an index"
 
 
 def _run_pagefind(binary: Path, site: Path, bundle: Path, root: str, cwd: str) -> dict[str, bytes]:
-    command = [str(binary), "--site", str(site.resolve()), "--output-path", str(bundle.resolve()), "--silent"]
+    command = [str(binary), "--site", str(site.resolve()), "--output-path", str(bundle.resolve()), "--silent",
+               "--force-language", INDEX_LANGUAGE]
     try:
         done = subprocess.run(command, capture_output=True, timeout=PAGEFIND_TIMEOUT, cwd=cwd,
                               env={**os.environ, "NO_COLOR": "1"}, check=False)
@@ -593,13 +663,15 @@ def _digest_of(path: Path) -> str | None:
         return None
 
 
-# --- giving Pagefind less to read --------------------------------------------------------------------
+# --- what Pagefind reads: a copy of each page ------------------------------------------------------
 #
-# Pagefind leaves out what is inside a data-pagefind-ignore element (a tool's
-# output) but must still parse it, and that is most of a session page: highlighted
-# output, a <span> per token. The copy Pagefind reads has those elements emptied
-# (the element stays, so the words on either side stay apart); it indexes the same.
-# bough's HTML is well-formed and all text in it is escaped (Jinja, Pygments and
+# Pagefind leaves out what is inside a data-pagefind-ignore element but must still
+# parse it. The copy Pagefind reads has those elements emptied (the element stays,
+# so the words on either side stay apart), and a collapsed block's preview too (the
+# block's first lines, again above the whole: macros.html). What a tool returned
+# (each data-bough-output element) becomes its plain text within the budget, and
+# every other code block its plain text (a highlighted block is a <span> per token;
+# docs/performance.md, Search). bough's HTML is well-formed and all text in it is escaped (Jinja, Pygments and
 # markdown-it turn < and > into entities, in attribute values too; no inline script
 # or style: the CSP forbids them), so counting the element's own start and end tags
 # from its start tag finds its end. Whatever is not plainly so is left whole:
@@ -613,29 +685,213 @@ _ATTRIBUTE = re.compile(rb"""([^\s"'>/=]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+
 _VOID = frozenset(b"area base br col embed hr img input link meta param source track wbr".split())
 
 
-def pagefind_copy(page: bytes) -> bytes:
-    """What Pagefind reads of ``page``: :func:`strip_ignored`, then :func:`before_body_trimmed`."""
-    return before_body_trimmed(strip_ignored(page))
+# The elements whose content the copy leaves out: (what their start tag holds, the
+# attribute's name there).
+_EMPTIED = ((IGNORE, IGNORE), (b'class="preview"', b"class"))
+# A tool call's one line ends in its result's status and size ("exit 1 · 40 lines",
+# tools/default.html's <small>): the same few words on every call, no word it said.
+_TOOL_BRIEF = re.compile(rb"(<small>)[^<]*(</small>\s*</summary>)")
+
+
+def output_chars(search_limit: int) -> int | None:
+    """``--search-limit KB`` as the characters of each tool result indexed; None (0): all."""
+    return search_limit * 1024 if search_limit > 0 else None
+
+
+def pagefind_copy(page: bytes, chars: int | None = output_chars(DEFAULT_SEARCH_LIMIT)) -> bytes:
+    """What Pagefind reads of ``page``: :func:`strip_ignored`, each tool's output as
+    the first ``chars`` characters of its text (:func:`outputs_as_text`), code as
+    plain text (:func:`code_as_text`), then :func:`before_body_trimmed`."""
+    return before_body_trimmed(code_as_text(outputs_as_text(strip_ignored(page), chars)))
 
 
 def strip_ignored(page: bytes) -> bytes:
-    """``page`` with the content of every ``data-pagefind-ignore`` element removed.
+    """``page`` with the content of every ``data-pagefind-ignore`` element removed,
+    of every collapsed block's preview (``class="preview"``) and of each tool call's
+    status (:data:`_TOOL_BRIEF`).
 
     Left whole: an element whose end is not found, a self-closing one (``<div/>``
     opens a div in HTML but closes one in SVG), and one holding another Pagefind
     attribute (a filter or metadata: Pagefind reads those even in ignored content)."""
+    for marker, name in _EMPTIED:
+        page = _emptied(page, marker, name)
+    return _TOOL_BRIEF.sub(rb"\1\2", page) if b"<small>" in page else page
+
+
+def _emptied(page: bytes, marker: bytes, name: bytes) -> bytes:
+    """``page`` with the content of each element whose start tag has ``marker`` (in
+    its attribute ``name``) removed."""
     parts = []
     done = 0  # page[:done] is in parts
-    at = page.find(IGNORE)
+    at = page.find(marker)
     while at >= 0:
         tag = _attribute_at(page, at, done)
-        end = _end_of(page, tag[0]) if tag is not None and tag[1] == IGNORE else None
+        end = _end_of(page, tag[0]) if tag is not None and tag[1] == name else None
         if tag is None or end is None:
-            at = page.find(IGNORE, at + len(IGNORE))
+            at = page.find(marker, at + len(marker))
             continue
         parts.append(page[done : tag[0].end()])
         done = end  # the end tag, kept; an ignored element inside went with the content
-        at = page.find(IGNORE, end)
+        at = page.find(marker, end)
+    parts.append(page[done:])
+    return b"".join(parts)
+
+
+# --- what a tool returned: its plain text, within the budget ------------------------------------
+#
+# Each data-bough-output element (blocks/tool_result.html) is replaced, in the copy,
+# by a <pre> of its text: the first ``chars`` characters as the unfolded result
+# shows them (its head and a collapsed block's preview left out), cut after the
+# last whole word within them; an error's ("error") whole. Inline tags go without
+# a trace (a highlighted token is one), any other tag is a line break (the words of
+# two paragraphs stay apart). An output the page showed before (a file read again,
+# a command run again) adds nothing: its words are in the index already, and
+# Pagefind's time goes with the words it reads (docs/performance.md, Search). Text
+# is escaped everywhere in bough's HTML, so every "<" starts a tag.
+
+OUTPUT = b"data-bough-output"
+_ERROR_OUTPUT = b'data-bough-output="error"'
+_INLINE_TAG = re.compile(rb"</?(?:a|abbr|b|bdi|bdo|cite|code|data|del|dfn|em|i|ins|kbd|mark|q|s|samp|small|span"
+                         rb"|strong|sub|sup|time|u|var|wbr)(?=[\s/>])[^>]*>", re.IGNORECASE)
+_ANY_TAG = re.compile(rb"<[^>]*>")
+_SPAN_TAG = re.compile(rb"<span(?:\s[^>]*)?>|</span>")  # the most of them: highlighted tokens
+# An escaped line end or tab written out in text ("\n" in JSON or a log line): it
+# would glue the words on either side into one ("name\nvalue" is indexed "namenvalue")
+# and show as "\n" in an excerpt. Left as it is: a doubled backslash (a backslash),
+# and one quoted on its own, which is code ('"\n".join(lines)'); bough's HTML writes
+# quotes as &#34; and &#39;.
+_ESCAPED_BREAK = re.compile(rb"""(?<!\\)(?<!&#34;)(?<!&#39;)(?<!&quot;)(?<!["'])\\[nrt](?!&#34;|&#39;|&quot;|["'])""")
+# How much of an output's HTML is read at first for ``chars`` characters of text
+# (highlighted HTML is two to four times its text); doubled until that is enough.
+_HTML_PER_CHAR = 4
+
+
+def outputs_as_text(page: bytes, chars: int | None) -> bytes:
+    """``page`` with each tool output's content replaced by ``<pre>`` and its text,
+    the first ``chars`` characters (None: all of it; an error's all of it), or
+    nothing for an output whose text the page had before."""
+    parts = []
+    seen: set[bytes] = set()
+    done = 0
+    at = page.find(OUTPUT)
+    while at >= 0:
+        tag = _attribute_at(page, at, done)
+        end = _div_end(page, tag[0]) if tag is not None and tag[1] == OUTPUT else None
+        if tag is None or end is None:
+            at = page.find(OUTPUT, at + len(OUTPUT))
+            continue
+        whole = chars is None or _ERROR_OUTPUT in tag[0].group(0)
+        text = output_text(page[tag[0].end() : end], None if whole else chars)
+        key = hashlib.sha256(text).digest()
+        parts += [page[done : tag[0].end()], b"<pre>", b"" if key in seen else text, b"</pre>"]
+        seen.add(key)
+        done = end
+        at = page.find(OUTPUT, end)
+    parts.append(page[done:])
+    return b"".join(parts)
+
+
+def _div_end(page: bytes, tag: re.Match[bytes]) -> int | None:
+    """Where the end tag of the ``<div>`` ``tag`` opens starts (None: not a div, or not
+    plainly found). Output is most of a page's bytes: two ``find`` calls a nested
+    div, not a regular expression over every tag; a comment (none in bough's HTML)
+    hands it to :func:`_end_tag_of`."""
+    if tag.group(1).lower() != b"div" or _self_closing(tag):
+        return None
+    depth, at = 1, tag.end()
+    while True:
+        close = page.find(b"</div>", at)
+        if close < 0:
+            return None
+        opened = page.find(b"<div", at, close)
+        while opened >= 0 and page[opened + 4 : opened + 5] not in (b" ", b">", b"\t", b"\n"):
+            opened = page.find(b"<div", opened + 4, close)
+        if opened >= 0:
+            depth += 1
+            at = opened + 4
+            continue
+        depth -= 1
+        if depth == 0:
+            return _end_tag_of(page, tag) if page.find(b"<!--", tag.end(), close) >= 0 else close
+        at = close + 6
+
+
+def output_text(fragment: bytes, chars: int | None) -> bytes:
+    """The text of an output's HTML, still escaped: the first ``chars`` characters
+    it shows (None: all), cut after the last whole word within them."""
+    size = len(fragment) if chars is None else min(len(fragment), max(chars * _HTML_PER_CHAR, 4096))
+    while True:
+        text = _text_of(fragment if size >= len(fragment) else fragment[: max(fragment.rfind(b"<", 0, size), 0)])
+        if chars is None or len(text) > chars or size >= len(fragment):
+            break
+        size *= 2
+    if chars is None or len(text) <= chars:  # bytes: no fewer than the characters they show
+        return text
+    shown = text.decode("utf-8", "replace")
+    return shown[: _cut(shown, chars)].encode("utf-8")
+
+
+def _text_of(fragment: bytes) -> bytes:
+    """The text some HTML shows (its ignored elements and previews already emptied:
+    :func:`strip_ignored`), escaped as it is there, its tags gone (a line break for
+    each that is no inline tag), blank lines dropped; never longer than the text it
+    shows, up to any point (but for its entities)."""
+    text = _ANY_TAG.sub(b"\n", _INLINE_TAG.sub(b"", _SPAN_TAG.sub(b"", fragment)))
+    return _BLANK_LINES.sub(b"\n", _unescaped_breaks(text)).strip()
+
+
+def _unescaped_breaks(text: bytes) -> bytes:
+    """:data:`_ESCAPED_BREAK` as spaces (looked for only where there is a backslash:
+    a pattern that starts by looking behind is slow to search)."""
+    return _ESCAPED_BREAK.sub(b" ", text) if b"\\" in text else text
+
+
+_BLANK_LINES = re.compile(rb"\n\s*\n")
+_ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+
+
+def _cut(text: str, chars: int) -> int:
+    """Where escaped ``text`` is cut to show at most ``chars`` characters (an entity
+    is one) and no word in part: after the last whitespace within them; in a single
+    giant word, at the last character within them (never inside an entity)."""
+    shown = done = 0  # text[:done] shows ``shown`` characters
+    for entity in _ENTITY.finditer(text):
+        gap = entity.start() - done
+        if shown + gap >= chars:
+            break  # the budget ends in the text before it
+        shown += gap + 1
+        done = entity.end()
+        if shown >= chars:
+            break
+    end = min(len(text), done + max(0, chars - shown))
+    if end >= len(text):
+        return len(text)
+    space = max(text.rfind(" ", 0, end + 1), text.rfind("\n", 0, end + 1), text.rfind("\t", 0, end + 1))
+    return space if space > 0 else end
+
+
+# --- code as plain text ---------------------------------------------------------------------------
+#
+# A highlighted block (a command, a file an agent wrote, a diff, code in a reply) is a
+# <span> per token inside a <pre>, which Pagefind parses one by one for the same
+# words: the copy keeps the <pre> and its text, without the spans (a <pre> holds
+# no other element that splits a word), and writes escaped line ends as spaces.
+
+_PRE_TAG = re.compile(rb"<pre[\s>]")
+
+
+def code_as_text(page: bytes) -> bytes:
+    """``page`` with every ``<pre>``'s spans removed and escaped line ends spaced."""
+    parts = []
+    done = 0
+    at = _PRE_TAG.search(page)
+    while at is not None:
+        close = page.find(b"</pre>", at.start())
+        if close < 0:
+            break
+        parts += [page[done : at.start()], _unescaped_breaks(_SPAN_TAG.sub(b"", page[at.start() : close]))]
+        done = close
+        at = _PRE_TAG.search(page, close)
     parts.append(page[done:])
     return b"".join(parts)
 
