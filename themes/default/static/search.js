@@ -235,9 +235,13 @@
     }).then(function (found) {
       if (found.results.length || found.near.length) return found;
       // No page holds the words, not even inside longer ones: the pages with words
-      // that begin with them (Pagefind's own search), as near matches.
+      // that begin with them (Pagefind's own search), as near matches. Its first
+      // few only: in a shard without the word Pagefind offers pages holding pieces
+      // of it ("wobble" for "wobbleshaft"), each a page of text to fetch for nothing.
       return pf.search(words.join(" "), { filters: filters }).then(function (loose) {
-        var ranked = ((loose && loose.results) || []).map(function (r, i) { return { id: r.id, result: r, order: i }; });
+        var ranked = ((loose && loose.results) || []).slice(0, BATCH).map(function (r, i) {
+          return { id: r.id, result: r, order: i };
+        });
         return check(root, ranked, terms).then(function (again) {
           again.unchecked = found.unchecked;
           return again;
