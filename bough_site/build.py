@@ -335,7 +335,7 @@ def _early_shards(writer: SiteWriter, config: BuildConfig,
     """With search on and workers to spare, a project new to OUT is indexed as soon
     as its pages are written, beside the rendering of the others."""
     if options.search and workers_for(config.jobs) > 1:
-        return search.EarlyShards(writer, config.report)
+        return search.EarlyShards(writer, config.report, options.search_limit)
     return contextlib.nullcontext()
 
 

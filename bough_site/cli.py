@@ -13,7 +13,8 @@ import click
 
 from . import __version__
 from .build import BuildResult, build
-from .config import DEFAULT_HIGHLIGHT_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir, codex_home, redaction_key
+from .config import (DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir,
+                     codex_home, redaction_key)
 from .errors import BoughError, OutputError
 from .model import UNKNOWN_TOKENS_KEY
 from .quick import unsaid_notes
@@ -65,6 +66,10 @@ def site_options(command):
                      show_default=True, metavar="KB",
                      help="Highlight tool output for its first KB kilobytes or KB x 25 lines, and the rest "
                           "plain (what an agent wrote: 64 KB, or KB if larger). 0: highlight everything."),
+        click.option("--search-limit", type=click.IntRange(min=0), default=DEFAULT_SEARCH_LIMIT,
+                     show_default=True, metavar="KB",
+                     help="Search what each tool returned for its first KB kilobytes (an error: all of it). "
+                          "0: all of it."),
         click.option("-q", "--quiet", is_flag=True, help="No progress, only warnings and the summary."),
         click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
                      help="Where bough keeps a copy of every transcript it reads "
@@ -80,13 +85,15 @@ def site_options(command):
 def site_config(*, sources: tuple[Path, ...], out: Path, theme: Path | None, source_filter: str,
                 no_redact: bool, redact_paths: bool, force: bool, jobs: int, no_search: bool, quiet: bool,
                 archive: Path | None, no_archive: bool, prune: bool = False,
-                highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT) -> BuildConfig:
+                highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT,
+                search_limit: int = DEFAULT_SEARCH_LIMIT) -> BuildConfig:
     if archive is not None and no_archive:
         raise click.UsageError("--archive and --no-archive exclude each other")
     return BuildConfig(
         sources=list(sources), out=out, theme=theme, source_filter=source_filter,
         redact=not no_redact, redact_paths=redact_paths, force=force, prune=prune,
-        jobs=jobs, search=not no_search, highlight_limit=highlight_limit, report=_reporter(quiet),
+        jobs=jobs, search=not no_search, highlight_limit=highlight_limit, search_limit=search_limit,
+        report=_reporter(quiet),
         archive=None if no_archive else (archive or archive_dir()),
     )
 

@@ -106,7 +106,7 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
     # Pagefind reads the session pages, all written by now: its runs (a bundle per
     # project) go on while the site's own pages are made, and are written after them.
     runs = search.start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
-                               early=early) \
+                               early=early, search_limit=options.search_limit) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
         site = site_stats(projects, tally, warnings, previous)

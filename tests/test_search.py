@@ -986,8 +986,6 @@ def test_the_budget_is_an_option_in_the_digest_and_the_stamp(tmp_path: Path) -> 
     assert search.output_chars(3) == 3072 and search.output_chars(0) is None
 
 
-@pytest.mark.xfail(strict=True, reason="until publish.py passes search_limit=options.search_limit to "
-                                       "search.start_shards, and build.py options.search_limit to search.EarlyShards")
 def test_a_build_indexes_tool_output_within_its_search_limit(tmp_path: Path) -> None:
     """Through the library: BuildConfig.search_limit is what each shard is made with."""
     lines = "".join(f"line {i:04d} of the output\n" for i in range(400))  # 11 KB
