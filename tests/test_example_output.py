@@ -142,3 +142,29 @@ def test_netlify_headers(fresh: dict[str, bytes]) -> None:
     assert every["Referrer-Policy"] == "no-referrer"
     for folder in ("/assets/*", "/images/*"):
         assert _headers(folder)["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+# Each example session page's size at 9425abe, before issue #36 gave it an outline,
+# neighbours, folding tools and a find box: the issue's budget is 15% more.
+PAGE_BYTES_BEFORE_ISSUE_36 = {
+    "d37beaa9-bc71-4206-a835-4dfcc256e63d": 11644,
+    "4b8e1d27-a06f-4c3b-8d92-5f7a3c0e1b68": 18884,
+    "0d9a4f6e-2b7c-4e18-8f35-c1a6b2d7e904": 22186,
+    "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27": 40647,
+    "c7f03b91-6d2e-4a85-b4c9-1e8d2a6f5b03": 30717,
+    "e45b8c13-7f2a-4c69-b1d8-3a0e5f7c2b61": 11476,
+    "019cd2e7-c6b8-7368-9b86-605be5b3b792": 11453,
+    "019cd2f6-5a09-7bef-82e6-80ec6336e188": 7663,
+    "09667b96-ea86-404b-ae96-e92222104612": 31424,
+    "6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35": 29058,
+    "b3e7a9d2-58c1-4f6b-a0d4-7c2e9f13b846": 40982,
+}
+
+
+def test_session_pages_grew_at_most_15_percent(fresh: dict[str, bytes]) -> None:
+    sizes = {Path(p).stem: len(data) for p, data in fresh.items()
+             if "/sessions/" in p and p.endswith(".html")}
+    assert sizes.keys() == PAGE_BYTES_BEFORE_ISSUE_36.keys()
+    heavy = {sid: f"{sizes[sid] / before - 1:+.1%}" for sid, before in PAGE_BYTES_BEFORE_ISSUE_36.items()
+             if sizes[sid] > before * 1.15}
+    assert not heavy, f"session pages over their budget: {heavy}"

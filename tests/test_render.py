@@ -269,8 +269,9 @@ def test_session_header(rendered: dict[str, bytes]) -> None:
 
 def test_the_facts_fit_a_line_and_the_rest_is_folded_under_details(rendered: dict[str, bytes]) -> None:
     """Issue #36, point 1: when, how long, models, agent, prompts and tokens on a line
-    under the title (a fact never broken across lines); the stats, bough's own counts,
-    the directory, ids, versions, redactions, warnings and the data link in "Details"."""
+    under the title (a fact never broken across lines); the stats, the directory, ids,
+    versions, redactions, warnings and the data link in "Details"; bough's own counts
+    (records, lines read and skipped) in the sidecar."""
     header = s1_page(rendered).find_all("header", "session-header")[0]
     line = header.find_all("p", "facts-line")[0]
     raw = re.search(r'<p class="facts-line">(.*?)</p>', rendered[urls.session_html("alpha", "s1")].decode(), re.S)
@@ -280,9 +281,12 @@ def test_the_facts_fit_a_line_and_the_rest_is_folded_under_details(rendered: dic
     details = header.find_all("details", "session-details")[0]
     assert details.find_all("summary")[0].all_text() == "Details · 2 warnings"
     folded = details.all_text()
-    for needle in ("records", "lines read", "lines skipped", "/home/" + EVIL, "s1-" + EVIL, "2.1.0" + EVIL,
+    for needle in ("prompts", "output tokens", "/home/" + EVIL, "s1-" + EVIL, "2.1.0" + EVIL,
                    "feat/" + EVIL, "github-token", "not JSON " + EVIL, "Session data (JSON)"):
         assert needle in folded, needle
+    # What explains bough's own reading is in the sidecar alone.
+    page = rendered[urls.session_html("alpha", "s1")].decode()
+    assert not any(f"stat-{key}" in page for key in ("records", "lines", "skipped_lines"))
     assert details.find_all("dl", "stats") and details.find_all("dl", "facts")
     # Nothing of that outside it: the header's other parts are the title, the line and the folds.
     outside = [n for n in header.children if n.tag != "div"]

@@ -251,9 +251,11 @@ def test_details_hold_the_bookkeeping_folded(reader: dict[str, Path], tab: Calla
     assert re.fullmatch(r"Claude Code · .+ · \d+\xa0(s|min) · opus-4-6 · 13\xa0prompts · [\d.]+k?\xa0tokens", line), line
     details = page.locator("details.session-details")
     assert details.evaluate("d => d.open") is False
-    assert not page.get_by_text("lines read").is_visible()
+    assert not page.get_by_text("tool calls", exact=True).is_visible()
     details.locator("summary").click()
-    assert page.get_by_text("lines read").is_visible() and page.get_by_text("Session data (JSON)").is_visible()
+    assert page.get_by_text("tool calls", exact=True).is_visible()
+    assert page.get_by_text("Session data (JSON)").is_visible()
+    assert page.get_by_text("lines read").count() == 0  # bough's own counts: in the sidecar
 
 
 # --- 2. the outline -------------------------------------------------------------------------------
