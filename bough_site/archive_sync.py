@@ -45,13 +45,13 @@ from .archive import (
 )
 from .config import BuildConfig, agent_homes, claude_settings_files, gemini_settings_file
 from .discover import ORPHAN_AGENT, Discovered, transcript_label
-from .model import Session, Warning
+from .model import Session, InputWarning
 from .quick import archive_times
 from .readers.claude import ClaudeSource
 from .readers.lines import open_regular, peek_field, printable_name
 from .write import regular_names
 
-WarnFn = Callable[[Warning], None]
+WarnFn = Callable[[InputWarning], None]
 
 _MAX_ORIGINS = 8
 _DEFAULT_CLEANUP_DAYS = 30
@@ -106,7 +106,7 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
     except ReadOnly as err:
         # Like a full disk, a read-only archive costs the copies, not the site (docs/safety.md S8).
         kept.close()
-        warn(Warning(str(config.archive), 0, f"bough's archive cannot be written ({err}): this build archives "
+        warn(InputWarning(str(config.archive), 0, f"bough's archive cannot be written ({err}): this build archives "
                                              "nothing, and reads the sessions it already holds"))
         if archive is not None:
             _read_only(archive, kept, found, config, warn, scope)
@@ -118,7 +118,7 @@ def _sync(archive: Archive, kept: Kept, found: Discovered, config: BuildConfig, 
     """With the archive locked: copy what is new or grew, then add what only it has."""
     entries, problems = archive.entries(clean=True)
     for problem in problems:
-        warn(Warning(str(archive.root), 0, f"archive: {problem}"))
+        warn(InputWarning(str(archive.root), 0, f"archive: {problem}"))
     checked = archive.labels_current
     changed = not checked and relabel(archive, entries, warn)
     work = _Sync(archive, entries, utc_now(), found.stat)
@@ -142,7 +142,7 @@ def _read_only(archive: Archive, kept: Kept, found: Discovered, config: BuildCon
         with archive.locked(exclusive=False):
             entries, problems = archive.entries()
             for problem in problems:
-                warn(Warning(str(archive.root), 0, f"archive: {problem}"))
+                warn(InputWarning(str(archive.root), 0, f"archive: {problem}"))
             if not archive.labels_current:
                 entries = _without_stale_labels(entries)
             work = _Sync(archive, entries, utc_now(), found.stat)
@@ -151,7 +151,7 @@ def _read_only(archive: Archive, kept: Kept, found: Discovered, config: BuildCon
             kept.times = archive_times(archive.root)
     except (ArchiveError, OSError) as err:
         kept.close()
-        warn(Warning(str(archive.root), 0, f"bough's archive cannot be read either ({err}): "
+        warn(InputWarning(str(archive.root), 0, f"bough's archive cannot be read either ({err}): "
                                            "this build reads only the live transcripts"))
 
 
@@ -159,7 +159,7 @@ def _merge(archive: Archive, kept: Kept, found: Discovered, entries: dict[tuple[
            shorter: set[tuple[str, str]], warn: WarnFn, scope: list[Path], config: BuildConfig, *,
            writable: bool = True) -> None:
     for key in sorted(shorter):
-        warn(Warning(key[1], 0, f"shorter than bough's archived copy ({entries[key].size:,} bytes); "
+        warn(InputWarning(key[1], 0, f"shorter than bough's archived copy ({entries[key].size:,} bytes); "
                                 "transcripts only grow, so this build reads the archived copy"))
     try:
         _Merge(archive, kept, found, entries, warn, writable=writable).run(shorter, scope, config)
@@ -208,7 +208,7 @@ def relabel(archive: Archive, entries: dict[tuple[str, str], Entry], warn: WarnF
                 entries[entry.key] = mapped
         archive.labels_current = not _stale_labels(entries)  # none left behind (two taking each other's label)
     except OSError as err:
-        warn(Warning(str(archive.root), 0, f"archive: copies of one file under two names not made one: "
+        warn(InputWarning(str(archive.root), 0, f"archive: copies of one file under two names not made one: "
                                            f"{err.strerror or err}"))
     return True
 
@@ -381,11 +381,11 @@ class _Sync:
             self.archive.commit(made)
         except OSError as err:
             self.archive.discard(made)
-            warn(Warning(str(self.archive.root), 0, f"copies not put in place in the archive: {err.strerror or err}"))
+            warn(InputWarning(str(self.archive.root), 0, f"copies not put in place in the archive: {err.strerror or err}"))
             done = [(None, str(err.strerror or err)) for _ in done]
         for copy, (copied, error) in zip(self.copies, done):
             if error:
-                warn(Warning(copy.entry.label, 0, f"not copied into the archive {self.archive.root}: {error}"))
+                warn(InputWarning(copy.entry.label, 0, f"not copied into the archive {self.archive.root}: {error}"))
             elif copied is None:  # it got shorter while it was being copied
                 self.shorter.add(copy.entry.key)
             else:
@@ -397,7 +397,7 @@ class _Sync:
             try:
                 self.archive.write_record(record)
             except OSError as err:
-                warn(Warning(record.label, 0, f"not recorded in the archive {self.archive.root}: "
+                warn(InputWarning(record.label, 0, f"not recorded in the archive {self.archive.root}: "
                                               f"{err.strerror or err}"))
 
 
@@ -492,11 +492,11 @@ class _Merge:
         try:
             path = self.archive.restore(entry, folder)
         except Damaged as err:
-            self.warn(Warning(entry.label, 0, f"bough's archived copy is damaged ({err}), skipped; "
+            self.warn(InputWarning(entry.label, 0, f"bough's archived copy is damaged ({err}), skipped; "
                                               "`bough archive --verify` lists every damaged copy"))
             return None
         except OSError as err:
-            self.warn(Warning(entry.label, 0, f"bough's archived copy could not be decompressed "
+            self.warn(InputWarning(entry.label, 0, f"bough's archived copy could not be decompressed "
                                               f"into {folder}: {err.strerror or err}"))
             return None
         self.found.labels[path] = entry.label
@@ -546,7 +546,7 @@ class _Merge:
             found.claude.append(ClaudeSource(main, parts))
             self.kept.since[entry.label] = entry.archived
             if entry.orphan:
-                self.warn(Warning(entry.label, 0, ORPHAN_AGENT))
+                self.warn(InputWarning(entry.label, 0, ORPHAN_AGENT))
 
     def _add_gone_subagents(self, source: ClaudeSource, entry: Entry, mains: dict[str, ClaudeSource],
                             attached: set[str]) -> None:

@@ -41,7 +41,7 @@ from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
 from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
 from .manifest import MANIFEST, Manifest, SessionState, UnitState, sha256_prefix
-from .model import Project, Session, Site, Warning
+from .model import Project, Session, Site, InputWarning
 from .options import Options, build_options
 from .plan import Plan, gone_sessions, make_plan
 from .plan.lineage import decisions, in_state
@@ -66,7 +66,7 @@ class BuildResult:
     used_examples: bool = False
     written: int = 0
     unchanged: int = 0
-    warnings: list[Warning] = field(default_factory=list)
+    warnings: list[InputWarning] = field(default_factory=list)
     archived_only: int = 0  # sessions whose original is deleted, read from bough's archive
     notes: list[str] = field(default_factory=list)  # said once in the summary (the agents' cleanup)
     rebuilt: int = 0  # sessions read and rendered by this build
@@ -103,18 +103,18 @@ class NothingToRead(BoughError):
 # --------------------------------------------------------------------------- load_site
 
 
-def _collector(config: BuildConfig) -> tuple[list[Warning], Callable[[Warning], None]]:
+def _collector(config: BuildConfig) -> tuple[list[InputWarning], Callable[[InputWarning], None]]:
     """A list of warnings and the callback that fills it, reporting each as it comes."""
-    warnings: list[Warning] = []
+    warnings: list[InputWarning] = []
 
-    def warn(warning: Warning) -> None:
+    def warn(warning: InputWarning) -> None:
         warnings.append(warning)
         config.report(f"warning: {warning}")
 
     return warnings, warn
 
 
-def _sources(config: BuildConfig, warn: Callable[[Warning], None],
+def _sources(config: BuildConfig, warn: Callable[[InputWarning], None],
              known: Known | None = None) -> tuple[Discovered, Kept]:
     """Stages 1 and 2: what there is to read, live or only in the archive; the
     bundled examples when there is nothing at all. Close the Kept when done."""
@@ -141,7 +141,7 @@ def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Sit
     return site
 
 
-def _read_sessions(found: Discovered, warn: Callable[[Warning], None]) -> list[Session]:
+def _read_sessions(found: Discovered, warn: Callable[[InputWarning], None]) -> list[Session]:
     from .readers.claude import read_claude_session
 
     inherit = decisions([(source.main, found.label(source.main)) for source in found.claude],
@@ -178,7 +178,7 @@ def _session_order(session: Session) -> tuple[str, str]:
     return (session.started or "", session.id)
 
 
-def _sorted_warnings(warnings: list[Warning]) -> list[Warning]:
+def _sorted_warnings(warnings: list[InputWarning]) -> list[InputWarning]:
     # By file and line: the same whatever order the files were read in (live,
     # archived, or by parallel workers); redacted, since labels name directories.
     return sorted(warnings, key=lambda w: (w.file, w.line, w.reason))
@@ -265,7 +265,7 @@ def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
                        gone=said.gone, kept=said.files)
 
 
-def built_site(out: Path, warnings: list[Warning]) -> Site:
+def built_site(out: Path, warnings: list[InputWarning]) -> Site:
     """The site the last build in OUT made, from its manifest: what a build that
     reuses every session returns."""
     previous = Manifest.load(out)
@@ -340,7 +340,7 @@ def _early_shards(writer: SiteWriter, config: BuildConfig,
 
 
 def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: BuildResult,
-              reported: list[Warning], found: Discovered) -> None:
+              reported: list[InputWarning], found: Discovered) -> None:
     """What this build said, for the next one's quick check (quick.py)."""
     quick.prepare(out)
     said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, reported,
@@ -351,7 +351,7 @@ def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: Bu
 
 
 def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, options: Options, digest: str,
-              units: list[Unit], discovery_warnings: list[Warning], previous: Manifest,
+              units: list[Unit], discovery_warnings: list[InputWarning], previous: Manifest,
               stat_of: Callable[[Any], os.stat_result], early: search.EarlyShards | None) -> BuildResult:
     """Stages 3 to 7, with OUT held; ``digest`` is ``options``' digest, ``previous``
     the last build's manifest, ``stat_of`` what discovery saw of each file, ``early``
@@ -465,8 +465,8 @@ def _reused(plan: Plan, progress: _Progress) -> dict[str, Entry]:
 def _unit_state(result: UnitResult, plan: Plan, redactor: Any, report: Callable[[str], None]) -> UnitState:
     """What the manifest keeps of a unit read now; its warnings are reported as they come."""
     for line in result.warnings:
-        report(f"warning: {Warning(*line)}")
-    warnings = scrub_warnings([Warning(*w) for w in result.warnings], redactor)
+        report(f"warning: {InputWarning(*line)}")
+    warnings = scrub_warnings([InputWarning(*w) for w in result.warnings], redactor)
     unit = result.unit
     names = list(plan.own_slugs[unit.key]) if unit.kind == CLAUDE else []
     return UnitState(unit.kind, result.files, [s.key for s in result.sessions],
@@ -587,12 +587,12 @@ def _note_parts(entry: Entry, summary: dict[str, Any]) -> None:
         entry.session.anchor_parts = parts
 
 
-def _site_warnings(discovery: list[Warning], units: list[Unit], states: dict[str, UnitState]) -> list[Warning]:
+def _site_warnings(discovery: list[InputWarning], units: list[Unit], states: dict[str, UnitState]) -> list[InputWarning]:
     warnings = list(discovery)
     for unit in units:
         state = states.get(unit.key)
         if state is not None:
-            warnings += [Warning(*w) for w in state.warnings]
+            warnings += [InputWarning(*w) for w in state.warnings]
     return _sorted_warnings(warnings)
 
 

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import BuildConfig
-from .model import Warning
+from .model import InputWarning
 from .readers.claude import ClaudeSource
 from .readers.lines import open_regular, parse_line, peek_field, peek_lines, printable_name
 from .summaries import hide
 
-WarnFn = Callable[[Warning], None]
+WarnFn = Callable[[InputWarning], None]
 EXAMPLES = Path(__file__).parent / "examples"
 # Said before anything else when the examples are built: their warnings would
 # otherwise read as a first run gone wrong.
@@ -107,7 +107,7 @@ def add_examples(found: Discovered, config: BuildConfig, warn: WarnFn) -> None:
 
 def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn: WarnFn, known: Known) -> None:
     if not os.path.lexists(source):
-        warn(Warning(str(source), 0, "source does not exist"))
+        warn(InputWarning(str(source), 0, "source does not exist"))
         return
     found.inputs.append(source)
     # Absolute and normalised once: a transcript's label is the end of its path
@@ -119,7 +119,7 @@ def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn:
         walk = _Walk(config, warn, known)
         _walk(found, where, walk, 0)
         if walk.too_deep:
-            warn(Warning(str(source), 0, f"{walk.too_deep} folder{'s' if walk.too_deep > 1 else ''} more than "
+            warn(InputWarning(str(source), 0, f"{walk.too_deep} folder{'s' if walk.too_deep > 1 else ''} more than "
                                          f"{MAX_DEPTH} levels down not looked into"))
     else:
         _add_file(found, where, config, warn)
@@ -182,7 +182,7 @@ def _add_packed(found: Discovered, path: Path, walk: _Walk) -> None:
         found.codex.append(path)
         found.labels[path] = label
     else:
-        walk.warn(Warning(label, 0, NOT_A_TRANSCRIPT))
+        walk.warn(InputWarning(label, 0, NOT_A_TRANSCRIPT))
 
 
 def _is_gemini_tree(folder: Path, entries: list[os.DirEntry]) -> bool:
@@ -215,7 +215,7 @@ def _scan_project_dir(found: Discovered, project_dir: Path, entries: list[os.Dir
         path = Path(entry.path)
         label = transcript_label(path)
         if entry.name in folders:
-            walk.warn(Warning(label, 0, "a directory named *.jsonl, skipped"))
+            walk.warn(InputWarning(label, 0, "a directory named *.jsonl, skipped"))
             continue
         if entry.name.startswith("agent-") and peek_field(path, "isSidechain") is True:
             old_agents.append(path)
@@ -299,7 +299,7 @@ def kind_of(path: Path, label: str, warn: WarnFn) -> str:
             return kind
     if rollout or (head and _is_codex(path)):
         return CODEX
-    warn(Warning(label, 0, NOT_A_TRANSCRIPT))
+    warn(InputWarning(label, 0, NOT_A_TRANSCRIPT))
     return ""
 
 
@@ -359,7 +359,7 @@ def _attach_old_agent(found: Discovered, agent: Path, sessions: dict[str, Claude
     if parent is not None:
         parent.subagents.append(agent)
         return
-    warn(Warning(label, 0, ORPHAN_AGENT))
+    warn(InputWarning(label, 0, ORPHAN_AGENT))
     found.claude.append(ClaudeSource(agent, []))
 
 
@@ -403,7 +403,7 @@ def _entries(folder: Path, warn: WarnFn) -> list[os.DirEntry]:
         with os.scandir(folder) as scan:
             return sorted(scan, key=lambda e: e.name)
     except OSError as err:
-        warn(Warning(str(folder), 0, f"cannot list directory: {err.strerror or err}"))
+        warn(InputWarning(str(folder), 0, f"cannot list directory: {err.strerror or err}"))
         return []
 
 

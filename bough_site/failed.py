@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BoughError
-from .model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_GEMINI, Marker, Session, Warning
+from .model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_GEMINI, Marker, Session, InputWarning
 from .plan.units import CLAUDE, CODEX, Unit
 from .readers.lines import peek_field
 from .readers.values import as_dict, as_str, normalize_timestamp, untitled
@@ -51,8 +51,8 @@ class Failure:
         name = type(self.error).__name__
         return f"{name}: {message}" if message else name
 
-    def warning(self, label: str) -> Warning:
-        return Warning(label, 0, f"bough could not {self.stage} this session ({self.what}); its page says so, and "
+    def warning(self, label: str) -> InputWarning:
+        return InputWarning(label, 0, f"bough could not {self.stage} this session ({self.what}); its page says so, and "
                                  f"its transcript is kept as it is. This is a bug in bough {__version__}: please report it")
 
     def note(self) -> str:
@@ -62,7 +62,7 @@ class Failure:
                 "is (and in bough's archive, where the archive is on), so a later bough can show it.")
 
 
-def stand_ins(session: Session, failure: Failure, warn: Callable[[Warning], None]) -> Iterator[Session]:
+def stand_ins(session: Session, failure: Failure, warn: Callable[[InputWarning], None]) -> Iterator[Session]:
     """What may stand for a session bough failed to redact or render, to try in
     turn: its facts and counts as read with a note for its timeline; should that
     fail too (the bug lies in those facts), its id alone. The warning is said once."""
@@ -75,7 +75,7 @@ def stand_ins(session: Session, failure: Failure, warn: Callable[[Warning], None
     yield _shown(bare, failure, warning, untitled(session.started), None)
 
 
-def _shown(session: Session, failure: Failure, warning: Warning, title: str, tally: object) -> Session:
+def _shown(session: Session, failure: Failure, warning: InputWarning, title: str, tally: object) -> Session:
     shown = Session(
         id=session.id, source=session.source, cwd=session.cwd, title=title, started=session.started,
         ended=session.ended, versions=list(session.versions), models=list(session.models),
@@ -89,7 +89,7 @@ def _shown(session: Session, failure: Failure, warning: Warning, title: str, tal
     return shown
 
 
-def unreadable(kind: str, path: Path, label: str, failure: Failure, warn: Callable[[Warning], None]) -> Session:
+def unreadable(kind: str, path: Path, label: str, failure: Failure, warn: Callable[[InputWarning], None]) -> Session:
     """A session whose file bough failed to read: what a glance at its first
     lines tells (its directory, its first time), and the note."""
     warning = failure.warning(label)

@@ -40,7 +40,7 @@ import orjson
 from . import failed, sidecars, urls
 from .inherit import FileSummary, Inheritance
 from .manifest import FileState, sha256_prefix
-from .model import Project, Session, Warning, linked_sessions
+from .model import Project, Session, InputWarning, linked_sessions
 from .options import Options
 from .plan.units import CLAUDE, GEMINI, Unit, file_size, optimistic_slug, project_identity
 from .scrub import scrub_session
@@ -169,7 +169,7 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
     assert options is not None, "worker not initialised"
     unit = job.unit
     before = unit.states()
-    warnings: list[Warning] = []
+    warnings: list[InputWarning] = []
     sessions = _read_contained(unit, warnings.append, job.inherit)
     files = []
     for path, state in zip(unit.paths, before):
@@ -201,7 +201,7 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
 
 
-def _read_contained(unit: Unit, warn: Callable[[Warning], None], inherit: Inheritance | None) -> list[Session]:
+def _read_contained(unit: Unit, warn: Callable[[InputWarning], None], inherit: Inheritance | None) -> list[Session]:
     """The unit's sessions; should its reader fail, each of its files read alone
     (forks and sub-agents are then not matched across files), and a file whose
     reading fails again stands for a session of its own that says so."""
@@ -226,7 +226,7 @@ def _read_contained(unit: Unit, warn: Callable[[Warning], None], inherit: Inheri
 
 
 def _contained(session: Session, stage: str, step: Callable[[Session], Any], options: Options,
-               warnings: list[Warning]) -> Any:
+               warnings: list[InputWarning]) -> Any:
     """``step(session)``; should bough fail in it, the same step for the session's
     stand-ins in turn (failed.py): a page that says the session could not be shown,
     and why. None when even the last stand-in fails: the session is left out."""
@@ -243,7 +243,7 @@ def _contained(session: Session, stage: str, step: Callable[[Session], Any], opt
         except Exception as err:  # noqa: BLE001: the next stand-in, then none
             if not failed.contained(err):
                 raise
-    warnings.append(Warning(session.files[0] if session.files else session.id, 0,
+    warnings.append(InputWarning(session.files[0] if session.files else session.id, 0,
                             "bough could not show even a note for this session: it is left out"))
     return None
 
@@ -290,7 +290,7 @@ def _foreseen(job: Job, project: dict[str, str], options: Options) -> dict[str, 
     return {parent: urls.session_html(project["id"], optimistic_slug(parent))}
 
 
-def _read(unit: Unit, warn: Callable[[Warning], None], inherit: Inheritance | None = None) -> list[Session]:
+def _read(unit: Unit, warn: Callable[[InputWarning], None], inherit: Inheritance | None = None) -> list[Session]:
     labels = dict(zip(unit.paths, unit.labels))
 
     def label(path: Path) -> str:

@@ -79,7 +79,7 @@ class Usage:
 
 
 @dataclass
-class Warning:
+class InputWarning:
     """Something in the input that was skipped or looked wrong."""
 
     file: str
@@ -241,7 +241,7 @@ class Session:
     files: list[str]  # source files read for this session (main first)
     timeline: list[TimelineItem]
     stats: dict[str, int]
-    warnings: list[Warning] = field(default_factory=list)
+    warnings: list[InputWarning] = field(default_factory=list)
     # Sub-agent runs that could not be placed under a launching call.
     orphan_subagents: list[SubagentRun] = field(default_factory=list)
     parent_id: str | None = None  # Codex fork: the session it was forked from
@@ -292,7 +292,7 @@ class Project:
 class Site:
     projects: list[Project]
     stats: dict[str, int]
-    warnings: list[Warning] = field(default_factory=list)
+    warnings: list[InputWarning] = field(default_factory=list)
 
 
 # --- what a session's page links to ---------------------------------------------

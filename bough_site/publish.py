@@ -21,7 +21,7 @@ import orjson
 from . import __version__, failed, search, sidecars, urls
 from .errors import OutputError
 from .manifest import Manifest
-from .model import Project, Session, Site, Warning
+from .model import Project, Session, Site, InputWarning
 from .options import Options
 from .stats import Tally
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
@@ -74,7 +74,7 @@ class SitePages:
 
 
 def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
-               warnings: list[Warning]) -> tuple[str, dict[str, str]]:
+               warnings: list[InputWarning]) -> tuple[str, dict[str, str]]:
     """What the index and project pages are made of (``parts`` of each session),
     as one digest for the site and one per project."""
     site = hashlib.sha256()
@@ -89,7 +89,7 @@ def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
     return site.hexdigest(), per_project
 
 
-def publish(projects: list[Project], tally: Callable[[Session], Tally | None], warnings: list[Warning], *,
+def publish(projects: list[Project], tally: Callable[[Session], Tally | None], warnings: list[InputWarning], *,
             signature: str, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
             options: Options, outputs: Outputs, report: Callable[[str], None], workers: int = 1,
             early: search.EarlyShards | None = None) -> SitePages:
@@ -124,7 +124,7 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
 @dataclass
 class _SiteFiles:
     paths: list[str]
-    warnings: list[Warning] = field(default_factory=list)  # a part of a page bough failed to make
+    warnings: list[InputWarning] = field(default_factory=list)  # a part of a page bough failed to make
     fell_back: set[str] = field(default_factory=set)  # the projects whose page left that part out
 
 
@@ -169,13 +169,13 @@ def _index_page(renderer: Any, site: Site, made: _SiteFiles) -> bytes:
         return renderer.index_page(site, with_chart=False)
 
 
-def _add_warnings(site: Site, warnings: list[Warning]) -> None:
+def _add_warnings(site: Site, warnings: list[InputWarning]) -> None:
     """Warnings of publishing join the site's, on the index and in index.json."""
     site.warnings = sorted([*site.warnings, *warnings], key=lambda w: (w.file, w.line, w.reason))
 
 
-def _render_warning(page: str, part: str, err: Exception) -> Warning:
-    return Warning(page, 0, f"bough could not render {part} ({failed.Failure('render', err).what}); left out. "
+def _render_warning(page: str, part: str, err: Exception) -> InputWarning:
+    return InputWarning(page, 0, f"bough could not render {part} ({failed.Failure('render', err).what}); left out. "
                             f"This is a bug in bough {__version__}: please report it")
 
 
@@ -242,7 +242,7 @@ def script_json(value: Any) -> bytes:
 
 
 def site_stats(projects: list[Project], tally: Callable[[Session], Tally | None] | None,
-               warnings: list[Warning], previous: Manifest) -> Site:
+               warnings: list[InputWarning], previous: Manifest) -> Site:
     """Project and site numbers: unions of the sessions' identities. Without
     ``tally`` (nothing changed) the last build's numbers are the numbers."""
     out = []
@@ -267,7 +267,7 @@ def project_of(identity: dict[str, str], sessions: list[Session], tallies: list[
                    stats=tally.stats(), tally=tally)
 
 
-def site_of(projects: list[Project], warnings: list[Warning]) -> Site:
+def site_of(projects: list[Project], warnings: list[InputWarning]) -> Site:
     projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)
     site_tally = Tally()
     for project in projects:

@@ -54,7 +54,7 @@ import orjson
 from .archive import INDEX, RESTORE_PREFIX
 from .config import BuildConfig, claude_settings_files, gemini_settings_file
 from .errors import BoughError
-from .model import Warning
+from .model import InputWarning
 from .state import read_regular
 from .write import locked
 
@@ -70,8 +70,8 @@ class Said:
     projects: int = 0
     sessions: int = 0
     stats: dict[str, int] = field(default_factory=dict)
-    warnings: list[Warning] = field(default_factory=list)  # the site's, redacted
-    reported: list[Warning] = field(default_factory=list)  # those reported while reading the sources
+    warnings: list[InputWarning] = field(default_factory=list)  # the site's, redacted
+    reported: list[InputWarning] = field(default_factory=list)  # those reported while reading the sources
     claude: bool = False  # it showed Claude Code sessions: the cleanup notes are said again
     gemini: bool = False
     sessions_live: int = 0  # read or reused: all reused next time
@@ -93,8 +93,8 @@ class Said:
                    int(doc["sessions_live"]), int(doc["gone"]), int(doc["archived_only"]), int(doc["files"]))
 
 
-def _warnings(rows: Iterable[Any]) -> list[Warning]:
-    return [Warning(str(f), int(line), str(reason)) for f, line, reason in rows]
+def _warnings(rows: Iterable[Any]) -> list[InputWarning]:
+    return [InputWarning(str(f), int(line), str(reason)) for f, line, reason in rows]
 
 
 # --------------------------------------------------------------------------- the inputs

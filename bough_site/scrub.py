@@ -24,7 +24,7 @@ from .model import (
     Thinking,
     TimelineItem,
     ToolCall,
-    Warning,
+    InputWarning,
 )
 from .redact import Redactor
 
@@ -52,10 +52,10 @@ def scrub_session(session: Session, redactor: Redactor) -> None:
     session.redactions = dict(sorted(redactor.counts.items()))
 
 
-def scrub_warnings(warnings: list[Warning], redactor: Redactor) -> list[Warning]:
+def scrub_warnings(warnings: list[InputWarning], redactor: Redactor) -> list[InputWarning]:
     """Warnings name files, and a file's label holds its project directory's name
     (the mangled cwd): the site's list of warnings needs this as much as a session's."""
-    return [Warning(redactor.text(w.file), w.line, redactor.text(w.reason)) for w in warnings]
+    return [InputWarning(redactor.text(w.file), w.line, redactor.text(w.reason)) for w in warnings]
 
 
 def _maybe(redactor: Redactor, value: str | None) -> str | None:

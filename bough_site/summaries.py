@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from .model import Session, Usage, Warning
+from .model import Session, Usage, InputWarning
 from .stats import Tally
 
 # --------------------------------------------------------------------------- session summaries
@@ -84,7 +84,7 @@ def session_from_summary(summary: dict[str, Any], slug: str) -> Session:
         values[name] = values.get(name) or {}
     for name in ("id", "source", "cwd", "title", "started", "ended", "git_branch"):
         values.setdefault(name, None)
-    warnings = [Warning(f, n, r) for f, n, r in summary.get("warnings") or []]
+    warnings = [InputWarning(f, n, r) for f, n, r in summary.get("warnings") or []]
     return Session(**values, timeline=[], warnings=warnings, slug=slug)
 
 

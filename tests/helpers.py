@@ -60,7 +60,7 @@ from bough_site.model import (
     ToolCall,
     ToolResult,
     Usage,
-    Warning,
+    InputWarning,
 )
 from bough_site.render.pages import Renderer
 from corpus import examples as ex
@@ -418,7 +418,7 @@ def make_site() -> Site:
         "s1",
         "claude-code",
         claude_timeline(),
-        warnings=[Warning("a.jsonl", 3, "not JSON " + EVIL), Warning("b.jsonl", 0, "unreadable")],
+        warnings=[InputWarning("a.jsonl", 3, "not JSON " + EVIL), InputWarning("b.jsonl", 0, "unreadable")],
         redactions={"github-token": 2, EVIL: 1},
         orphan_subagents=[subagent(1)],
     )
@@ -443,7 +443,7 @@ def make_site() -> Site:
     )
     p1 = Project(id="alpha", name="alpha " + EVIL, cwd="/work/" + EVIL, sessions=[s1, s2], stats=dict(STATS))
     p2 = Project(id="beta", name="beta", cwd="/work/beta", sessions=[s3], stats=dict(STATS))
-    return Site(projects=[p2, p1], stats=dict(STATS), warnings=[Warning(EVIL, 1, EVIL)])
+    return Site(projects=[p2, p1], stats=dict(STATS), warnings=[InputWarning(EVIL, 1, EVIL)])
 
 
 LINKS = {"parent-session": urls.session_html("beta", "s3")}

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from bough_site.build import BuildResult
 from bough_site.cli import main, summary
 from bough_site.config import BuildConfig
-from bough_site.model import STAT_KEYS, UNKNOWN_TOKENS_KEY, Warning
+from bough_site.model import STAT_KEYS, UNKNOWN_TOKENS_KEY, InputWarning
 from bough_site.quick import RECORD, unsaid_notes
 
 from .helpers import SESSION, prompt, reply, text, write_jsonl
@@ -48,7 +48,7 @@ def stats(**values: int) -> dict[str, int]:
 def test_one_of_each_is_said_in_the_singular(tmp_path: Path) -> None:
     result = BuildResult(tmp_path, projects=1, sessions=1, rebuilt=1, written=1,
                          stats=stats(prompts=1, replies=1, tool_calls=1, input_tokens=1, output_tokens=1),
-                         warnings=[Warning("f", 1, "x")])
+                         warnings=[InputWarning("f", 1, "x")])
     assert summary(result, BuildConfig(out=tmp_path)).splitlines() == [
         "Built 1 project and 1 session: 1 prompt, 1 reply, 1 tool call.",
         "Tokens: 1 in, 1 out, 0 cache writes, 0 cache reads.",
@@ -63,7 +63,7 @@ def test_the_longest_summary_is_six_lines(tmp_path: Path) -> None:
     result = BuildResult(tmp_path, projects=2, sessions=1_234, used_examples=True, rebuilt=3, reused=1_200,
                          gone=20, archived_only=11, written=40, unchanged=5, kept=7, pruned=2,
                          stats=stats(prompts=5, replies=2_000, tool_calls=0) | {UNKNOWN_TOKENS_KEY: 2},
-                         warnings=[Warning("f", 1, "x"), Warning("f", 2, "y")],
+                         warnings=[InputWarning("f", 1, "x"), InputWarning("f", 2, "y")],
                          notes=["Claude Code deletes transcripts after 30 days (its default) and Gemini CLI "
                                 "deletes sessions after 30 days (its default); bough's archive keeps them."])
     lines = summary(result, BuildConfig(out=tmp_path, redact=False)).splitlines()

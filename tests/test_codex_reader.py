@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bough_site.model import Marker, Prompt, Reply, Session, Text, Thinking, ToolCall, Warning
+from bough_site.model import Marker, Prompt, Reply, Session, Text, Thinking, ToolCall, InputWarning
 from bough_site.readers.codex import find_rollouts, is_codex_rollout, read_codex_sessions
 from bough_site.readers.values import BAD_TIME
 
@@ -88,8 +88,8 @@ def rollout(tmp: Path, tid: str, lines: list[Any], day: str = "2026/03/01") -> P
     return write(tmp / "sessions" / day / f"rollout-2026-03-01T10-00-00-{tid}.jsonl", lines)
 
 
-def read(*paths: Path, codex_home: Path | None = None) -> tuple[list[Session], list[Warning]]:
-    warnings: list[Warning] = []
+def read(*paths: Path, codex_home: Path | None = None) -> tuple[list[Session], list[InputWarning]]:
+    warnings: list[InputWarning] = []
     home = codex_home or Path("/nonexistent/.codex")
     sessions = read_codex_sessions(list(paths), warnings.append, label=lambda p: p.name, codex_home=home)
     return sessions, warnings

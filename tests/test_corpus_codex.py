@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from corpus.codex import ExpectedCodex, generate_codex_history, write_codex_examples
-from bough_site.model import REASONING_KEY, STAT_KEYS, Marker, Reply, Session, Thinking, Warning
+from bough_site.model import REASONING_KEY, STAT_KEYS, Marker, Reply, Session, Thinking, InputWarning
 from bough_site.readers.codex import find_rollouts, read_codex_sessions
 from bough_site.work import summarize_work
 
@@ -21,8 +21,8 @@ def tree(root: Path) -> dict[str, bytes]:
     return file_tree(root)
 
 
-def read_history(root: Path) -> tuple[list[Session], list[Warning]]:
-    warnings: list[Warning] = []
+def read_history(root: Path) -> tuple[list[Session], list[InputWarning]]:
+    warnings: list[InputWarning] = []
     paths = find_rollouts(root / "sessions") + find_rollouts(root / "archived_sessions")
     sessions = read_codex_sessions(paths, warnings.append, label=lambda p: p.relative_to(root).as_posix(), codex_home=root)
     for session in sessions:
@@ -89,7 +89,7 @@ def test_bundled_examples_are_what_the_writer_writes(tmp_path: Path) -> None:
 
 
 def test_examples_show_a_tidepool_session_and_its_fork() -> None:
-    warnings: list[Warning] = []
+    warnings: list[InputWarning] = []
     sessions = read_codex_sessions(find_rollouts(EXAMPLES / "sessions"), warnings.append, codex_home=Path("/nonexistent"))
     assert warnings == []
     parent, fork = sessions

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from bough_site.build import assemble
-from bough_site.model import REASONING_KEY, STAT_KEYS, Session, Warning
+from bough_site.model import REASONING_KEY, STAT_KEYS, Session, InputWarning
 from bough_site.readers.gemini import read_gemini_sessions
 from bough_site.readers.gemini_log import load_file
 from bough_site.readers.gemini_files import find_gemini_files
@@ -20,10 +20,10 @@ from corpus.gemini import ExpectedGemini, generate_gemini_history
 from .helpers import all_calls, file_tree
 
 
-def read_history(root: Path) -> tuple[list[Session], list[Warning]]:
+def read_history(root: Path) -> tuple[list[Session], list[InputWarning]]:
     """As discovery and the build will: the files the read-once rules keep, the
     roots Gemini CLI wrote down, then commits and files from the model."""
-    warnings: list[Warning] = []
+    warnings: list[InputWarning] = []
     found = find_gemini_files(root)
     sessions = read_gemini_sessions(found.files, warnings.append, label=lambda p: p.relative_to(root).as_posix())
     for session in sessions:
@@ -32,7 +32,7 @@ def read_history(root: Path) -> tuple[list[Session], list[Warning]]:
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ExpectedGemini, list[Session], list[Warning]]:
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ExpectedGemini, list[Session], list[InputWarning]]:
     root = tmp_path_factory.mktemp("gemini-corpus")
     expected = generate_gemini_history(root)
     sessions, warnings = read_history(root)

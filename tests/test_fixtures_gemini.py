@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from bough_site.build import assemble
-from bough_site.model import Marker, Reply, Session, ToolCall, Warning
+from bough_site.model import Marker, Reply, Session, ToolCall, InputWarning
 from bough_site.readers.gemini import read_gemini_sessions
 from bough_site.readers.gemini_files import find_gemini_files, is_gemini_file
 from bough_site.work import summarize_work
@@ -26,9 +26,9 @@ PAIR = ("m-gemini__legacy-0.22__session-2025-12-30T07-24-a1c91f1a.json",
 
 
 @pytest.fixture(scope="module")
-def read() -> tuple[Path, list[Session], list[Warning]]:
+def read() -> tuple[Path, list[Session], list[InputWarning]]:
     folder = fixtures_dir("gemini")
-    warnings: list[Warning] = []
+    warnings: list[InputWarning] = []
     found = find_gemini_files(folder)
     sessions = read_gemini_sessions(found.files, warnings.append, label=lambda p: p.name)
     for session in sessions:

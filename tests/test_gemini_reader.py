@@ -22,7 +22,7 @@ from bough_site.model import (
     Text,
     Thinking,
     ToolCall,
-    Warning,
+    InputWarning,
 )
 from bough_site.readers.gemini import read_gemini_sessions, usage_of
 from bough_site.readers.gemini_files import (
@@ -122,8 +122,8 @@ def write_legacy(path: Path, head: dict[str, Any], messages: list[dict[str, Any]
     return path
 
 
-def read(*paths: Path, roots: dict[str, str] | None = None) -> tuple[list[Session], list[Warning]]:
-    warnings: list[Warning] = []
+def read(*paths: Path, roots: dict[str, str] | None = None) -> tuple[list[Session], list[InputWarning]]:
+    warnings: list[InputWarning] = []
     sessions = read_gemini_sessions(list(paths), warnings.append, label=lambda p: p.name, roots=roots)
     for session in sessions:
         summarize_work(session)

@@ -27,7 +27,7 @@ from bough_site.model import (
     ToolCall,
     ToolResult,
     Usage,
-    Warning,
+    InputWarning,
 )
 from bough_site.render import pages
 from bough_site.render.pages import Renderer, by_month, newest_first, short_model, short_models
@@ -487,7 +487,7 @@ def test_short_model_names() -> None:
 
 def test_index_lists_the_first_hundred_warnings(renderer: Renderer) -> None:
     site = make_site()
-    site.warnings = [Warning(f"f{n:03d}.jsonl", n, "not valid JSON") for n in range(150)]
+    site.warnings = [InputWarning(f"f{n:03d}.jsonl", n, "not valid JSON") for n in range(150)]
     root = parse(renderer.index_page(site))
     (box,) = root.find_all("details", "warnings")
     assert box.find_all("summary")[0].all_text() == "150 warnings"

@@ -51,7 +51,7 @@ from ..model import (
     ToolCall,
     ToolResult,
     Usage,
-    Warning,
+    InputWarning,
 )
 from ..stats import Tally
 from .lines import JsonlFile, open_regular, parse_line, printable_name
@@ -70,7 +70,7 @@ from .values import (
     untitled,
 )
 
-WarnFn = Callable[[Warning], None]
+WarnFn = Callable[[InputWarning], None]
 LabelFn = Callable[[Path], str]
 
 CHAIN_TYPES = frozenset({"user", "assistant", "system"})
@@ -873,7 +873,7 @@ def _time_of(value: Any) -> str | None:
     return value if CANONICAL_TIME.fullmatch(value) else normalize_timestamp(value)
 
 
-def _quiet(warning: Warning) -> None:
+def _quiet(warning: InputWarning) -> None:
     """The pre-scan says nothing: the reader warns about the same lines."""
 
 
@@ -914,9 +914,9 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
     too: inherit.py), the timeline items made only of inherited records are left
     out (``Session.inherited_items``), each run of them shown as one ``inherited``
     marker naming that session; what is counted does not change."""
-    warnings: list[Warning] = []
+    warnings: list[InputWarning] = []
 
-    def note(warning: Warning) -> None:
+    def note(warning: InputWarning) -> None:
         warnings.append(warning)
         warn(warning)
 

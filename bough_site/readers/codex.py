@@ -10,7 +10,7 @@ Reading takes four steps:
 2. ``_plan`` decides, for a fork or sub-agent, how many lines after its identity
    are history copied from its parent: by matching them against the parent's
    lines; if the parent is not among the inputs, by ordinals or, failing that,
-   by the leading burst of copied lines (with a Warning either way).
+   by the leading burst of copied lines (with a InputWarning either way).
 3. ``_ThreadReader`` reads each file again: copied lines only move the token
    baseline and the current model; the thread's own lines become the timeline
    and the Tally.
@@ -51,7 +51,7 @@ from ..model import (
     ToolCall,
     ToolResult,
     Usage,
-    Warning,
+    InputWarning,
 )
 from ..stats import Tally
 from .lines import JsonlFile, open_regular, parse_line
@@ -68,7 +68,7 @@ from .values import (
     untitled,
 )
 
-WarnFn = Callable[[Warning], None]
+WarnFn = Callable[[InputWarning], None]
 LabelFn = Callable[[Path], str]
 
 # Rollout line types of the envelope era (docs/formats-codex.md X3); anything else is ignored.
@@ -222,7 +222,7 @@ class _Scan:
     line_count: int
     skipped: int
     size: int
-    warnings: list[Warning]
+    warnings: list[InputWarning]
     archived: bool
 
     def own_start(self) -> int:
@@ -258,9 +258,9 @@ def _digest(kind: str, payload: dict[str, Any]) -> bytes | None:
 
 
 def _scan(path: Path, label: str, warn: WarnFn) -> _Scan | None:
-    warnings: list[Warning] = []
+    warnings: list[InputWarning] = []
 
-    def note(warning: Warning) -> None:
+    def note(warning: InputWarning) -> None:
         warnings.append(warning)
         warn(warning)
 
@@ -277,9 +277,9 @@ def _scan(path: Path, label: str, warn: WarnFn) -> _Scan | None:
         ordinal = obj.get("ordinal")
         stamp = obj.get("timestamp")
         if bad_timestamp(stamp):
-            note(Warning(label, number, BAD_TIME))
+            note(InputWarning(label, number, BAD_TIME))
         if kind and _unknown_counts(kind, payload):
-            note(Warning(label, number, UNKNOWN_TOKENS))
+            note(InputWarning(label, number, UNKNOWN_TOKENS))
         info = payload.get("info") if kind == "event_msg" else None
         lines.append(_Line(
             number,
@@ -292,7 +292,7 @@ def _scan(path: Path, label: str, warn: WarnFn) -> _Scan | None:
         ))
     if not lines or not known:
         if lines:
-            note(Warning(label, 0, "not a Codex rollout (no session_meta, response_item or event_msg line), skipped"))
+            note(InputWarning(label, 0, "not a Codex rollout (no session_meta, response_item or event_msg line), skipped"))
         return None
     return _Scan(
         path, label, _thread_id(meta, path), meta, meta_index, lines,
@@ -1123,7 +1123,7 @@ def _scan_all(paths: list[Path], warn: WarnFn, label: LabelFn) -> dict[str, _Sca
     for path in sorted(set(paths), key=str):
         name = label(path)
         if path.name.endswith(".zst"):
-            warn(Warning(name, 0, "compressed rollout (.jsonl.zst) skipped; bough reads plain .jsonl"))
+            warn(InputWarning(name, 0, "compressed rollout (.jsonl.zst) skipped; bough reads plain .jsonl"))
             continue
         scan = _scan(path, name, warn)
         if scan is None:
@@ -1134,7 +1134,7 @@ def _scan_all(paths: list[Path], warn: WarnFn, label: LabelFn) -> dict[str, _Sca
             continue
         keep, drop = (scan, other) if _preferred(scan, other) else (other, scan)
         kept[scan.id] = keep
-        warn(Warning(drop.label, 0, f"same thread ({scan.id}) as {keep.label}; counted once, from that file"))
+        warn(InputWarning(drop.label, 0, f"same thread ({scan.id}) as {keep.label}; counted once, from that file"))
     return kept
 
 
@@ -1150,7 +1150,7 @@ def _drop_internal(scans: dict[str, _Scan], home: Path, warn: WarnFn) -> dict[st
     for tid, scan in scans.items():
         cwd = _scan_cwd(scan)
         if cwd and (os.path.normpath(cwd) == root or os.path.normpath(cwd).startswith(root.rstrip("/") + "/")):
-            warn(Warning(scan.label, 0, f"a session inside the Codex home ({cwd}), Codex's own; skipped"))
+            warn(InputWarning(scan.label, 0, f"a session inside the Codex home ({cwd}), Codex's own; skipped"))
             continue
         out[tid] = scan
     return out
@@ -1288,7 +1288,7 @@ def _session(thread: _Thread, orphans: list[SubagentRun], children: list[_Thread
         warnings.extend(child.scan.warnings)
     for note in (thread.plan.warning, *(c.plan.warning for c in children), _orphan_note(lineage)):
         if note:
-            warnings.append(Warning(scan.label, 0, note))
+            warnings.append(InputWarning(scan.label, 0, note))
             warn(warnings[-1])
     models = list(thread.models)
     models += [m for child in children for m in child.models if m not in models]

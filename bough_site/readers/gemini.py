@@ -44,7 +44,7 @@ from ..model import (
     ToolCall,
     ToolResult,
     Usage,
-    Warning,
+    InputWarning,
 )
 from ..stats import Tally
 from .codex import one_line
@@ -66,7 +66,7 @@ from .values import (
     untitled,
 )
 
-WarnFn = Callable[[Warning], None]
+WarnFn = Callable[[InputWarning], None]
 LabelFn = Callable[[Path], str]
 
 # §3: the record types; the notices become markers of these types.
@@ -277,7 +277,7 @@ class _FileReader:
         self.items.append(Marker(rid, time, kind, text or as_str(record.get("type")) or "(notice)"))
 
     def _warn(self, line: int, reason: str) -> None:
-        warning = Warning(self.file.label, line, reason)
+        warning = InputWarning(self.file.label, line, reason)
         self.file.warnings.append(warning)
         self._sink(warning)
 
@@ -367,7 +367,7 @@ def read_gemini_sessions(
     for parent, orphans in agents.items():
         for file in orphans:
             note = f"sub-agent of session {parent}, which is not here; shown as a session of its own"
-            file.warnings.append(Warning(file.label, 0, note))
+            file.warnings.append(InputWarning(file.label, 0, note))
             warn(file.warnings[-1])
             sessions.append(_session([file], [], known, warn, main=False))
     sessions.sort(key=lambda s: (s.started or "", s.id))

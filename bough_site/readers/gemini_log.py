@@ -16,11 +16,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..model import REMOVED_COMPACTED, REMOVED_REWOUND, Warning
+from ..model import REMOVED_COMPACTED, REMOVED_REWOUND, InputWarning
 from .lines import JsonlFile, open_regular, parse_line, printable_name
 from .values import as_dict, as_str, normalize_timestamp
 
-WarnFn = Callable[[Warning], None]
+WarnFn = Callable[[InputWarning], None]
 
 MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 SNAPSHOT_TAG = "<state_snapshot>"
@@ -40,7 +40,7 @@ class GeminiFile:
     removed: dict[str, str]  # message id -> REMOVED_REWOUND | REMOVED_COMPACTED
     lines: int
     skipped: int
-    warnings: list[Warning] = field(default_factory=list)
+    warnings: list[InputWarning] = field(default_factory=list)
 
     @property
     def session_id(self) -> str:
@@ -70,9 +70,9 @@ def load_file(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
     """Read one session file, telling the format from its content: a first line
     that is a whole object without ``messages`` starts a JSONL log; anything else
     is one legacy JSON object (a ``.jsonl`` that is neither is read line by line)."""
-    warnings: list[Warning] = []
+    warnings: list[InputWarning] = []
 
-    def note(warning: Warning) -> None:
+    def note(warning: InputWarning) -> None:
         warnings.append(warning)
         warn(warning)
 
@@ -99,7 +99,7 @@ def _head(path: Path, label: str, warn: WarnFn) -> bytes | None:
     with handle:
         head = handle.read(_PEEK).removeprefix(_BOM)
     if not head.strip():
-        warn(Warning(label, 0, "empty file"))
+        warn(InputWarning(label, 0, "empty file"))
         return None
     return head
 
@@ -121,13 +121,13 @@ def _legacy(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
     with handle:
         obj, reason = parse_line(handle.read().removeprefix(_BOM))
     if obj is None:
-        warn(Warning(label, 0, f"not a Gemini session: {reason or 'not a JSON object'}; skipped"))
+        warn(InputWarning(label, 0, f"not a Gemini session: {reason or 'not a JSON object'}; skipped"))
         return None
     if reason:
-        warn(Warning(label, 0, reason))
+        warn(InputWarning(label, 0, reason))
     messages = obj.get("messages")
     if not isinstance(messages, list) or not isinstance(obj.get("sessionId"), str):
-        warn(Warning(label, 0, "not a Gemini session (no sessionId and messages); skipped"))
+        warn(InputWarning(label, 0, "not a Gemini session (no sessionId and messages); skipped"))
         return None
     meta = {key: value for key, value in obj.items() if key != "messages"}
     records: dict[str, dict[str, Any]] = {}
@@ -211,10 +211,10 @@ def _replay(path: Path, label: str, warn: WarnFn) -> GeminiFile | None:
             reader.warn(number, "neither metadata, a message, $set nor $rewindTo; ignored")
     if not replay.records and not replay.meta:
         if reader.lines:
-            warn(Warning(label, 0, "not a Gemini session (no metadata or message line); skipped"))
+            warn(InputWarning(label, 0, "not a Gemini session (no metadata or message line); skipped"))
         return None
     if not isinstance(replay.meta.get("sessionId"), str):
-        warn(Warning(label, 0, "no session metadata line: the session is named by its file"))
+        warn(InputWarning(label, 0, "no session metadata line: the session is named by its file"))
     return GeminiFile(path, label, replay.meta, replay.records, replay.line_of, replay.removed(),
                       reader.lines, reader.skipped)
 

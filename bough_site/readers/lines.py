@@ -3,7 +3,7 @@
 Every format bough reads is JSON Lines written by a process that may be killed
 mid-write, by tools that change shape between versions, and sometimes by hand.
 This module is the one place that touches transcript bytes. It never raises for
-bad content: each bad line becomes one Warning and the next line is read.
+bad content: each bad line becomes one InputWarning and the next line is read.
 
 - Only regular files are opened; a FIFO or device is refused before ``open``
   could block or stream forever, and the size is taken before reading so a file
@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from ..model import Warning
+from ..model import InputWarning
 
 # A line longer than this is skipped (read through, never held whole).
 MAX_LINE_BYTES = 256 * 1024 * 1024
@@ -37,7 +37,7 @@ CUT_TEXT = "[cut: JSON nested too deeply]"
 _CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
-WarnFn = Callable[[Warning], None]
+WarnFn = Callable[[InputWarning], None]
 
 
 class JsonlFile:
@@ -62,7 +62,7 @@ class JsonlFile:
         self.size = 0  # bytes considered (the size when opened)
 
     def warn(self, line: int, reason: str) -> None:
-        self._warn(Warning(self.label, line, reason))
+        self._warn(InputWarning(self.label, line, reason))
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         handle = open_regular(self.path, self.label, self._warn)
@@ -115,20 +115,20 @@ def open_regular(path: Path, label: str, warn: WarnFn):
     try:
         info = os.stat(path)
     except OSError as err:
-        warn(Warning(label, 0, f"cannot read: {err.strerror or err}"))
+        warn(InputWarning(label, 0, f"cannot read: {err.strerror or err}"))
         return None
     if not stat.S_ISREG(info.st_mode):
-        warn(Warning(label, 0, "not a regular file, skipped"))
+        warn(InputWarning(label, 0, "not a regular file, skipped"))
         return None
     try:
         # O_NONBLOCK: should the path have become a FIFO since stat, open must not hang.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as err:
-        warn(Warning(label, 0, f"cannot read: {err.strerror or err}"))
+        warn(InputWarning(label, 0, f"cannot read: {err.strerror or err}"))
         return None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        warn(Warning(label, 0, "not a regular file, skipped"))
+        warn(InputWarning(label, 0, "not a regular file, skipped"))
         return None
     return os.fdopen(fd, "rb", buffering=_CHUNK)
 
