@@ -31,7 +31,7 @@ from pygments.lexer import RegexLexer  # noqa: E402
 from pygments.lexers import PythonLexer  # noqa: E402
 
 from bough_site.config import DEFAULT_HIGHLIGHT_LIMIT  # noqa: E402
-from bough_site.render.highlight import OUTPUT, Budget  # noqa: E402
+from bough_site.render.highlight_budget import OUTPUT, Budget  # noqa: E402
 from bough_site.render.lexing import speed_up  # noqa: E402
 
 

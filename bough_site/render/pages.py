@@ -51,9 +51,8 @@ from .built import NO_WORK, project_work
 from .env import default_theme_dir, is_default_template, make_env
 from .fast_items import FastItems, fast_items
 from .blockstore import BlockStore
+from .code_styles import stylesheet
 from .highlight import (
-    OUTPUT,
-    WRITTEN,
     code_html,
     highlight,
     highlight_body,
@@ -61,8 +60,8 @@ from .highlight import (
     highlight_hunks,
     highlight_patch,
     highlighting,
-    stylesheet,
 )
+from .highlight_budget import OUTPUT, WRITTEN
 from .images import image_filename, sniff_image
 from .links import safe_href
 from .markdown import plain_line, render_markdown
