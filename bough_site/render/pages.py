@@ -29,7 +29,7 @@ from markupsafe import Markup
 
 from .. import __version__, urls
 from ..config import DEFAULT_HIGHLIGHT_LIMIT
-from ..readers.claude import strip_line_numbers
+from ..line_numbers import strip_line_numbers
 from ..model import (
     REASONING_KEY,
     SOURCE_LABELS,
