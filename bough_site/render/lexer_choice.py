@@ -55,7 +55,7 @@ def _accepted(cls: type[Lexer]) -> type[Lexer] | None:
 @lru_cache(maxsize=512)
 def configured(cls: type[Lexer]) -> Lexer:
     """A configured lexer of class ``cls`` (an accepted one). Made only when a
-    block must be lexed: making one compiles its patterns (50 ms for Python's),
+    block must be lexed: making one compiles its patterns (docs/performance.md),
     which a build that finds its blocks in the store need not pay.  Its loop is
     :mod:`.lexing`'s where that applies: the same tokens, fewer failed matches."""
     return speed_up(_configure(cls()))
@@ -127,8 +127,8 @@ _GLOB_CHARS = frozenset("*?[")
 def _lexer_for_filename(basename: str) -> type[Lexer] | None:
     # What get_lexer_for_filename(basename) picks among built-in lexers (no
     # code given: no content guessing), without its plugin scan, and without
-    # trying its ~1,500 patterns one by one (3 ms a name: a build's new process
-    # meets about a hundred names).
+    # trying its ~1,500 patterns one by one (docs/performance.md; a build's new
+    # process meets about a hundred names).
     matches = [(find_lexer_class(name), pattern) for _order, name, pattern in _pattern_index().matches(basename)]
     if not matches:
         return None
