@@ -6,7 +6,7 @@
 
 Takes the running interpreter's standard library (the ``.py`` files the realcode
 history reads, sorted), cuts each to what the highlighting budget lexes of a Read
-result (its first 200 lines or 8 KB: ``highlight.Budget``), and lexes every text
+result (its first 200 lines or 8 KB: ``highlight_budget.Budget``), and lexes every text
 with Python's lexer both ways, ``--rounds`` times, printing the best
 ``time.process_time`` of each in ms per KB. It fails (exit 1) if a single token
 differs: render/lexing.py must give exactly Pygments' tokens.
@@ -31,7 +31,7 @@ from pygments.lexer import RegexLexer  # noqa: E402
 from pygments.lexers import PythonLexer  # noqa: E402
 
 from bough_site.config import DEFAULT_HIGHLIGHT_LIMIT  # noqa: E402
-from bough_site.render.highlight import OUTPUT, Budget  # noqa: E402
+from bough_site.render.highlight_budget import OUTPUT, Budget  # noqa: E402
 from bough_site.render.lexing import speed_up  # noqa: E402
 
 

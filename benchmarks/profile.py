@@ -49,7 +49,9 @@ import bench  # noqa: E402  (benchmarks/bench.py: the histories and the environm
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     # render/lexing.py is Pygments' RegexLexer loop, narrowed (our copy of it).
     ("highlighting: Pygments (lexing)", ("/pygments/", "bough_site/render/lexing.py")),
-    ("highlighting: ours (token loop, HTML, block cache, diffs)", ("bough_site/render/highlight.py",)),
+    ("highlighting: ours (token loop, HTML, block cache, diffs)",
+     ("bough_site/render/highlight.py", "bough_site/render/highlight_budget.py",
+      "bough_site/render/lexer_choice.py", "bough_site/render/code_styles.py")),
     ("Markdown", ("bough_site/render/markdown.py", "/markdown_it/", "/mdurl/", "/linkify_it/", "/mdit_py_plugins/")),
     # markupsafe is no stage: its escape() runs for our formatter as for templates.
     ("Jinja templates", ("/jinja2/", "/templates/", ".html")),

@@ -14,7 +14,7 @@ from typing import Any
 
 SOURCE_CHOICES = ("all", "claude", "codex", "gemini")
 # --highlight-limit's default: tool output is highlighted for its first 8 KB or
-# 200 lines (render/highlight.py: Budget).
+# 200 lines (render/highlight_budget.py: Budget).
 DEFAULT_HIGHLIGHT_LIMIT = 8
 # --search-limit's default: the first KB of what each tool returned is searchable
 # (an error all of it); the rest is on the page, not in the index. Chosen by what

@@ -217,7 +217,9 @@ def sessions_script(project: Project) -> bytes:
     title, so adding a session rewrites this file and the project's page, never
     its neighbours' pages (written whenever the project page is: the same
     signature). The JSON is escaped as docs/safety.md S2 says for data handed to scripts."""
-    from .render.pages import link, newest_first, when
+    from .render.formats import when
+    from .render.page_links import link
+    from .render.project_summary import newest_first
 
     home = urls.project_html(project.id)
     rows = []

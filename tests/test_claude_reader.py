@@ -474,7 +474,7 @@ def test_a_read_keeps_its_file_text_only_when_it_is_not_the_shown_text(tmp_path:
     ],
 )
 def test_a_reads_line_numbers_come_off_each_line(shown: str, stripped: str) -> None:
-    from bough_site.readers.claude import strip_line_numbers
+    from bough_site.line_numbers import strip_line_numbers
 
     assert strip_line_numbers(shown) == stripped
 

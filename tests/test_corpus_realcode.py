@@ -50,7 +50,7 @@ def test_a_read_is_numbered_cut_and_recorded_as_claude_code_does(tmp_path: Path)
 
 
 def test_the_reader_strips_the_numbers_back_off(tmp_path: Path, real: RealFiles) -> None:
-    from bough_site.readers.claude import strip_line_numbers
+    from bough_site.line_numbers import strip_line_numbers
 
     read = real.read("json/decoder.py")
     numbered = read.shown.split("\n\n<system-reminder>")[0]

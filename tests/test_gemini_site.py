@@ -21,7 +21,7 @@ from bough_site.discover import discover
 from bough_site.model import Marker, Prompt, Reply, Session, Text, ToolCall, ToolResult, Usage
 from bough_site.plan.units import GEMINI, units_of
 from bough_site.readers.gemini_files import is_gemini_dir, project_hash
-from bough_site.render import pages
+from bough_site.render import pages, result_views, tool_views
 from bough_site.scrub import scrub_session
 from bough_site.redact import Redactor
 from corpus import gemini_examples as gx
@@ -313,7 +313,7 @@ def gemini_call(name: str, args: dict[str, Any], text: str = "ok", **detail: Any
     return call
 
 
-def view_and_result(call: ToolCall) -> tuple[pages.ToolView, pages.ResultView]:
+def view_and_result(call: ToolCall) -> tuple[tool_views.ToolView, result_views.ResultView]:
     state = pages.SessionState("projects/p/sessions/s.html", {})
     view = state.tool(call)
     return view, state.result(call, view)
@@ -329,7 +329,7 @@ def test_gemini_tool_views() -> None:
     assert (view.summary, view.note, view.file, view.body.kind) == ("/r/a.py", "Bump x.", "/r/a.py", "diff")
     assert "x = 2" in view.body.full and ">q<" not in view.body.full  # the recorded diff, not the strings
     unanswered = ToolCall("c-w", "write_file", {"file_path": "/r/b.py", "content": "print('hi')\n"})
-    view = pages.tool_view(unanswered)
+    view = tool_views.tool_view(unanswered)
     assert view.body.kind == "code" and "hi" in view.body.full
     view, result = view_and_result(gemini_call("run_shell_command", {"command": "git push"},
                                                "[Operation Cancelled]", status="cancelled"))
@@ -338,13 +338,13 @@ def test_gemini_tool_views() -> None:
                                                              "end_line": 9}, "def f():\n    pass\n"))
     assert (view.summary, view.note) == ("/r/c.py", "lines 3–9")
     assert '<span class="k">def</span>' in result.parts[0].full  # highlighted as the file's language
-    view = pages.tool_view(ToolCall("c-a", "invoke_agent", {"agent_name": "codebase_investigator",
+    view = tool_views.tool_view(ToolCall("c-a", "invoke_agent", {"agent_name": "codebase_investigator",
                                                              "prompt": "Map the cache."}))
     assert (view.summary, view.note, view.body) == ("Map the cache.", "codebase_investigator", None)
-    view = pages.tool_view(ToolCall("c-t", "write_todos", {"todos": [
+    view = tool_views.tool_view(ToolCall("c-t", "write_todos", {"todos": [
         {"description": "Read", "status": "completed"}, {"description": "Write", "status": "in_progress"}]}))
     assert view.summary == "2 items, 1 done" and [t.status for t in view.todos] == ["completed", "in_progress"]
-    view = pages.tool_view(ToolCall("c-g", "grep_search", {"pattern": "TODO", "dir_path": "src", "include": "*.py"}))
+    view = tool_views.tool_view(ToolCall("c-g", "grep_search", {"pattern": "TODO", "dir_path": "src", "include": "*.py"}))
     assert (view.summary, view.note, view.json) == ("TODO in src", "*.py", None)
 
 

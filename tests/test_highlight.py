@@ -23,17 +23,16 @@ from pygments.lexers import find_lexer_class, get_lexer_by_name, get_lexer_for_f
 from pygments.lexers.special import TextLexer
 
 from bough_site.render import highlight as highlight_module
+from bough_site.render import lexer_choice
 from bough_site.render.blockstore import BlockStore, collect, session_id, store_path
+from bough_site.render.code_styles import stylesheet
 from bough_site.render.highlight import (
-    OUTPUT,
-    WRITTEN,
-    Budget,
     highlight_diff,
     highlight_hunks,
     highlight_patch,
     highlighting,
-    stylesheet,
 )
+from bough_site.render.highlight_budget import OUTPUT, WRITTEN, Budget
 from bough_site.render.highlight import highlight as highlight_as
 
 PRE, END = '<pre class="code"><code>', "</code></pre>"
@@ -264,16 +263,16 @@ def test_an_edit_past_the_budget_marks_its_first_plain_line() -> None:
 
 def test_lexers_are_cached() -> None:
     highlight("x", filename="a.py")
-    before = highlight_module._lexer_for_filename.cache_info().hits
+    before = lexer_choice._lexer_for_filename.cache_info().hits
     highlight("y", filename="other/a.py")
-    assert highlight_module._lexer_for_filename.cache_info().hits == before + 1
+    assert lexer_choice._lexer_for_filename.cache_info().hits == before + 1
 
 
 def test_raw_token_lexer_is_refused() -> None:
     # RawTokenLexer copies token names from its input into class attributes.
     from pygments.lexers.special import RawTokenLexer
 
-    assert highlight_module._accepted(RawTokenLexer) is None
+    assert lexer_choice._accepted(RawTokenLexer) is None
 
 
 # --- highlight_diff ----------------------------------------------------------------
@@ -588,8 +587,8 @@ def _patch_lexers_global(monkeypatch: pytest.MonkeyPatch, name: str, value: obje
 
 
 def _fresh_lookups() -> None:
-    for cached in (highlight_module._builtin_lexers, highlight_module._pattern_index,
-                   highlight_module._lexer_for_filename, highlight_module._lexer_for_language):
+    for cached in (lexer_choice._builtin_lexers, lexer_choice._pattern_index,
+                   lexer_choice._lexer_for_filename, lexer_choice._lexer_for_language):
         cached.cache_clear()
 
 
@@ -612,7 +611,7 @@ def test_the_pattern_index_picks_what_trying_every_pattern_picks() -> None:
     # The index (endings, literal names, the rest as globs) is a faster way to the
     # same answer as matching each of Pygments' ~1,500 patterns in turn.
     _fresh_lookups()
-    index = highlight_module._pattern_index()
+    index = lexer_choice._pattern_index()
     assert len(index.endings) > 500 and index.names and index.globs
     names = _names_each_pattern_takes()
     assert len(names) > 3000
@@ -621,7 +620,7 @@ def test_the_pattern_index_picks_what_trying_every_pattern_picks() -> None:
             expected = type(get_lexer_for_filename(name))
         except pygments.util.ClassNotFound:
             expected = None
-        found = highlight_module.find_lexer(filename=name)
+        found = lexer_choice.find_lexer(filename=name)
         if expected in (None, TextLexer):
             assert found is None, name
         else:
@@ -636,12 +635,12 @@ def test_lookup_does_not_scan_plugins_and_picks_what_pygments_picks(monkeypatch:
     with pytest.raises(AssertionError, match="plugin"):
         get_lexer_for_filename("x.py")  # the trap works
     for name, expected in by_file.items():
-        assert type(highlight_module.find_lexer(filename=f"some/dir/{name}")) is expected, name
+        assert type(lexer_choice.find_lexer(filename=f"some/dir/{name}")) is expected, name
     for alias, expected in by_alias.items():
-        assert type(highlight_module.find_lexer(language=alias)) is expected, alias
-    assert highlight_module.find_lexer(filename="x.unknownext") is None
-    assert highlight_module.find_lexer(language="nosuchlanguage") is None
-    assert highlight_module.find_lexer(filename="x.txt") is None  # TextLexer: refused
+        assert type(lexer_choice.find_lexer(language=alias)) is expected, alias
+    assert lexer_choice.find_lexer(filename="x.unknownext") is None
+    assert lexer_choice.find_lexer(language="nosuchlanguage") is None
+    assert lexer_choice.find_lexer(filename="x.txt") is None  # TextLexer: refused
     assert "nc" in SPAN_CLASS.findall(str(highlight("class A: pass\n", filename="a.py")))
 
 
@@ -660,10 +659,10 @@ def test_a_plugin_lexer_cannot_claim_a_file_name(monkeypatch: pytest.MonkeyPatch
     _patch_lexers_global(monkeypatch, "find_plugin_lexers", lambda: iter([Hijack]))
     assert type(get_lexer_for_filename("x.py")) is Hijack  # Pygments itself would take it
     _fresh_lookups()
-    assert type(highlight_module.find_lexer(filename="x.py")) is PythonLexer
-    assert type(highlight_module.find_lexer(language="python")) is PythonLexer
-    assert highlight_module.find_lexer(filename="a.hijack") is None
-    assert highlight_module.find_lexer(language="hijack") is None
+    assert type(lexer_choice.find_lexer(filename="x.py")) is PythonLexer
+    assert type(lexer_choice.find_lexer(language="python")) is PythonLexer
+    assert lexer_choice.find_lexer(filename="a.hijack") is None
+    assert lexer_choice.find_lexer(language="hijack") is None
 
 
 # --- our formatter -----------------------------------------------------------------
@@ -729,7 +728,7 @@ FORMATTER_SAMPLES = [
 
 @pytest.mark.parametrize(("language", "code"), FORMATTER_SAMPLES, ids=[s[0] for s in FORMATTER_SAMPLES])
 def test_formatter_looks_exactly_like_html_formatter(language: str, code: str) -> None:
-    lexer = highlight_module.find_lexer(language=language)
+    lexer = lexer_choice.find_lexer(language=language)
     ours = highlight_module._format(code, type(lexer))
     theirs = pygments.highlight(code, lexer, HtmlFormatter(nowrap=True))
     assert "".join(text for _cls, text in _pieces(ours)) == code
@@ -836,14 +835,14 @@ def test_a_block_found_in_the_store_makes_no_lexer(lexing: list[str], tmp_path: 
     blocks are all stored must not pay it."""
     blocks = _blocks(2)
     expected = _stored(tmp_path, blocks)
-    highlight_module._instance.cache_clear()  # a new process
+    lexer_choice.configured.cache_clear()  # a new process
     second = _store(tmp_path)
     with highlighting(store=second):
         assert _render(blocks) == expected
-    assert highlight_module._instance.cache_info().currsize == 0
+    assert lexer_choice.configured.cache_info().currsize == 0
     with highlighting(store=second):
         _render(_blocks(1, tag="new"))
-    assert highlight_module._instance.cache_info().currsize == 1
+    assert lexer_choice.configured.cache_info().currsize == 1
 
 
 def test_a_lexer_is_keyed_by_its_class_as_by_a_configured_instance() -> None:
@@ -851,11 +850,11 @@ def test_a_lexer_is_keyed_by_its_class_as_by_a_configured_instance() -> None:
     for every lexer, the same bytes as read off a configured instance, apart from
     the few whose class sets options of its own (a key of their own, as sound)."""
     own_options = set()
-    for name, _aliases, _patterns in highlight_module._builtin_lexers():
+    for name, _aliases, _patterns in lexer_choice._builtin_lexers():
         cls = find_lexer_class(name)
-        if highlight_module._accepted(cls) is None:
+        if lexer_choice._accepted(cls) is None:
             continue
-        lexer = highlight_module._configure(cls())
+        lexer = lexer_choice._configure(cls())
         settings = (sorted(lexer.options.items()), lexer.stripnl, lexer.stripall, lexer.ensurenl, lexer.tabsize)
         read_off = f"{cls.__module__}.{cls.__qualname__}\0{settings!r}\0".encode()
         if read_off != highlight_module._lexer_identity(cls):
@@ -994,7 +993,7 @@ def test_a_damaged_store_is_ignored_then_replaced(damage: str, lexing: list[str]
 
 def test_a_stored_block_is_used_only_for_its_exact_key(lexing: list[str], tmp_path: Path) -> None:
     (code,) = _blocks(1)
-    python, json = highlight_module.lexer_class(language="python"), highlight_module.lexer_class(language="json")
+    python, json = lexer_choice.lexer_class(language="python"), lexer_choice.lexer_class(language="json")
     store = _store(tmp_path)
     store.add(highlight_module._block_key(code, python), "FORGED")
     store.record(None, ())
@@ -1009,7 +1008,7 @@ def test_a_stored_block_is_used_only_for_its_exact_key(lexing: list[str], tmp_pa
 
 def test_the_key_covers_the_highlighter(monkeypatch: pytest.MonkeyPatch) -> None:
     (code,) = _blocks(1)
-    python = highlight_module.lexer_class(language="python")
+    python = lexer_choice.lexer_class(language="python")
     before = highlight_module._block_key(code, python)
     monkeypatch.setattr(pygments, "__version__", "0.0.1")
     highlight_module._identity.cache_clear()

@@ -297,7 +297,8 @@ def test_a_name_that_is_not_utf8_is_shown_with_replacement_characters(hostile: H
 
 def test_compressed_state_is_searched_too(tmp_path: Path) -> None:
     from bough_site.render.blockstore import BlockStore, store_path
-    from bough_site.render.highlight import WRITTEN, highlight, highlighting
+    from bough_site.render.highlight import highlight, highlighting
+    from bough_site.render.highlight_budget import WRITTEN
 
     store = BlockStore(store_path(tmp_path))
     with highlighting(store=store) as used:

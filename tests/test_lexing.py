@@ -16,9 +16,11 @@ from pygments.lexer import RegexLexer
 from pygments.lexers import PythonLexer, YamlLexer, find_lexer_class, get_all_lexers
 
 from bough_site.render import highlight as highlight_module
+from bough_site.render import lexer_choice
 from bough_site.render import lexing
 from bough_site.render.blockstore import BlockStore
-from bough_site.render.highlight import OUTPUT, highlight
+from bough_site.render.highlight import highlight
+from bough_site.render.highlight_budget import OUTPUT
 
 STDLIB = Path(inspect.getfile(textwrap)).parent
 
@@ -112,19 +114,19 @@ def lexing_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         return real(lexer, states, text, stack)
 
     monkeypatch.setattr(lexing, "_tokens", counting)
-    highlight_module._instance.cache_clear()
+    lexer_choice.configured.cache_clear()
     yield calls
-    highlight_module._instance.cache_clear()
+    lexer_choice.configured.cache_clear()
 
 
 def test_a_page_block_is_lexed_through_the_narrowed_loop(lexing_calls: list[str]) -> None:
     code = "".join((STDLIB / "textwrap.py").read_text(encoding="utf-8").splitlines(keepends=True)[:150])
     ours = highlight(code, kind=OUTPUT, filename="textwrap.py")
     assert lexing_calls == [code]
-    lexer = highlight_module._instance(PythonLexer)
+    lexer = lexer_choice.configured(PythonLexer)
     assert "get_tokens_unprocessed" in vars(lexer)
     # The same HTML as Pygments' own loop gives.
-    plain = highlight_module._configure(PythonLexer())
+    plain = lexer_choice._configure(PythonLexer())
     assert str(ours) == f'<pre class="code"><code>{highlight_module._highlighted(code, plain)}</code></pre>'
 
 

@@ -29,8 +29,12 @@ from bough_site.model import (
     Usage,
     InputWarning,
 )
-from bough_site.render import pages
-from bough_site.render.pages import Renderer, by_month, newest_first, short_model, short_models
+from bough_site.render import formats, pages, result_views, tool_views
+from bough_site.render.formats import short_model, short_models
+from bough_site.render.months import by_month
+from bough_site.render.pages import Renderer
+from bough_site.render.parts import OUTLINE_CHARS, Part, anchor_parts, prompt_line
+from bough_site.render.project_summary import newest_first
 
 from .helpers import EVIL, EVIL_MEDIA, EVIL_URL, LINKS, Node, make_site, parse, png_bytes, result, session
 
@@ -141,8 +145,8 @@ def test_tool_call_summary_and_result_beside_it(rendered: dict[str, bytes]) -> N
 
 def test_read_result_highlighted_by_file_name() -> None:
     call = ToolCall("r", "Read", {"file_path": "x.py"}, result=result("     1→import os\n     2→print(1)"))
-    view = pages.tool_view(call)
-    block = pages.result_text_block(call, view, call.result.content[0].text, pages.ResultView(False))
+    view = tool_views.tool_view(call)
+    block = result_views.result_text_block(call, view, call.result.content[0].text, result_views.ResultView(False))
     assert "→" not in block.full and 'class="kn"' in block.full  # Python keyword, numbers stripped
 
 
@@ -197,12 +201,12 @@ def test_a_subagent_report_trailer_becomes_a_note_in_the_result_head() -> None:
     task = ToolCall("t", "Task", {"description": "d", "prompt": "p"},
                     result=ToolResult(content=[Text("## Report"), Text(trailer)], is_error=False))
     state = pages.SessionState("p.html", {})
-    view = state.result(task, pages.tool_view(task))
+    view = state.result(task, tool_views.tool_view(task))
     assert view is not None and view.note == "sub-agent a881341 · 43,179 tokens · 1 tool use · 32.9 s"
     assert [part.kind for part in view.parts] == ["markdown"]  # the report alone
-    assert pages.agent_trailer("Report\nagentId: x") is None  # inside a report: left as written
+    assert result_views.agent_trailer("Report\nagentId: x") is None  # inside a report: left as written
     bash = ToolCall("b", "Bash", {"command": "x"}, result=ToolResult(content=[Text(trailer)], is_error=False))
-    shown = state.result(bash, pages.tool_view(bash))
+    shown = state.result(bash, tool_views.tool_view(bash))
     assert shown is not None and shown.note == "" and len(shown.parts) == 1  # only a sub-agent's result
 
 
@@ -306,12 +310,12 @@ def test_the_outline_lists_every_prompt_linked_to_its_anchor(rendered: dict[str,
 
 def test_a_prompt_in_the_outline_is_its_words_on_one_line() -> None:
     def line(*content: Any) -> str:
-        return pages.prompt_line(Prompt("u", "p1", None, list(content)))
+        return prompt_line(Prompt("u", "p1", None, list(content)))
 
     assert line(Text("  fix\n\n  the   build\tplease ")) == "fix the build please"
     assert line(Text(""), Text("second block")) == "second block"
     long = line(Text("word " * 40))
-    assert len(long) == pages.OUTLINE_CHARS and long.endswith("word…")
+    assert len(long) == OUTLINE_CHARS and long.endswith("word…")
     assert line(Image("image/png", "iVBORw0KGgo=")) == "(image)"
     assert line() == "(no text)"
 
@@ -556,7 +560,7 @@ def test_footer_names_version(rendered: dict[str, bytes]) -> None:
 def test_hostile_webfetch_url_not_linked(rendered: dict[str, bytes]) -> None:
     fetch = tools(s1_page(rendered))["WebFetch"]
     assert not fetch.find_all("a") and EVIL_URL in fetch.all_text()
-    ok = pages.tool_view(ToolCall("w", "WebFetch", {"url": "https://example.com/x"}))
+    ok = tool_views.tool_view(ToolCall("w", "WebFetch", {"url": "https://example.com/x"}))
     assert ok.summary_href == "https://example.com/x"
 
 
@@ -673,24 +677,24 @@ def test_links_to_a_moment_name_the_part_that_holds_it(site: Site) -> None:
 
 
 def test_an_anchor_is_found_in_an_id_attribute_only() -> None:
-    parts = [pages.Part("a.html", 1), pages.Part("a-2.html", 2), pages.Part("a-3.html", 3)]
+    parts = [Part("a.html", 1), Part("a-2.html", 2), Part("a-3.html", 3)]
     parts[0].chunks = [Markup('<section id="r1">')]
     parts[1].chunks = [Markup('<p uid="r2" data-id="r3">'), Markup('<a class="x"\nid="r4">'), Markup('id="r5"')]
     parts[2].chunks = [Markup('<p title="id=&#34;r6&#34;" id="r2">')]
     wanted = {"r1", "r2", "r3", "r4", "r5", "r6"}
     # r1 is on the first page; uid, data-id and text are not an element's id.
-    assert pages.anchor_parts(parts, wanted) == {"r4": 2, "r2": 3}
+    assert anchor_parts(parts, wanted) == {"r4": 2, "r2": 3}
 
 
 def test_time_and_number_helpers() -> None:
-    assert pages.when("2025-03-04T10:00:00.123+02:00").iso == "2025-03-04T08:00:00Z"
-    assert pages.when("not a time") is None and pages.when(None) is None
-    assert pages.duration("2025-01-01T00:00:00Z", "2025-01-01T00:00:42Z") == "42 s"
-    assert pages.duration("2025-01-01T00:00:00Z", "2025-01-03T05:00:00Z") == "2 d 5 h"
-    assert pages.compact(1_234_567) == "1.2M" and pages.compact(999) == "999" and pages.num(12345) == "12,345"
-    assert pages.shell_command(["bash", "-lc", "ls -la"]) == "ls -la"
-    assert pages.shell_command(["git", "status", "a b"]) == "git status 'a b'"
-    assert pages.patch_files("*** Begin Patch\n*** Add File: a.py\n+x\n*** Delete File: b.py\n") == ["a.py", "b.py"]
+    assert formats.when("2025-03-04T10:00:00.123+02:00").iso == "2025-03-04T08:00:00Z"
+    assert formats.when("not a time") is None and formats.when(None) is None
+    assert formats.duration("2025-01-01T00:00:00Z", "2025-01-01T00:00:42Z") == "42 s"
+    assert formats.duration("2025-01-01T00:00:00Z", "2025-01-03T05:00:00Z") == "2 d 5 h"
+    assert formats.compact(1_234_567) == "1.2M" and formats.compact(999) == "999" and formats.num(12345) == "12,345"
+    assert tool_views.shell_command(["bash", "-lc", "ls -la"]) == "ls -la"
+    assert tool_views.shell_command(["git", "status", "a b"]) == "git status 'a b'"
+    assert tool_views.patch_files("*** Begin Patch\n*** Add File: a.py\n+x\n*** Delete File: b.py\n") == ["a.py", "b.py"]
 
 
 def test_search_mode_marks_pages_for_pagefind(site: Site) -> None:

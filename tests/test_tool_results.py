@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bough_site.model import Text, ToolCall, ToolResult, Usage
-from bough_site.render import pages
+from bough_site.render import blocks, formats, pages, result_views, tool_views
 from bough_site.render.markdown import plain_line
-from bough_site.render.pages import FileList, LinkList, ResultView, excerpt, reply_tokens
+from bough_site.render.formats import excerpt, reply_tokens
+from bough_site.render.result_views import FileList, LinkList, ResultView
 from bough_site.render.tool_results import (
     Link,
     byte_size,
@@ -38,7 +39,7 @@ SEARCH_TEXT = (
 
 def shown(name: str, args: dict, text: str, *, detail: object = None, is_error: bool = False) -> ResultView:
     call = ToolCall("c1", name, args, result=result(text, is_error=is_error, detail=detail))
-    view = pages.SessionState("p.html", {}).result(call, pages.tool_view(call))
+    view = pages.SessionState("p.html", {}).result(call, tool_views.tool_view(call))
     assert view is not None
     return view
 
@@ -200,9 +201,9 @@ def test_file_lists_from_the_text_when_nothing_was_recorded() -> None:
 
 
 def test_a_long_file_list_shows_its_head_and_folds_the_rest() -> None:
-    short, long = FileList([f"f{i}" for i in range(pages.COLLAPSE_LINES)]), FileList([f"f{i}" for i in range(40)])
+    short, long = FileList([f"f{i}" for i in range(blocks.COLLAPSE_LINES)]), FileList([f"f{i}" for i in range(40)])
     assert short.head == short.paths and short.rest == []
-    assert long.head == [f"f{i}" for i in range(pages.PREVIEW_LINES)] and len(long.rest) == 40 - pages.PREVIEW_LINES
+    assert long.head == [f"f{i}" for i in range(blocks.PREVIEW_LINES)] and len(long.rest) == 40 - blocks.PREVIEW_LINES
 
 
 # --- the one line of a result: status and size -------------------------------------------------
@@ -216,7 +217,7 @@ def test_a_results_brief_says_how_it_ended_and_its_size() -> None:
     gemini = shown("run_shell_command", {"command": "ls"}, "x", detail={"exit_code": 0, "status": "cancelled"})
     assert gemini.brief == "exit 0 · cancelled · 1 line"
     assert ResultView(False).brief == "no output"
-    assert ResultView(False, [pages.ImageView("x.png", "a"), FileList(["a"]), LinkList([])]).size == "1 file · 1 image"
+    assert ResultView(False, [result_views.ImageView("x.png", "a"), FileList(["a"]), LinkList([])]).size == "1 file · 1 image"
 
 
 # --- a reply's tokens ----------------------------------------------------------------------------------
@@ -225,13 +226,13 @@ def test_a_results_brief_says_how_it_ended_and_its_size() -> None:
 def test_reply_tokens_input_output_and_cache() -> None:
     tokens = reply_tokens(Usage(input_tokens=5, output_tokens=1234, cache_creation_input_tokens=1200,
                                 cache_read_input_tokens=12345))
-    assert tokens == pages.ReplyTokens(
+    assert tokens == formats.ReplyTokens(
         14784, "in 5 · out 1.2k · cache 13.5k",
         "Tokens: 5 in, 1,234 out, 12,345 cache read, 1,200 cache write")
     plain = reply_tokens(Usage(input_tokens=7, output_tokens=30, reasoning_output_tokens=12))
-    assert plain == pages.ReplyTokens(37, "in 7 · out 30", "Tokens: 7 in, 30 out (12 of them reasoning)")
+    assert plain == formats.ReplyTokens(37, "in 7 · out 30", "Tokens: 7 in, 30 out (12 of them reasoning)")
     codex = reply_tokens(Usage(input_tokens=9, output_tokens=2, cache_read_input_tokens=1000))
-    assert codex == pages.ReplyTokens(1011, "in 9 · out 2 · cache 1k", "Tokens: 9 in, 2 out, 1,000 cache read")
+    assert codex == formats.ReplyTokens(1011, "in 9 · out 2 · cache 1k", "Tokens: 9 in, 2 out, 1,000 cache read")
 
 
 def test_reply_tokens_unknown_or_not_recorded() -> None:
@@ -266,5 +267,5 @@ def test_excerpt_is_cut_and_plain_line_takes_only_text() -> None:
 
 def test_results_of_other_tools_are_unchanged() -> None:
     call = ToolCall("r", "Read", {"file_path": "x.py"}, result=ToolResult([Text("     1→import os")]))
-    view = pages.SessionState("p.html", {}).result(call, pages.tool_view(call))
+    view = pages.SessionState("p.html", {}).result(call, tool_views.tool_view(call))
     assert view is not None and [p.kind for p in view.parts] == ["code"]

@@ -23,7 +23,6 @@ docs/stats.md.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 import zlib
@@ -35,6 +34,7 @@ from typing import Any
 import orjson
 
 from ..inherit import FileSummary, Inheritance
+from ..line_numbers import strip_line_numbers
 from ..model import (
     SOURCE_CLAUDE,
     Command,
@@ -190,36 +190,6 @@ def _is_shown(file_text: Any, shown: str | None) -> bool:
     if shown == file_text:
         return True
     return bool(file_text) and shown.startswith(file_text) and _REMINDER_TAIL.match(shown, len(file_text)) is not None
-
-
-# Claude's Read output is ``cat -n`` style: ``   12→code`` (or a tab for the arrow).
-_READ_PREFIX = re.compile(r" *\d+(?:→|\t)")
-# The same after a line end: a pattern that begins with a literal "\n" is found
-# by a fast scan for it, where a multi-line "^" is tried at every character
-# (1.2 ms against 0.8 for a 2,000-line Read).
-_LATER_PREFIX = re.compile(r"\n *\d+(?:→|\t)")
-
-
-# The reader strips a Read's text to compare it with the file's, and the page strips
-# it again to show it: the last few texts stripped are kept, up to this size each.
-_KEPT_STRIPPED = 64
-_KEPT_STRIPPED_CHARS = 256 << 10
-
-
-def strip_line_numbers(text: str) -> str:
-    """A Read's text without its line numbers, when it starts numbered (lines
-    the harness appended, such as a ``<system-reminder>``, have none)."""
-    return _stripped_kept(text) if len(text) <= _KEPT_STRIPPED_CHARS else _stripped(text)
-
-
-def _stripped(text: str) -> str:
-    if not _READ_PREFIX.match(text.lstrip("\n")):
-        return text
-    first = _READ_PREFIX.match(text)
-    return _LATER_PREFIX.sub("\n", text[first.end():] if first else text)
-
-
-_stripped_kept = functools.lru_cache(maxsize=_KEPT_STRIPPED)(_stripped)
 
 
 def _shown_file(content: Any) -> str | None:

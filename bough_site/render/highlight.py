@@ -1,25 +1,15 @@
-"""Code and diff rendering with Pygments, by file name or language alias only.
+"""Code and diff rendering with Pygments: blocks and diffs as escaped HTML.
 
 Why these choices:
-- ``guess_lexer`` is never used: on real tool output it is often wrong (Python
-  came back as SQL) and costs a pass over the text.  The lexer comes from the file
-  name or an explicit alias, else the text is shown plain.
-- Only Pygments' built-in lexers are looked up: the plugin scan reads every
-  installed package's entry points (0.44 s per worker, and it imported IPython),
-  and a third-party plugin could otherwise claim a file name.
-- Lexing costs ~0.8 ms per KB of Python (2.4 ms in Pygments' own loop;
-  :mod:`.lexing` tries only the rules that can match the next character) and
-  plain escaping almost nothing, so each block has a budget (:class:`Budget`):
-  what an agent wrote (``WRITTEN``) is highlighted for its first 64 KB, what it
-  read or ran (``OUTPUT``) for its first 200 lines or 8 KB; the rest of the
-  block follows as escaped plain text after a visible marker.  Nothing is cut.
-  Who wrote a block is said by the caller (``kind``), never guessed here.
+- The lexer comes from the file name or a language alias, never a guess
+  (:mod:`.lexer_choice`); how much of a block is highlighted is its budget
+  (:mod:`.highlight_budget`); the colours are :mod:`.code_styles`' stylesheet.
 - A block is lexed once, ever: the highlighted HTML is kept in a
   content-addressed store (:mod:`.blockstore`) shared by every session and
   kept across builds, keyed by the text, the lexer and the highlighter's
   identity (:func:`_block_key`).
 - The page CSP forbids inline styles, so tokens get classes only and
-  :func:`stylesheet` provides the colours.
+  :func:`.code_styles.stylesheet` provides the colours.
 - Our own formatter, not ``HtmlFormatter``: it wraps a token in a span only when
   the stylesheet makes it look different from plain text (a Python ``Name`` is
   coloured like the text around it, yet was a span per identifier), and merges
@@ -32,27 +22,24 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import fnmatch
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from pathlib import PurePosixPath
+from functools import lru_cache
 
 import pygments
 from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
-from pygments.lexers import find_lexer_class, get_all_lexers
-from pygments.lexers.special import RawTokenLexer, TextLexer
-from pygments.styles import get_style_by_name
-from pygments.token import STANDARD_TYPES, Token, _TokenType
+from pygments.token import _TokenType
 
 from ..config import DEFAULT_HIGHLIGHT_LIMIT
 from .blockstore import BlockStore
-from .lexing import speed_up
+from .code_styles import ADD, CTX, DEL, FILE, HUNK, stylesheet, visible_classes
+from .highlight_budget import KINDS, WRITTEN, Budget, not_a_kind, plain_marker
+from .lexer_choice import SETTINGS, configured, lexer_class
 
 try:
     # markupsafe's own C escaping, without the Markup object escape() wraps every
@@ -64,169 +51,9 @@ except ImportError:  # a markupsafe without its C speedups, or before 3.0
     def _escaped(text: str) -> str:
         return str(escape(text))
 
-LIGHT_STYLE = "default"
-DARK_STYLE = "github-dark"
-
-# Keys longer than this are not file names or aliases worth a lookup; they
-# would only fill the lexer cache.
-_MAX_KEY = 255
-
 # Used only for its token type -> CSS class names (its _get_css_classes), so
 # the classes are the ones HtmlFormatter would write.
 _FORMATTER = HtmlFormatter(nowrap=True)
-
-# RawTokenLexer reads token *types* from its input, which would become class
-# names.  It has no alias or file pattern today; refuse it in case one is added.
-# TextLexer is refused only because plain escaping gives the same text faster.
-_REFUSED_LEXERS = (RawTokenLexer, TextLexer)
-
-
-# --- lexer choice -----------------------------------------------------------
-
-
-# Keep leading/trailing blank lines: the shown code must be the transcript's.
-# ensurenl stays on because some lexers need it (the console lexer drops a last
-# line without a newline); _highlighted removes the newline it adds.
-_SETTINGS = {"stripnl": False, "stripall": False, "ensurenl": True}
-
-
-def _configure(lexer: Lexer) -> Lexer:
-    for name, value in _SETTINGS.items():
-        setattr(lexer, name, value)
-    return lexer
-
-
-def _accepted(cls: type[Lexer]) -> type[Lexer] | None:
-    """``cls``, unless it is one of the refused lexers (every lexer is chosen
-    through here, by class)."""
-    return None if issubclass(cls, _REFUSED_LEXERS) else cls
-
-
-@lru_cache(maxsize=512)
-def _instance(cls: type[Lexer]) -> Lexer:
-    """A configured lexer of class ``cls`` (an accepted one). Made only when a
-    block must be lexed: making one compiles its patterns (50 ms for Python's),
-    which a build that finds its blocks in the store need not pay.  Its loop is
-    :mod:`.lexing`'s where that applies: the same tokens, fewer failed matches."""
-    return speed_up(_configure(cls()))
-
-
-@lru_cache(maxsize=1)
-def _builtin_lexers() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-    """(name, aliases, file name patterns) of Pygments' own lexers, in its order."""
-    return tuple(
-        (name, tuple(aliases), tuple(patterns))
-        for name, aliases, patterns, _mimetypes in get_all_lexers(plugins=False)
-    )
-
-
-@cache
-def _glob(pattern: str) -> Callable[[str], re.Match[str] | None]:
-    # How Pygments matches a file name pattern (case-sensitive fnmatch).
-    return re.compile(fnmatch.translate(pattern)).match
-
-
-def _filename_rank(match: tuple[type[Lexer], str]) -> tuple[float, str]:
-    # Pygments' own ranking when no code is given: priority, half a point for a
-    # pattern without "*" (e.g. "Makefile"), then the class name; the last wins.
-    cls, pattern = match
-    return cls.priority + (0.5 if "*" not in pattern else 0), cls.__name__
-
-
-_Pattern = tuple[int, str, str]  # (place in Pygments' order, lexer name, pattern)
-
-
-@dataclass(frozen=True)
-class _PatternIndex:
-    """Pygments' file name patterns, sorted by how they can be matched: most are
-    ``*`` and a literal ending (``*.py``), found by looking the name's endings up;
-    some are a literal name (``Makefile``); the few others are tried as globs."""
-
-    endings: dict[str, list[_Pattern]]
-    names: dict[str, list[_Pattern]]
-    globs: list[_Pattern]
-
-    def matches(self, basename: str) -> list[_Pattern]:
-        found = list(self.names.get(basename, ()))
-        for start in range(len(basename) + 1):
-            found.extend(self.endings.get(basename[start:], ()))
-        found.extend(entry for entry in self.globs if _glob(entry[2])(basename))
-        found.sort()  # Pygments' order, as its own scan would list them
-        return found
-
-
-@lru_cache(maxsize=1)
-def _pattern_index() -> _PatternIndex:
-    index = _PatternIndex({}, {}, [])
-    listed = ((name, pattern) for name, _aliases, patterns in _builtin_lexers() for pattern in patterns)
-    for order, (name, pattern) in enumerate(listed):
-        entry = (order, name, pattern)
-        if not _GLOB_CHARS.intersection(pattern):
-            index.names.setdefault(pattern, []).append(entry)
-        elif pattern.startswith("*") and not _GLOB_CHARS.intersection(pattern[1:]):
-            index.endings.setdefault(pattern[1:], []).append(entry)
-        else:
-            index.globs.append(entry)
-    return index
-
-
-_GLOB_CHARS = frozenset("*?[")
-
-
-@lru_cache(maxsize=4096)  # a history names thousands of files
-def _lexer_for_filename(basename: str) -> type[Lexer] | None:
-    # What get_lexer_for_filename(basename) picks among built-in lexers (no
-    # code given: no content guessing), without its plugin scan, and without
-    # trying its ~1,500 patterns one by one (3 ms a name: a build's new process
-    # meets about a hundred names).
-    matches = [(find_lexer_class(name), pattern) for _order, name, pattern in _pattern_index().matches(basename)]
-    if not matches:
-        return None
-    matches.sort(key=_filename_rank)  # stable, as in Pygments: ties keep its order
-    return _accepted(matches[-1][0])
-
-
-@lru_cache(maxsize=256)
-def _lexer_for_language(alias: str) -> type[Lexer] | None:
-    # What get_lexer_by_name(alias) picks: the first built-in lexer with the alias.
-    wanted = alias.lower()
-    for name, aliases, _patterns in _builtin_lexers():
-        if wanted in aliases:
-            return _accepted(find_lexer_class(name))
-    return None
-
-
-def _basename(filename: str) -> str:
-    # Pygments matches patterns against the base name; keying the cache on it
-    # keeps one entry per "*.py" style name rather than one per path.  Windows
-    # separators are normalised because Codex sessions can come from Windows.
-    return PurePosixPath(filename.replace("\\", "/")).name
-
-
-def find_lexer(*, filename: str | None = None, language: str | None = None) -> Lexer | None:
-    """The lexer for a file name (tried first) or a language alias, or None."""
-    cls = lexer_class(filename=filename, language=language)
-    return _instance(cls) if cls is not None else None
-
-
-def lexer_class(*, filename: str | None = None, language: str | None = None) -> type[Lexer] | None:
-    """The class of :func:`find_lexer`'s lexer, without making one."""
-    if isinstance(filename, str) and filename:
-        name = _basename(filename)
-        if name and len(name) <= _MAX_KEY:
-            lexer = _lexer_for_filename(name)
-            if lexer is not None:
-                return lexer
-    if isinstance(language, str):
-        alias = language.strip().lower()
-        if alias and len(alias) <= _MAX_KEY:
-            return _lexer_for_language(alias)
-    return None
-
-
-def is_known_language(language: str) -> bool:
-    """True if ``language`` names a Pygments lexer we would highlight with."""
-    return lexer_class(language=language) is not None
 
 
 # --- the formatter ------------------------------------------------------------
@@ -238,7 +65,7 @@ _TOKEN_CLASSES: dict[_TokenType, tuple[str, str]] = {}
 
 def _token_classes_for(ttype: _TokenType) -> tuple[str, str]:
     css = _FORMATTER._get_css_classes(ttype)  # "nf", or "n n-Foo" for a subtype
-    shown, shown_on_space = _visible_classes()
+    shown, shown_on_space = visible_classes()
     names = css.split()
     classes = (
         css if any(n in shown for n in names) else "",
@@ -284,76 +111,6 @@ def _token_html(code: str, lexer: Lexer) -> str:
     if run:
         add(_run_html(run_cls, "".join(run)))
     return "".join(out)
-
-
-# --- the budget -----------------------------------------------------------------
-
-# Who wrote a block decides how much of it is highlighted (issue #12's rule):
-WRITTEN = "written"  # text the agent or the person wrote: Write content, edits, commands, code in replies
-OUTPUT = "output"  # what the agent read or ran: Read results, command and MCP output
-KINDS = (WRITTEN, OUTPUT)
-
-KB = 1024  # characters: budgets count characters, not encoded bytes
-WRITTEN_KB = 64  # the budget of a block the agent wrote
-LINES_PER_KB = 25  # tool output: N KB or N * 25 lines, whichever comes first (8 -> 200)
-
-
-def _not_a_kind(kind: object) -> ValueError:
-    return ValueError(f"a block is {' or '.join(KINDS)}, not {kind!r}")
-
-
-@dataclass(frozen=True)
-class Budget:
-    """How much of a block is highlighted; None: all of it."""
-
-    written_chars: int | None
-    output_chars: int | None
-    output_lines: int | None
-
-    @classmethod
-    def for_limit(cls, limit_kb: int) -> Budget:
-        """``--highlight-limit N``: tool output is highlighted for its first N KB
-        or N x 25 lines, whatever comes first; what an agent wrote for its first
-        64 KB (or N KB when N is larger).  0: every block whole."""
-        if limit_kb <= 0:
-            return cls(None, None, None)
-        return cls(max(WRITTEN_KB, limit_kb) * KB, limit_kb * KB, limit_kb * LINES_PER_KB)
-
-    def split(self, code: str, kind: str) -> tuple[str, str]:
-        """``code`` as (the part to highlight, the rest), cut at a line end when
-        there is one within the budget."""
-        if kind == OUTPUT:
-            chars, lines = self.output_chars, self.output_lines
-        elif kind == WRITTEN:
-            chars, lines = self.written_chars, None
-        else:
-            raise _not_a_kind(kind)
-        cut = len(code)
-        if lines is not None:
-            cut = min(cut, _after_lines(code, lines))
-        if chars is not None and len(code) > chars:
-            end = code.rfind("\n", 0, chars)
-            # One giant line: cut at the budget itself.
-            cut = min(cut, end + 1 if end >= 0 else chars)
-        return code[:cut], code[cut:]
-
-
-def _after_lines(code: str, lines: int) -> int:
-    """Where line ``lines + 1`` starts (the length when there are no more lines)."""
-    at = -1
-    for _ in range(lines):
-        at = code.find("\n", at + 1)
-        if at < 0:
-            return len(code)
-    return at + 1
-
-
-def plain_marker(line: int) -> str:
-    """The visible note where highlighting stops.  Its text comes from the
-    stylesheet (``content: "plain text from line " attr(data-line)``): it is
-    shown, yet neither selected nor copied with the code, and no character of
-    the block is left out."""
-    return f'<span class="hl-plain" data-line="{line}"></span>'
 
 
 # --- code blocks --------------------------------------------------------------
@@ -407,7 +164,7 @@ def _format(code: str, lexer: type[Lexer] | None) -> str:
     rendering.used.add(key)
     html = rendering.store.get(key)
     if html is None:
-        html = _highlighted(code, _instance(lexer))
+        html = _highlighted(code, configured(lexer))
         rendering.store.add(key, html)
     return html
 
@@ -421,7 +178,7 @@ def highlight_body(
     lexer = lexer_class(filename=filename, language=language)
     if lexer is None:
         if kind not in KINDS:
-            raise _not_a_kind(kind)
+            raise not_a_kind(kind)
         return _escaped(code)
     head, tail = _ACTIVE.get().budget.split(code, kind)
     body = _format(head, lexer)
@@ -470,9 +227,9 @@ def _identity() -> bytes:
 @lru_cache(maxsize=512)
 def _lexer_identity(cls: type[Lexer]) -> bytes:
     # Its class and settings decide a lexer's tokens: we pass no options, and
-    # _configure sets the same three on each (spelt as when they were read off
+    # lexer_choice._configure sets the same three on each (spelt as when they were read off
     # an instance, so the keys of stores made before stay the same).
-    settings = ([], _SETTINGS["stripnl"], _SETTINGS["stripall"], _SETTINGS["ensurenl"], 0)
+    settings = ([], SETTINGS["stripnl"], SETTINGS["stripall"], SETTINGS["ensurenl"], 0)
     return f"{cls.__module__}.{cls.__qualname__}\0{settings!r}\0".encode()
 
 
@@ -487,9 +244,6 @@ def _block_key(code: str, lexer: type[Lexer]) -> bytes:
 
 
 # --- diffs --------------------------------------------------------------------
-
-# Classes the diff renderers use, one per line.
-ADD, DEL, CTX, HUNK, FILE = "add", "del", "ctx", "hunk", "file"
 
 _MARKER_CLASS = {"+": ADD, "-": DEL, " ": CTX}
 
@@ -738,180 +492,3 @@ def highlight_patch(patch: str) -> Markup:
         return _diff_block(())
     state = _PatchState()
     return _diff_block(_escaped_line(state.classify(line), line) for line in _split_lines(patch))
-
-
-# --- stylesheet -----------------------------------------------------------------
-
-_DIFF_COLOURS = {
-    # kind: (light background, light text, dark background, dark text); None: inherit
-    ADD: ("#e6ffec", None, "#12261e", None),
-    # Light: pale enough that every Pygments "default" token colour keeps 4.5:1 (WCAG AA).
-    DEL: ("#fff7f6", None, "#25171c", None),
-    HUNK: ("#ddf4ff", "#0a3069", "#121d2f", "#a5d6ff"),
-    FILE: ("#eaeef2", "#1f2328", "#21262d", "#e6edf3"),
-}
-
-# Fallback text colours if a style sets none (the default style does not).
-_BASE_TEXT = {LIGHT_STYLE: "#1f2328", DARK_STYLE: "#e6edf3"}
-
-
-def _token_classes() -> list[tuple[str, object]]:
-    """(css class, token type) for every token either style can emit, sorted;
-    never an error token's. An error token is text the lexer could not place:
-    most often valid code it does not know, or a file whose name says another
-    language. The styles disagree on it (default: a red border, github-dark:
-    red text), and either way a reader sees alarm where there is none, so it
-    is shown as the text around it."""
-    found: dict[str, object] = {}
-    for name in (LIGHT_STYLE, DARK_STYLE):
-        for ttype, cls in HtmlFormatter(style=name).ttype2class.items():
-            if cls:
-                found.setdefault(cls, ttype)
-    for ttype, cls in STANDARD_TYPES.items():
-        if cls:
-            found.setdefault(cls, ttype)
-    return sorted((cls, ttype) for cls, ttype in found.items() if ttype not in Token.Error)
-
-
-def _resolved(style: type, ttype: object) -> dict:
-    # A style only knows the token types it was built with (github-dark lacks
-    # Generic.Underline); the nearest known parent is what Pygments would use.
-    while not style.styles_token(ttype):
-        ttype = ttype.parent  # type: ignore[attr-defined]
-    return style.style_for_token(ttype)
-
-
-# Token style property -> (CSS property, value when set, value when unset).
-_PROPS = (
-    ("color", "color", None, "inherit"),
-    ("bgcolor", "background-color", None, "transparent"),
-    ("bold", "font-weight", "bold", "normal"),
-    ("italic", "font-style", "italic", "normal"),
-    ("underline", "text-decoration", "underline", "none"),
-)
-
-
-def _declarations(style: type, ttype: object) -> dict[str, str]:
-    """The CSS a style sets for a token type, only the non-default properties."""
-    resolved = _resolved(style, ttype)
-    out: dict[str, str] = {}
-    for key, prop, on_value, _unset in _PROPS:
-        value = resolved[key]
-        if value:
-            out[prop] = on_value or f"#{value}"
-    return out
-
-
-def _base_text(style_name: str) -> str:
-    base = get_style_by_name(style_name).style_for_token(Token)
-    return f"#{base['color']}" if base["color"] else _BASE_TEXT[style_name]
-
-
-def _base_rule(style_name: str) -> str:
-    style = get_style_by_name(style_name)
-    return f".code {{ background-color: {style.background_color}; color: {_base_text(style_name)}; }}"
-
-
-@lru_cache(maxsize=1)
-def _class_rules() -> tuple[tuple[str, dict[str, str], dict[str, str]], ...]:
-    """(class, light declarations, dark declarations) for every token class.
-    A dark rule also resets every property the light rule set, so no light
-    colour leaks into dark mode (github-dark has no rule for some classes the
-    default style colours)."""
-    light_style, dark_style = get_style_by_name(LIGHT_STYLE), get_style_by_name(DARK_STYLE)
-    unset = {prop: value for _key, prop, _on, value in _PROPS}
-    rules = []
-    for cls, ttype in _token_classes():
-        light = _declarations(light_style, ttype)
-        dark = _declarations(dark_style, ttype)
-        props = [prop for _key, prop, _on, _unset in _PROPS if prop in light or prop in dark]
-        rules.append((cls, light, {p: dark.get(p, unset[p]) for p in props}))
-    return tuple(rules)
-
-
-def _token_rules() -> tuple[list[str], list[str]]:
-    """Light and dark token rules."""
-    light_rules, dark_rules = [], []
-    for cls, light, dark in _class_rules():
-        if light:
-            light_rules.append(_rule(f".code .{cls}", light))
-        if dark:
-            dark_rules.append(_rule(f".code .{cls}", dark))
-    return light_rules, dark_rules
-
-
-def _ambient_colours(style_name: str, dark: bool) -> frozenset[str]:
-    """Every text colour highlighted code can sit on: the block's, and that of
-    the diff lines that hold highlighted code (none sets one today)."""
-    lines = [_DIFF_COLOURS.get(kind, (None,) * 4)[3 if dark else 1] for kind in (ADD, DEL, CTX)]
-    return frozenset(c.lower() for c in [_base_text(style_name), *lines] if c)
-
-
-def _changes_look(prop: str, value: str, ambient: frozenset[str]) -> bool:
-    """Whether a declaration makes a span look different from the text around it."""
-    if prop == "color":
-        return value != "inherit" and ambient != {value.lower()}
-    return value != _UNSET[prop]
-
-
-_UNSET = {prop: value for _key, prop, _on, value in _PROPS}
-
-
-@lru_cache(maxsize=1)
-def _visible_classes() -> tuple[frozenset[str], frozenset[str]]:
-    """Classes whose rules change how text looks in either scheme, and those
-    that change it for whitespace too (a colour alone does not show on a space)."""
-    ambient = (_ambient_colours(LIGHT_STYLE, False), _ambient_colours(DARK_STYLE, True))
-    shown, shown_on_space = set(), set()
-    for cls, *schemes in _class_rules():
-        changed = {p for decls, amb in zip(schemes, ambient) for p, v in decls.items() if _changes_look(p, v, amb)}
-        if changed:
-            shown.add(cls)
-        if changed - {"color"}:
-            shown_on_space.add(cls)
-    return frozenset(shown), frozenset(shown_on_space)
-
-
-def _rule(selector: str, declarations: dict[str, str]) -> str:
-    body = " ".join(f"{prop}: {value};" for prop, value in declarations.items())
-    return f"{selector} {{ {body} }}"
-
-
-def _diff_rules(dark: bool) -> list[str]:
-    rules = []
-    for kind, colours in sorted(_DIFF_COLOURS.items()):
-        background, text = colours[2:] if dark else colours[:2]
-        colour = f" color: {text};" if text else ""
-        rules.append(f".code .line.{kind} {{ background-color: {background};{colour} }}")
-    return rules
-
-
-@lru_cache(maxsize=1)
-def stylesheet() -> str:
-    """CSS for code blocks and diffs: light by default, dark under
-    ``prefers-color-scheme: dark``.  The same string on every call."""
-    layout = [
-        # One full-width row per diff line; inline-block keeps the "\n" between
-        # lines from adding blank rows inside <pre>.
-        ".code .line { display: inline-block; min-width: 100%; box-sizing: border-box; }",
-        ".code .line.file { font-weight: bold; }",
-        # A stripe marks added and removed lines: their backgrounds are pale for contrast.
-        ".code .line.add { box-shadow: inset 3px 0 #2da44e; }",
-        ".code .line.del { box-shadow: inset 3px 0 #cf222e; }",
-        # Where the budget stops highlighting (plain_marker): a note on a line of
-        # its own, not part of the code (neither selected nor copied).
-        '.code .hl-plain::before { content: "plain text from line " attr(data-line); display: block;'
-        " margin: 0.2em 0; border-top: 1px dashed currentColor; font-style: italic; color: #57606a;"
-        " user-select: none; -webkit-user-select: none; }",
-    ]
-    light_tokens, dark_tokens = _token_rules()
-    light = [_base_rule(LIGHT_STYLE), *light_tokens, *_diff_rules(dark=False)]
-    marker = ".code .hl-plain::before { color: #8b949e; }"
-    dark = [_base_rule(DARK_STYLE), *dark_tokens, *_diff_rules(dark=True), marker]
-    indented = "\n".join("  " + rule for rule in dark)
-    return "\n".join(
-        ["/* bough code and diff styles (generated from Pygments " + f"{LIGHT_STYLE} / {DARK_STYLE}) */"]
-        + layout
-        + light
-        + ["@media (prefers-color-scheme: dark) {", indented, "}"]
-    ) + "\n"

@@ -24,7 +24,9 @@ from markupsafe import Markup, escape
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from .highlight import WRITTEN, highlight, is_known_language
+from .highlight import highlight
+from .highlight_budget import WRITTEN
+from .lexer_choice import is_known_language
 from .links import safe_href
 
 LINK_REL = "noopener noreferrer nofollow"

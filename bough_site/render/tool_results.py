@@ -5,7 +5,7 @@ Markdown with the fetch's status, size and time; a web search as a list of
 links; the files a search found as a list of paths. This module only reads:
 it turns a result's text and ``detail`` (the structured record the agent wrote,
 any JSON shape, already redacted like the text: ``scrub.py``) into plain
-values; ``pages.py`` decides what becomes a block, and the templates write the
+values; ``result_views.py`` decides what becomes a block, and the templates write the
 markup. Anything that is not the expected shape gives None, and the result is
 shown as text, as before.
 """
