@@ -45,11 +45,12 @@ from .model import Project, Session, Site, InputWarning
 from .options import Options, build_options
 from .plan import Plan, gone_sessions, make_plan
 from .plan.lineage import decisions, in_state
-from .plan.units import CLAUDE, Unit, project_identity, units_of, with_digests
+from .plan.units import CLAUDE, Unit, units_of, with_digests
 from .render.blockstore import collect as collect_blocks
-from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
+from .publish import Outputs, SitePages, publish, signatures
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
+from .site import latest, project_of, session_order, site_from_manifest, site_from_sessions
 from .state import StateStore, state_name
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_bytes, tally_from_json
@@ -80,7 +81,7 @@ class BuildResult:
     def site(self) -> Site:
         """The site the build made, its sessions without timelines."""
         if self.built is None:
-            self.built = built_site(self.out, self.warnings)
+            self.built = site_from_manifest(self.out, self.warnings)
         return self.built
 
 
@@ -136,7 +137,7 @@ def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Sit
     for session in sessions:
         scrub_session(session, options.redactor())
         summarize_work(session)  # commits and changed files, from the redacted timeline
-    site = assemble(sessions)
+    site = site_from_sessions(sessions)
     site.warnings = _sorted_warnings(scrub_warnings(warnings, options.redactor()))
     return site
 
@@ -158,24 +159,6 @@ def _read_sessions(found: Discovered, warn: Callable[[InputWarning], None]) -> l
         for unit in gemini_units(found.gemini, found.label, {}):  # one reader call per folder, as a build makes
             sessions += read_gemini_sessions([Path(p) for p in unit.paths], warn, label=found.label)
     return sessions
-
-
-def assemble(sessions: list[Session]) -> Site:
-    """Group sessions into projects by working directory; count by identities."""
-    by_cwd: dict[str, list[Session]] = {}
-    for session in sessions:
-        by_cwd.setdefault(session.cwd or "", []).append(session)
-    projects = []
-    for cwd, members in by_cwd.items():
-        members.sort(key=_session_order, reverse=True)
-        for session, session_slug in zip(members, unique_slugs([s.id for s in members])):
-            session.slug = session_slug
-        projects.append(project_of(project_identity(cwd), members, [s.tally for s in members]))
-    return site_of(projects, [])
-
-
-def _session_order(session: Session) -> tuple[str, str]:
-    return (session.started or "", session.id)
 
 
 def _sorted_warnings(warnings: list[InputWarning]) -> list[InputWarning]:
@@ -263,20 +246,6 @@ def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
     return BuildResult(config.out, said.projects, said.sessions, said.stats, warnings=said.warnings,
                        archived_only=said.archived_only, notes=notes, reused=said.sessions_live,
                        gone=said.gone, kept=said.files)
-
-
-def built_site(out: Path, warnings: list[InputWarning]) -> Site:
-    """The site the last build in OUT made, from its manifest: what a build that
-    reuses every session returns."""
-    previous = Manifest.load(out)
-    identities: dict[str, dict[str, str]] = {}
-    members: dict[str, list[Session]] = {}
-    for stored in previous.sessions.values():
-        identities[stored.project["id"]] = stored.project
-        members.setdefault(stored.project["id"], []).append(session_from_summary(stored.summary, stored.slug))
-    projects = [project_of(identities[key], sorted(sessions, key=_session_order, reverse=True), [])
-                for key, sessions in members.items()]
-    return site_stats(projects, None, warnings, previous)
 
 
 @contextlib.contextmanager
@@ -508,7 +477,7 @@ def _assemble(entries: dict[str, Entry]) -> tuple[list[Project], dict[str, str]]
     for members in by_project.values():
         for entry in members:
             entry.session = session_from_summary(entry.summary, "")
-        members.sort(key=lambda e: _session_order(e.session), reverse=True)
+        members.sort(key=lambda e: session_order(e.session), reverse=True)
         slugs = unique_slugs([e.session.id for e in members])
         taken = {s.casefold() for e, s in zip(members, slugs) if e.status != "gone"}
         kept = []

@@ -23,6 +23,7 @@ from .errors import OutputError
 from .manifest import Manifest
 from .model import Project, Session, Site, InputWarning
 from .options import Options
+from .site import site_stats
 from .stats import Tally
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
 
@@ -239,41 +240,3 @@ def script_json(value: Any) -> bytes:
                          ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
         data = data.replace(raw, escaped)
     return data
-
-
-def site_stats(projects: list[Project], tally: Callable[[Session], Tally | None] | None,
-               warnings: list[InputWarning], previous: Manifest) -> Site:
-    """Project and site numbers: unions of the sessions' identities. Without
-    ``tally`` (nothing changed) the last build's numbers are the numbers."""
-    out = []
-    for project in projects:
-        tallies = [tally(session) if tally else None for session in project.sessions]
-        made = project_of({"id": project.id, "name": project.name, "cwd": project.cwd}, project.sessions, tallies)
-        if tally is None:
-            made.stats = previous.project_stats.get(project.id, made.stats)
-        out.append(made)
-    site = site_of(out, warnings)
-    if tally is None and previous.site_stats:
-        site.stats = dict(previous.site_stats)
-    return site
-
-
-def project_of(identity: dict[str, str], sessions: list[Session], tallies: list[Tally | None]) -> Project:
-    tally = Tally()
-    for one in tallies:
-        if one is not None:
-            tally.merge(one)
-    return Project(id=identity["id"], name=identity["name"], cwd=identity["cwd"], sessions=sessions,
-                   stats=tally.stats(), tally=tally)
-
-
-def site_of(projects: list[Project], warnings: list[InputWarning]) -> Site:
-    projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)
-    site_tally = Tally()
-    for project in projects:
-        site_tally.merge(project.tally)
-    return Site(projects=projects, stats=site_tally.stats(), warnings=warnings)
-
-
-def latest(sessions: list[Session]) -> str:
-    return max((s.ended or s.started or "" for s in sessions), default="")
