@@ -36,26 +36,27 @@ import orjson
 
 from . import quick, search, urls
 from .archive_sync import Kept, cleanup_notes, sync_archive
+from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
-from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
+from .jobs import Job, UnitResult, probe_files, run_jobs, scan_files, workers_for
 from .manifest import MANIFEST, Manifest, SessionState, UnitState, sha256_prefix
-from .model import Project, Session, Site, InputWarning
+from .model import Session, Site, InputWarning
 from .options import Options, build_options
-from .plan import Plan, gone_sessions, make_plan
+from .plan import Plan, make_plan
 from .plan.lineage import decisions, in_state
 from .plan.units import CLAUDE, Unit, units_of, with_digests
 from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SitePages, publish, signatures
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
-from .site import latest, project_of, session_order, site_from_manifest, site_from_sessions
+from .site import site_from_manifest, site_from_sessions
 from .state import StateStore, state_name
 from .stats import Tally
-from .summaries import session_from_summary, tally_from_bytes, tally_from_json
+from .summaries import tally_from_bytes, tally_from_json
 from .work import summarize_work
-from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file, locked, unique_slugs
+from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file, locked
 
 
 @dataclass
@@ -168,35 +169,6 @@ def _sorted_warnings(warnings: list[InputWarning]) -> list[InputWarning]:
 
 
 # --------------------------------------------------------------------------- build
-
-
-@dataclass
-class Entry:
-    """One session of the site being built: read now, reused, or gone."""
-
-    key: str
-    unit: str
-    summary: dict[str, Any]
-    project: dict[str, str]
-    status: str  # "rebuilt" | "reused" | "gone"
-    slug: str = ""  # final, once assembled
-    written_slug: str | None = None  # the slug its files were written or kept under
-    outputs: list[str] = field(default_factory=list)
-    tally_json: bytes | None = None  # rebuilt: its identities, to store
-    tally_file: str = ""
-    session: Session | None = None  # the summary as a Session, once assembled
-    links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
-    scan: str = ""  # gone: its stored summary for the resume pre-scan, and its directory
-    group: str = ""
-    uuids: str = ""  # reused or gone: its file's stored record uuids (plan/lineage.py)
-
-    @classmethod
-    def stored(cls, state: SessionState, status: str) -> Entry:
-        """A session the last build made, as its manifest entry has it."""
-        # Shared, not copied: an entry's lists are replaced, never changed in place.
-        return cls(state.key, state.unit, state.summary, state.project, status, written_slug=state.slug,
-                   outputs=state.outputs, tally_file=state.tally, links=state.links, scan=state.scan, group=state.group,
-                   uuids=state.uuids)
 
 
 class _Progress:
@@ -335,7 +307,7 @@ def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, option
                      probe=lambda paths: probe_files(paths, workers),
                      state=state, prune=config.prune)
     progress.total = len(plan.reused) + sum(plan.estimates.values())
-    entries = _reused(plan, progress)
+    made = _reused(plan, progress)
     outputs = Outputs(writer)
     options = replace(options, slug_counts=plan.slug_counts)
     unit_states = dict(plan.kept)
@@ -346,37 +318,33 @@ def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, option
 
     def take_first(_index: int, result: UnitResult) -> None:
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
-        _take_first(result, entries, outputs, progress, plan.estimates)
+        _take_first(result, made, outputs, progress, plan.estimates)
         if indexing is not None:
-            indexing.done(result, entries)
+            indexing.done(result, made)
 
     with _collecting(True):
         run_jobs(jobs, options, workers, take_first)
-    gone = gone_sessions(previous, set(entries), _live(entries), prune=config.prune)
-    entries.update((stored.key, Entry.stored(stored, "gone")) for stored in gone)
-    projects, links = _assemble(entries)
-    if not projects:
+    assembled = assemble(made, previous, prune=config.prune)
+    if not assembled.projects:
         raise NothingToRead("no transcript could be read from the sources given")
-    # Each session of the projects by its entry (an entry dropped below keeps its place in its project).
-    by_session = {id(entry.session): entry for entry in entries.values()}
-    redo = _keep_unchanged(entries, links, outputs, config.report)
-    _final_pass(redo, entries, links, units, plan, previous, options, outputs, workers)
+    again, lost = _keep_unchanged(assembled, outputs, config.report)
+    assembled = _final_pass(again, replace(assembled, lost=lost), units, plan, options, outputs, workers)
     warnings = _site_warnings(discovery_warnings, units, unit_states)
     signature, project_signatures = signatures(
-        projects, lambda s: _signature_parts(by_session[id(s)]), warnings)
+        assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings)
     with _collecting(True):
-        tallies = _Tallies(by_session, state, config.report)
-        pages = publish(projects, lambda s: tallies.of(by_session[id(s)]), warnings,
+        tallies = _Tallies(assembled.outcomes, state, config.report)
+        pages = publish(assembled.projects, lambda s: tallies.of(assembled.outcome(s)), warnings,
                         signature=signature, project_signatures=project_signatures, previous=previous,
                         same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
                         workers=workers, early=early)
     pruned = _prune(outputs, previous, config.prune)
-    _save(out, state, digest, unit_states, entries, plan, pages, previous)
+    _save(out, state, digest, unit_states, assembled, plan, pages, previous)
     site = pages.site
     archived_only = sum(1 for p in site.projects for s in p.sessions if s.kept_since)
     return BuildResult(config.out, len(site.projects), sum(len(p.sessions) for p in site.projects), site.stats,
                        warnings=site.warnings, archived_only=archived_only, rebuilt=progress.rebuilt,
-                       reused=progress.reused, gone=len(gone), pruned=len(pruned), built=site)
+                       reused=progress.reused, gone=assembled.gone, pruned=len(pruned), built=site)
 
 
 class _EarlyIndexing:
@@ -394,14 +362,14 @@ class _EarlyIndexing:
         self._pages: dict[str, list[str]] = {}  # project id -> its session pages written
         self._shards = shards
 
-    def done(self, result: UnitResult, entries: dict[str, Entry]) -> None:
+    def done(self, result: UnitResult, made: dict[str, Outcome]) -> None:
         folder = result.unit.folder
         self._left[folder] -= 1
         for one in result.sessions:
             project = one.project["id"]
             self._folders.setdefault(project, set()).add(folder)
             self._pages.setdefault(project, []).extend(
-                path for path in entries[one.key].outputs if search.SESSION_PAGE.match(path))
+                path for path in made[one.key].outputs if search.SESSION_PAGE.match(path))
         if self._left[folder]:
             return
         for project, folders in self._folders.items():
@@ -422,13 +390,13 @@ def _presence(writer: SiteWriter, state: StateStore) -> Callable[[SessionState],
     return present
 
 
-def _reused(plan: Plan, progress: _Progress) -> dict[str, Entry]:
-    entries = {}
+def _reused(plan: Plan, progress: _Progress) -> dict[str, Outcome]:
+    made = {}
     for stored in plan.reused:
-        entries[stored.key] = Entry.stored(stored, "reused")
+        made[stored.key] = Outcome.stored(stored, Status.REUSED)
         progress.reused += 1
         progress.step(stored.project.get("name", ""))
-    return entries
+    return made
 
 
 def _unit_state(result: UnitResult, plan: Plan, redactor: Any, report: Callable[[str], None]) -> UnitState:
@@ -443,117 +411,58 @@ def _unit_state(result: UnitResult, plan: Plan, redactor: Any, report: Callable[
                      plan.lineage.digest(unit.key), names)
 
 
-def _take_first(result: UnitResult, entries: dict[str, Entry], outputs: Outputs, progress: _Progress,
+def _take_first(result: UnitResult, made: dict[str, Outcome], outputs: Outputs, progress: _Progress,
                 estimates: dict[str, int]) -> None:
     """A unit's sessions as a worker gave them in the first pass: files written at once."""
     for one in result.sessions:
-        entry = entries[one.key] = Entry(one.key, result.unit.key, one.summary, one.project, "rebuilt",
-                                         tally_json=one.tally, tally_file=state_name(one.tally, ".json"))
+        outcome = made[one.key] = Outcome.read(one, result.unit.key)
         progress.rebuilt += 1
         if one.files is not None:
-            _written(entry, one, outputs)
+            made[one.key] = outcome.written(one, outputs.commit(one.files))
             progress.step(one.project["name"])
     progress.total += len(result.sessions) - estimates.get(result.unit.key, len(result.sessions))
 
 
-def _written(entry: Entry, one: SessionResult, outputs: Outputs) -> None:
-    entry.outputs = outputs.commit(one.files or [])
-    entry.written_slug = one.slug
-    entry.links = one.links
-
-
-def _live(entries: dict[str, Entry]) -> set[tuple[object, object]]:
-    return {(e.summary.get("source"), e.summary.get("id")) for e in entries.values()}
-
-
-def _assemble(entries: dict[str, Entry]) -> tuple[list[Project], dict[str, str]]:
-    """Projects from the summaries, sessions newest first, with final page names;
-    and every session's page by its id. A gone session keeps the name its pages
-    have; when a live session now owns that name, the gone one drops out."""
-    by_project: dict[str, list[Entry]] = {}
-    for entry in entries.values():
-        by_project.setdefault(entry.project["id"], []).append(entry)
-    projects = []
-    for members in by_project.values():
-        for entry in members:
-            entry.session = session_from_summary(entry.summary, "")
-        members.sort(key=lambda e: session_order(e.session), reverse=True)
-        slugs = unique_slugs([e.session.id for e in members])
-        taken = {s.casefold() for e, s in zip(members, slugs) if e.status != "gone"}
-        kept = []
-        for entry, chosen in zip(members, slugs):
-            if entry.status == "gone" and chosen != entry.written_slug:
-                chosen = entry.written_slug or chosen  # its page cannot be made again: keep its name
-                if chosen.casefold() in taken:
-                    del entries[entry.key]
-                    continue
-            entry.slug = entry.session.slug = chosen
-            kept.append(entry)
-        if kept:
-            projects.append(project_of(kept[0].project, [e.session for e in kept], [None] * len(kept)))
-    projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)  # as site_of orders them
-    links = {session.id: urls.session_html(project.id, session.slug)
-             for project in projects for session in project.sessions}
-    return projects, links
-
-
-def _keep_unchanged(entries: dict[str, Entry], links: dict[str, str], outputs: Outputs,
-                    report: Callable[[str], None]) -> list[Entry]:
+def _keep_unchanged(assembled: Assembled, outputs: Outputs, report: Callable[[str], None]) -> tuple[list[str], frozenset[str]]:
     """Keep the files of sessions that were not rendered again; return the ones
-    that must be (a new page name, a link to a page that moved, a file gone)."""
-    redo = []
-    for entry in list(entries.values()):
-        moved = entry.status != "gone" and any(links.get(k) != v for k, v in entry.links.items())
-        if entry.written_slug != entry.slug or moved:
-            redo.append(entry)
+    that must be (a new page name, a link to a page that moved, a file gone), and
+    the gone ones whose files are gone too."""
+    again: list[str] = []
+    lost: set[str] = set()
+    for outcome in assembled.outcomes.values():
+        if renamed_or_moved(outcome, assembled):
+            again.append(outcome.key)
             continue
-        if entry.status == "rebuilt":
+        if outcome.status is Status.REBUILT:
             continue  # its files were written by the first pass
         try:
-            for path in entry.outputs:
+            for path in outcome.outputs:
                 outputs.keep(path)
         except OutputError:
-            if entry.status == "gone":
-                report(f"warning: the pages of session {entry.key} are gone and its source too")
-                del entries[entry.key]
+            if outcome.status is Status.GONE:
+                report(f"warning: the pages of session {outcome.key} are gone and its source too")
+                lost.add(outcome.key)
                 continue
-            redo.append(entry)
-    return redo
+            again.append(outcome.key)
+    return again, frozenset(lost)
 
 
-def _final_pass(redo: list[Entry], entries: dict[str, Entry], links: dict[str, str], units: list[Unit],
-                plan: Plan, previous: Manifest, options: Options, outputs: Outputs, workers: int) -> None:
+def _final_pass(again: list[str], assembled: Assembled, units: list[Unit], plan: Plan, options: Options,
+                outputs: Outputs, workers: int) -> Assembled:
     """Render again, knowing every page name and link, the sessions that needed them."""
-    by_key = {unit.key: unit for unit in units}
-    by_unit: dict[str, set[str]] = {}
-    for entry in redo:
-        if entry.unit in by_key:
-            by_unit.setdefault(entry.unit, set()).add(entry.key)
-    if not by_unit:
-        return
-    slugs = {e.key: e.slug for e in entries.values()}
-    jobs = [Job(by_key[key], final=True, slugs={k: s for k, s in slugs.items() if k.startswith(key + "#")},
-                links=links, only=frozenset(keys), inherit=plan.lineage.decision(key))
-            for key, keys in by_unit.items()]
+    jobs = final_jobs(again, assembled, units, plan.lineage.decision)
+    final: dict[str, Outcome] = {}
 
     def take_final(_index: int, result: UnitResult) -> None:
         for one in result.sessions:
-            entry = entries.get(one.key)
-            if entry is not None and one.files is not None:
-                _written(entry, one, outputs)
-                _note_parts(entry, one.summary)
+            outcome = final.get(one.key) or assembled.outcomes.get(one.key)
+            if outcome is not None and one.key not in assembled.lost and one.files is not None:
+                final[one.key] = outcome.written(one, outputs.commit(one.files)).with_parts(one.summary)
 
-    with _collecting(True):
-        run_jobs(jobs, options, workers, take_final)
-
-
-def _note_parts(entry: Entry, summary: dict[str, Any]) -> None:
-    """A page rendered again by the second pass (other links, another name) may
-    split at other places: where its linked moments landed is its latest render's."""
-    parts = dict(summary.get("anchor_parts") or {})
-    entry.summary = {**entry.summary, "anchor_parts": parts}
-    if entry.session is not None:
-        entry.session.anchor_parts = parts
+    if jobs:
+        with _collecting(True):
+            run_jobs(jobs, options, workers, take_final)
+    return with_final(assembled, final)
 
 
 def _site_warnings(discovery: list[InputWarning], units: list[Unit], states: dict[str, UnitState]) -> list[InputWarning]:
@@ -565,8 +474,8 @@ def _site_warnings(discovery: list[InputWarning], units: list[Unit], states: dic
     return _sorted_warnings(warnings)
 
 
-def _signature_parts(entry: Entry) -> list[Any]:
-    return [entry.key, entry.slug, entry.project, entry.summary, entry.tally_file]
+def _signature_parts(assembled: Assembled, outcome: Outcome) -> list[Any]:
+    return [outcome.key, assembled.slugs[outcome.key], outcome.project, outcome.summary, outcome.tally_file]
 
 
 class _Tallies:
@@ -577,23 +486,23 @@ class _Tallies:
     of thousands of objects and no cycle: with it on, it walked the whole heap again
     and again, a third of the site's numbers in a one-turn append)."""
 
-    def __init__(self, entries: dict[int, Entry], state: StateStore, report: Callable[[str], None]) -> None:
-        self._entries = entries
+    def __init__(self, outcomes: dict[str, Outcome], state: StateStore, report: Callable[[str], None]) -> None:
+        self._outcomes = outcomes
         self._state = state
         self._report = report
         self._stored: dict[str, Tally | None] | None = None
 
-    def of(self, entry: Entry) -> Tally | None:
-        if entry.tally_json is not None:
-            return tally_from_json(orjson.loads(entry.tally_json))
+    def of(self, outcome: Outcome) -> Tally | None:
+        if outcome.tally_json is not None:
+            return tally_from_json(orjson.loads(outcome.tally_json))
         if self._stored is None:
             with _collecting(False):
                 found = self._state.get_many(
-                    e.tally_file for e in self._entries.values() if e.tally_json is None and e.tally_file)
+                    o.tally_file for o in self._outcomes.values() if o.tally_json is None and o.tally_file)
                 self._stored = {name: tally_from_bytes(data) for name, data in found.items()}
-        tally = self._stored.get(entry.tally_file)
+        tally = self._stored.get(outcome.tally_file)
         if tally is None:
-            self._report(f"warning: the numbers of session {entry.summary.get('id')} are missing "
+            self._report(f"warning: the numbers of session {outcome.summary.get('id')} are missing "
                          "from the last build's state; its project's totals leave it out")
         return tally
 
@@ -614,22 +523,23 @@ def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:
     return outputs.writer.prune()
 
 
-def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, UnitState], entries: dict[str, Entry],
+def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, UnitState], assembled: Assembled,
           plan: Plan, pages: SitePages, previous: Manifest) -> None:
     manifest = Manifest(options=digest)
     manifest.units = {key: unit_states[key] for key in sorted(unit_states)}
     lineage = plan.lineage
     values: dict[str, bytes] = {}
-    for key in sorted(entries):
-        entry = entries[key]
-        if entry.tally_json is not None:
-            values[entry.tally_file] = entry.tally_json
-        scan = lineage.scans.get(entry.unit, entry.scan)
-        uuids = lineage.uuids.get(entry.unit, entry.uuids)
+    saved = assembled.saved()
+    for key in sorted(saved):
+        outcome = saved[key]
+        if outcome.tally_json is not None:
+            values[outcome.tally_file] = outcome.tally_json
+        scan = lineage.scans.get(outcome.unit, outcome.scan)
+        uuids = lineage.uuids.get(outcome.unit, outcome.uuids)
         values.update((name, lineage.new[name]) for name in (scan, uuids) if name in lineage.new)
-        manifest.sessions[key] = SessionState(key, entry.unit, entry.slug, entry.project, entry.summary,
-                                              entry.outputs, entry.tally_file, scan,
-                                              lineage.groups.get(entry.unit, entry.group), uuids, entry.links)
+        manifest.sessions[key] = SessionState(key, outcome.unit, assembled.slugs[key], outcome.project,
+                                              outcome.summary, outcome.outputs, outcome.tally_file, scan,
+                                              lineage.groups.get(outcome.unit, outcome.group), uuids, outcome.links)
     state.add(values)  # before the manifest is compared: a value lost since the last build is kept again
     manifest.site_outputs = pages.outputs
     manifest.site_signature = pages.signature
