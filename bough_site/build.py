@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from . import quick, search, urls
-from .archive_sync import Kept, cleanup_notes, sync_archive
+from .archive_sync import Archived, cleanup_notes, sync_archive
 from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
@@ -44,11 +44,11 @@ from .jobs import Job, UnitResult, probe_files, run_jobs, scan_files, workers_fo
 from .manifest import MANIFEST, Manifest, SessionState, UnitState, sha256_prefix
 from .model import Session, Site, InputWarning
 from .options import Options, build_options
-from .plan import Plan, make_plan
+from .plan import DiskAnswers, Plan, make_plan
 from .plan.lineage import decisions, in_state
 from .plan.units import CLAUDE, Unit, units_of, with_digests
 from .render.blockstore import collect as collect_blocks
-from .publish import Outputs, SitePages, publish, signatures
+from .publish import Outputs, SiteParts, SitePages, publish, signatures
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
 from .site import site_from_manifest, site_from_sessions
@@ -117,23 +117,22 @@ def _collector(config: BuildConfig) -> tuple[list[InputWarning], Callable[[Input
 
 
 def _sources(config: BuildConfig, warn: Callable[[InputWarning], None],
-             known: Known | None = None) -> tuple[Discovered, Kept]:
+             known: Known | None = None) -> tuple[Discovered, Archived]:
     """Stages 1 and 2: what there is to read, live or only in the archive; the
-    bundled examples when there is nothing at all. Close the Kept when done."""
-    found = discover(config, warn, known)
-    kept = sync_archive(found, config, warn, workers=workers_for(config.jobs))
+    bundled examples when there is nothing at all. Close the Archived when done."""
+    found, archived = sync_archive(discover(config, warn, known), config, warn, workers=workers_for(config.jobs))
     if not config.sources and found.empty():
         add_examples(found, config, warn)
-    return found, kept
+    return found, archived
 
 
 def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Site:
     """Read every source into the model (no output is written)."""
     warnings, warn = _collector(config)
-    found, kept = _sources(config, warn)
-    with kept:
+    found, archived = _sources(config, warn)
+    with archived:
         sessions = _read_sessions(found, warn)
-    kept.mark(sessions)
+    archived.mark(sessions)
     options = build_options(config, found.used_examples, redaction_key)
     for session in sessions:
         scrub_session(session, options.redactor())
@@ -189,27 +188,38 @@ class _Progress:
 
 
 def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildResult:
-    """Build the site in ``config.out``, reusing what the last build there made
-    from sources that have not changed since; when nothing has (quick.py), saying
-    again what it said."""
+    """Build the site in ``config.out``, stage by stage (docs/architecture.md); when
+    nothing changed since the last build there (quick.py), say again what it said."""
     check_outside_agent_homes(config.out)  # before anything is read or written (docs/safety.md S8)
-    digest = build_options(config, False, redaction_key).digest()  # the examples' differs: see _build
-    inputs = quick.inputs_digest(config, digest)
-    again = _said_again(config, inputs) if inputs is not None else None
-    if again is not None:
-        return again
+    look = quick.unchanged(config, build_options(config, False, redaction_key).digest())
+    if look.said is not None:
+        return _said_again(config, look.said)
     with _collecting(False):
-        return _build(config, redaction_key, digest, inputs)
+        warnings, warn = _collector(config)
+        hint = Manifest.load(config.out)  # before OUT is locked: a hint only (see _previous)
+        found, archived = _sources(config, warn, hint.known_files())
+        with archived:
+            inputs = _inputs(config, found, archived, warnings, hint, look.options_digest, redaction_key)
+            with SiteWriter(config.out, force=config.force) as writer:
+                quick.forget(writer.out)  # emptied in place until this build has ended
+                previous = _previous(writer.out, hint)
+                with StateStore(writer.out) as state, _early_shards(writer, config, inputs.options) as shards:
+                    out = _Out(writer, state, Outputs(writer), shards)
+                    plan = _plan(config, inputs, previous, out)
+                    first = _first_pass(config, inputs, plan, previous, out)
+                    assembled = _nonempty(assemble(first.made, previous, prune=config.prune))
+                    assembled, again = _keep_unchanged(assembled, out.outputs, config.report)
+                    assembled = _final_pass(config, inputs, plan, first, assembled, again, out)
+                    pages = _publish(config, inputs, plan, first, assembled, previous, out)
+                    pruned = _prune(out.outputs, previous, config.prune)
+                    _save(inputs, first, assembled, plan, pages, previous, out)
+                result = _result(config, inputs, first, assembled, pages, pruned, writer)
+                _remember(config, look, inputs, archived, result, writer)
+    return result
 
 
-def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
-    """The last build's result, when the quick check finds nothing changed since."""
-    if not os.path.isfile(Path(config.out) / quick.RECORD):
-        return None  # (and OUT is not locked: it may not be bough's)
-    with locked(config.out):
-        said = quick.recall(config.out, inputs, config.archive)
-    if said is None:
-        return None
+def _said_again(config: BuildConfig, said: quick.Said) -> BuildResult:
+    """The last build's result, said again: the quick check found nothing changed since."""
     for warning in said.reported:
         config.report(f"warning: {warning}")
     notes = cleanup_notes(config, claude=said.claude, gemini=said.gemini)
@@ -225,9 +235,8 @@ def _collecting(on: bool) -> Iterator[None]:
     """Python's cyclic garbage collector on or off meanwhile, then as it was. Off
     for the build's own bookkeeping: the manifest, the archive's index, units,
     plans and summaries are hundreds of thousands of objects without a cycle,
-    which it would otherwise walk again and again (a third of a no-change build of
-    20,000 sessions). On while reading and rendering, which do make cycles (the
-    workers too)."""
+    which it would otherwise walk again and again. On while reading and rendering,
+    which do make cycles (the workers too)."""
     was = gc.isenabled()
     (gc.enable if on else gc.disable)()
     try:
@@ -236,39 +245,50 @@ def _collecting(on: bool) -> Iterator[None]:
         (gc.enable if was else gc.disable)()
 
 
-def _build(config: BuildConfig, redaction_key: bytes | None, digest: str, inputs: str | None) -> BuildResult:
-    """The whole way; ``digest``: the options digest of a build of the user's own
-    sessions (the bundled examples have a key of their own)."""
-    warnings, warn = _collector(config)
-    # Read before OUT is locked: only as a hint (which files are unchanged need not
-    # be opened to tell their format); read again under the lock if it changed since.
-    early = Manifest.load(config.out)
-    found, kept = _sources(config, warn, early.known_files())
-    with kept:
-        notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
-        options = build_options(config, found.used_examples, redaction_key)
-        digest = options.digest() if found.used_examples else digest
-        units = with_digests(units_of(found.claude, found.codex, found.label, kept.since, found.gemini), kept.digests)
-        if found.empty():
-            if not early.sessions:
-                raise NothingToRead("no transcript could be read from the sources given")
-        else:
-            check_separate(config.out, found.inputs)
-        with SiteWriter(config.out, force=config.force) as writer:
-            quick.forget(writer.out)  # emptied in place until this build has ended
-            previous = early if early.stamp is not None and early.stamp == Manifest.stamp_of(writer.out) \
-                else Manifest.load(writer.out)
-            reported = scrub_warnings(warnings, options.redactor())
-            with StateStore(writer.out) as state, _early_shards(writer, config, options) as early:
-                result = _build_in(writer, state, config, options, digest, units, reported, previous, found.stat,
-                                   early)
-            result.written, result.unchanged, result.kept = len(writer.written), len(writer.unchanged), len(writer.kept)
-            result.used_examples, result.notes = found.used_examples, notes
-            if inputs is not None and not found.used_examples \
-                    and not quick.outside_sources(config, root_candidates(found.gemini)):
-                writer.seal()
-                _remember(writer.out, inputs, kept.times, result, reported, found)
-    return result
+@dataclass(frozen=True)
+class _Inputs:
+    """What the build reads and how, settled before OUT is locked."""
+
+    found: Discovered
+    options: Options
+    digest: str  # the options' digest
+    units: list[Unit]
+    reported: list[InputWarning]  # discovery's and the archive's warnings, redacted
+    notes: list[str]  # the agents' cleanup, said once in the summary
+
+
+def _inputs(config: BuildConfig, found: Discovered, archived: Archived, warnings: list[InputWarning],
+            hint: Manifest, digest: str, redaction_key: bytes | None) -> _Inputs:
+    """The units to plan and the options; ``digest``: the options digest of a build
+    of the user's own sessions (the bundled examples have a key of their own)."""
+    notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
+    options = build_options(config, found.used_examples, redaction_key)
+    digest = options.digest() if found.used_examples else digest
+    units = with_digests(units_of(found.claude, found.codex, found.label, archived.since, found.gemini),
+                         archived.digests)
+    if found.empty():
+        if not hint.sessions:
+            raise NothingToRead("no transcript could be read from the sources given")
+    else:
+        check_separate(config.out, found.inputs)
+    return _Inputs(found, options, digest, units, scrub_warnings(warnings, options.redactor()), notes)
+
+
+def _previous(out: Path, hint: Manifest) -> Manifest:
+    """The last build's manifest, now that OUT is held: the one read before as a
+    hint (which files are unchanged need not be opened to tell their format),
+    unless it changed since."""
+    return hint if hint.stamp is not None and hint.stamp == Manifest.stamp_of(out) else Manifest.load(out)
+
+
+@dataclass(frozen=True)
+class _Out:
+    """OUT as this build holds it."""
+
+    writer: SiteWriter
+    state: StateStore
+    outputs: Outputs
+    shards: search.EarlyShards | None  # where projects' search shards start while the rest renders (None: at the end)
 
 
 def _early_shards(writer: SiteWriter, config: BuildConfig,
@@ -280,71 +300,95 @@ def _early_shards(writer: SiteWriter, config: BuildConfig,
     return contextlib.nullcontext()
 
 
-def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: BuildResult,
-              reported: list[InputWarning], found: Discovered) -> None:
-    """What this build said, for the next one's quick check (quick.py)."""
-    quick.prepare(out)
-    said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, reported,
-                      found.shows("claude"), found.shows("gemini"), result.rebuilt + result.reused, result.gone,
-                      result.archived_only, result.written + result.unchanged + result.kept)
-    times = quick.out_times(out, [MANIFEST, SiteWriter.MARKER])
-    quick.remember(out, inputs, times, archive_times, said)
-
-
-def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, options: Options, digest: str,
-              units: list[Unit], discovery_warnings: list[InputWarning], previous: Manifest,
-              stat_of: Callable[[Any], os.stat_result], early: search.EarlyShards | None) -> BuildResult:
-    """Stages 3 to 7, with OUT held; ``digest`` is ``options``' digest, ``previous``
-    the last build's manifest, ``stat_of`` what discovery saw of each file, ``early``
-    where projects' search shards start while the rest renders (None: at the end)."""
-    out = writer.out
+def _plan(config: BuildConfig, inputs: _Inputs, previous: Manifest, out: _Out) -> Plan:
+    """Stage 3: what to read, reuse and keep as gone (plan/), its questions to the disk answered here."""
     workers = workers_for(config.jobs)
+    units = inputs.units
+    disk = DiskAnswers(checksum=lambda path, size: sha256_prefix(Path(path), size),
+                       present=_presence(out.writer, out.state), scan=lambda files: scan_files(files, workers),
+                       probe=lambda paths: probe_files(paths, workers), state=out.state)
+    return make_plan(previous, units, {unit.key: unit.states(inputs.found.stat) for unit in units}, inputs.digest,
+                     name=inputs.options.redactor().text, disk=disk, prune=config.prune)
+
+
+@dataclass(frozen=True)
+class _FirstPass:
+    """What the first pass made: each session read or reused, each unit's state."""
+
+    made: dict[str, Outcome]
+    unit_states: dict[str, UnitState]
+    options: Options  # the build's, with the page names known in advance (Options.slug_counts)
+    rebuilt: int
+    reused: int
+
+
+def _first_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, previous: Manifest, out: _Out) -> _FirstPass:
+    """Stage 4: read, redact and render each unit the plan reads, in parallel; the
+    files of each session whose page name is certain are written at once."""
     progress = _Progress(config)
-    redactor = options.redactor()
-    plan = make_plan(previous, units, {unit.key: unit.states(stat_of) for unit in units}, digest,
-                     name=redactor.text, checksum=lambda path, size: sha256_prefix(Path(path), size),
-                     present=_presence(writer, state), scan=lambda files: scan_files(files, workers),
-                     probe=lambda paths: probe_files(paths, workers),
-                     state=state, prune=config.prune)
     progress.total = len(plan.reused) + sum(plan.estimates.values())
     made = _reused(plan, progress)
-    outputs = Outputs(writer)
-    options = replace(options, slug_counts=plan.slug_counts)
+    options = replace(inputs.options, slug_counts=plan.slug_counts)
+    redactor = inputs.options.redactor()
     unit_states = dict(plan.kept)
     jobs = [Job(unit, own_slugs=plan.own_slugs[unit.key], inherit=plan.lineage.decision(unit.key))
             for unit in plan.read]
-
-    indexing = _EarlyIndexing(jobs, previous, early) if early is not None else None
+    indexing = _EarlyIndexing(jobs, previous, out.shards) if out.shards is not None else None
 
     def take_first(_index: int, result: UnitResult) -> None:
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
-        _take_first(result, made, outputs, progress, plan.estimates)
+        _take_first(result, made, out.outputs, progress, plan.estimates)
         if indexing is not None:
             indexing.done(result, made)
 
     with _collecting(True):
-        run_jobs(jobs, options, workers, take_first)
-    assembled = assemble(made, previous, prune=config.prune)
+        run_jobs(jobs, options, workers_for(config.jobs), take_first)
+    return _FirstPass(made, unit_states, options, progress.rebuilt, progress.reused)
+
+
+def _nonempty(assembled: Assembled) -> Assembled:
     if not assembled.projects:
         raise NothingToRead("no transcript could be read from the sources given")
-    again, lost = _keep_unchanged(assembled, outputs, config.report)
-    assembled = _final_pass(again, replace(assembled, lost=lost), units, plan, options, outputs, workers)
-    warnings = _site_warnings(discovery_warnings, units, unit_states)
+    return assembled
+
+
+def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass, assembled: Assembled,
+             previous: Manifest, out: _Out) -> SitePages:
+    """Stage 6: the site's own pages (publish.py), from the assembled sessions."""
+    warnings = _site_warnings(inputs.reported, inputs.units, first.unit_states)
     signature, project_signatures = signatures(
         assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings)
     with _collecting(True):
-        tallies = _Tallies(assembled.outcomes, state, config.report)
-        pages = publish(assembled.projects, lambda s: tallies.of(assembled.outcome(s)), warnings,
-                        signature=signature, project_signatures=project_signatures, previous=previous,
-                        same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
-                        workers=workers, early=early)
-    pruned = _prune(outputs, previous, config.prune)
-    _save(out, state, digest, unit_states, assembled, plan, pages, previous)
+        tallies = _Tallies(assembled.outcomes, out.state, config.report)
+        parts = SiteParts(assembled.projects, lambda s: tallies.of(assembled.outcome(s)), warnings, signature,
+                          project_signatures)
+        return publish(parts, previous=previous, same_options=plan.same_options, options=first.options,
+                       outputs=out.outputs, report=config.report, workers=workers_for(config.jobs), early=out.shards)
+
+
+def _result(config: BuildConfig, inputs: _Inputs, first: _FirstPass, assembled: Assembled, pages: SitePages,
+            pruned: list[str], writer: SiteWriter) -> BuildResult:
+    """What the build says, once OUT's files are all in place."""
     site = pages.site
     archived_only = sum(1 for p in site.projects for s in p.sessions if s.kept_since)
     return BuildResult(config.out, len(site.projects), sum(len(p.sessions) for p in site.projects), site.stats,
-                       warnings=site.warnings, archived_only=archived_only, rebuilt=progress.rebuilt,
-                       reused=progress.reused, gone=assembled.gone, pruned=len(pruned), built=site)
+                       used_examples=inputs.found.used_examples, written=len(writer.written),
+                       unchanged=len(writer.unchanged), warnings=site.warnings, archived_only=archived_only,
+                       notes=inputs.notes, rebuilt=first.rebuilt, reused=first.reused, gone=assembled.gone,
+                       pruned=len(pruned), kept=len(writer.kept), built=site)
+
+
+def _remember(config: BuildConfig, look: quick.Look, inputs: _Inputs, archived: Archived, result: BuildResult,
+              writer: SiteWriter) -> None:
+    """What this build said, for the next one's quick check (quick.py), when it can be told that way."""
+    found = inputs.found
+    if look.inputs is None or found.used_examples or quick.outside_sources(config, root_candidates(found.gemini)):
+        return
+    writer.seal()
+    said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, inputs.reported,
+                      found.shows("claude"), found.shows("gemini"), result.rebuilt + result.reused, result.gone,
+                      result.archived_only, result.written + result.unchanged + result.kept)
+    quick.remember(writer.out, look.inputs, archived.times, said)
 
 
 class _EarlyIndexing:
@@ -423,10 +467,12 @@ def _take_first(result: UnitResult, made: dict[str, Outcome], outputs: Outputs, 
     progress.total += len(result.sessions) - estimates.get(result.unit.key, len(result.sessions))
 
 
-def _keep_unchanged(assembled: Assembled, outputs: Outputs, report: Callable[[str], None]) -> tuple[list[str], frozenset[str]]:
-    """Keep the files of sessions that were not rendered again; return the ones
-    that must be (a new page name, a link to a page that moved, a file gone), and
-    the gone ones whose files are gone too."""
+def _keep_unchanged(assembled: Assembled, outputs: Outputs,
+                    report: Callable[[str], None]) -> tuple[Assembled, list[str]]:
+    """Stage 5, its first half: keep the files of sessions that were not rendered
+    again; return the ones that must be (a new page name, a link to a page that
+    moved, a file gone), and ``assembled`` with the gone ones whose files are gone
+    too (Assembled.lost)."""
     again: list[str] = []
     lost: set[str] = set()
     for outcome in assembled.outcomes.values():
@@ -444,24 +490,25 @@ def _keep_unchanged(assembled: Assembled, outputs: Outputs, report: Callable[[st
                 lost.add(outcome.key)
                 continue
             again.append(outcome.key)
-    return again, frozenset(lost)
+    return replace(assembled, lost=frozenset(lost)), again
 
 
-def _final_pass(again: list[str], assembled: Assembled, units: list[Unit], plan: Plan, options: Options,
-                outputs: Outputs, workers: int) -> Assembled:
-    """Render again, knowing every page name and link, the sessions that needed them."""
-    jobs = final_jobs(again, assembled, units, plan.lineage.decision)
+def _final_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass, assembled: Assembled,
+                again: list[str], out: _Out) -> Assembled:
+    """Stage 5, its second half: render again, knowing every page name and link,
+    the sessions that needed them (``again``)."""
+    jobs = final_jobs(again, assembled, inputs.units, plan.lineage.decision)
     final: dict[str, Outcome] = {}
 
     def take_final(_index: int, result: UnitResult) -> None:
         for one in result.sessions:
             outcome = final.get(one.key) or assembled.outcomes.get(one.key)
             if outcome is not None and one.key not in assembled.lost and one.files is not None:
-                final[one.key] = outcome.written(one, outputs.commit(one.files)).with_parts(one.summary)
+                final[one.key] = outcome.written(one, out.outputs.commit(one.files)).with_parts(one.summary)
 
     if jobs:
         with _collecting(True):
-            run_jobs(jobs, options, workers, take_final)
+            run_jobs(jobs, first.options, workers_for(config.jobs), take_final)
     return with_final(assembled, final)
 
 
@@ -481,10 +528,10 @@ def _signature_parts(assembled: Assembled, outcome: Outcome) -> list[Any]:
 class _Tallies:
     """Each session's counting identities, for the project and site numbers: a
     session read now has them in hand; the others' are read from OUT's state, all
-    at once when the first is asked for (at thousands of sessions, a query each was
-    a fifth of a one-turn append), and decoded with the cyclic collector off (tens
-    of thousands of objects and no cycle: with it on, it walked the whole heap again
-    and again, a third of the site's numbers in a one-turn append)."""
+    at once when the first is asked for (a query each is slow at thousands of
+    sessions), and decoded with the cyclic collector off (tens of thousands of
+    objects and no cycle: with it on, it walks the whole heap again and again).
+    docs/performance.md says what each cost."""
 
     def __init__(self, outcomes: dict[str, Outcome], state: StateStore, report: Callable[[str], None]) -> None:
         self._outcomes = outcomes
@@ -523,8 +570,10 @@ def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:
     return outputs.writer.prune()
 
 
-def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, UnitState], assembled: Assembled,
-          plan: Plan, pages: SitePages, previous: Manifest) -> None:
+def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, pages: SitePages,
+          previous: Manifest, out: _Out) -> None:
+    """Stage 7: the manifest and the state it names, for the next build."""
+    digest, unit_states, state = inputs.digest, first.unit_states, out.state
     manifest = Manifest(options=digest)
     manifest.units = {key: unit_states[key] for key in sorted(unit_states)}
     lineage = plan.lineage
@@ -551,7 +600,7 @@ def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, Unit
     state.keep_only({s.tally for s in manifest.sessions.values()}
                     | {s.scan for s in manifest.sessions.values() if in_state(s.scan)}
                     | {s.uuids for s in manifest.sessions.values() if s.uuids})
-    collect_blocks(out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
-    manifest.save(out)
+    collect_blocks(out.writer.out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
+    manifest.save(out.writer.out)
 
 

@@ -90,12 +90,22 @@ def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
     return site.hexdigest(), per_project
 
 
-def publish(projects: list[Project], tally: Callable[[Session], Tally | None], warnings: list[InputWarning], *,
-            signature: str, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
-            options: Options, outputs: Outputs, report: Callable[[str], None], workers: int = 1,
-            early: search.EarlyShards | None = None) -> SitePages:
-    """The site's own pages, rendered or kept. ``tally`` gives a session's counting
-    identities (read only when something changed)."""
+@dataclass(frozen=True)
+class SiteParts:
+    """What the site's own pages are made of."""
+
+    projects: list[Project]
+    tally: Callable[[Session], Tally | None]  # a session's counting identities (read only when something changed)
+    warnings: list[InputWarning]
+    signature: str  # of the whole (:func:`signatures`)
+    project_signatures: dict[str, str]  # of each project
+
+
+def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options: Options, outputs: Outputs,
+            report: Callable[[str], None], workers: int = 1, early: search.EarlyShards | None = None) -> SitePages:
+    """The site's own pages, rendered or kept."""
+    projects, tally, warnings = parts.projects, parts.tally, parts.warnings
+    signature, project_signatures = parts.signature, parts.project_signatures
     if same_options and previous.site_outputs and previous.site_signature == signature:
         try:
             for path in previous.site_outputs:

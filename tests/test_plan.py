@@ -12,7 +12,7 @@ import pytest
 from bough_site.inherit import FileSummary
 from bough_site.jobs import Job
 from bough_site.manifest import FileState, Manifest, SessionState, UnitState
-from bough_site.plan import gone_sessions, make_plan, unchanged
+from bough_site.plan import DiskAnswers, gone_sessions, make_plan, unchanged
 from bough_site.plan.lineage import ALONE, group_of, uuid_digests
 from bough_site.plan.units import CLAUDE, CODEX, Unit, optimistic_slug
 from bough_site.state import StateStore
@@ -62,6 +62,10 @@ class Disk:
         self.scanned: list[str] = []
         self.probed: list[str] = []
 
+    def answers(self, tmp_path: Path) -> DiskAnswers:
+        """These answers, and a state store in ``tmp_path``."""
+        return DiskAnswers(self.checksum, self.present, self.scan, self.probe, StateStore(tmp_path))
+
     def checksum(self, path: str, size: int) -> str:
         self.checksummed.append(path)
         return self.checksums.get(path, "")
@@ -81,8 +85,7 @@ class Disk:
 
 def plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileState | None]], disk: Disk,
          tmp_path: Path, *, digest: str = DIGEST, prune: bool = False):
-    return make_plan(previous, units, now, digest, name=lambda text: text, checksum=disk.checksum,
-                     present=disk.present, scan=disk.scan, probe=disk.probe, state=StateStore(tmp_path), prune=prune)
+    return make_plan(previous, units, now, digest, name=lambda text: text, disk=disk.answers(tmp_path), prune=prune)
 
 
 A = claude_unit("-home-ada-app/aaaa.jsonl")
@@ -171,8 +174,7 @@ def test_page_names_known_before_reading(tmp_path: Path) -> None:
     previous = manifest((codex, [state("sessions/r1.jsonl")], [session(codex, "s1", source="codex")]),
                         (gone_unit, [state(gone_unit.labels[0])], [session(gone_unit, "cccc")]))
     result = make_plan(previous, [A, clash, codex], {u.key: [None] for u in (A, clash, codex)}, DIGEST,
-                       name=str.upper, checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, probe=Disk().probe,
-                       state=StateStore(tmp_path), prune=False)
+                       name=str.upper, disk=Disk().answers(tmp_path), prune=False)
     upper = optimistic_slug("AAAA").casefold()  # not a safe name as it is: it gets a hash
     assert upper != "aaaa"
     assert result.own_slugs[A.key] == result.own_slugs[clash.key] == (upper,)
@@ -273,9 +275,7 @@ def test_an_unchanged_build_does_not_redact_file_names_again(tmp_path: Path) -> 
 
     def run(digest: str):
         return make_plan(previous, [A], {A.key: [state(A.labels[0])]}, digest, name=name,
-                         checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, probe=Disk().probe,
-                         state=StateStore(tmp_path),
-                         prune=False)
+                         disk=Disk().answers(tmp_path), prune=False)
 
     assert run(DIGEST).own_slugs[A.key] == ("remembered",) and asked == []
     assert run("other options").own_slugs[A.key] == ("aaaa",) and asked == ["aaaa"]  # the key may differ

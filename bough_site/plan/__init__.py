@@ -44,6 +44,18 @@ ChecksumFn = Callable[[str, int], str]
 PresentFn = Callable[[SessionState], bool]
 
 
+@dataclass(frozen=True)
+class DiskAnswers:
+    """How the planner's few questions to the disk are answered: functions (and the
+    state store) the caller passes, so that the planner is tested without a site."""
+
+    checksum: ChecksumFn
+    present: PresentFn
+    scan: ScanFn  # the resume pre-scan (plan/lineage.py)
+    probe: ProbeFn
+    state: StateStore
+
+
 @dataclass
 class Plan:
     same_options: bool  # the options digest is the last build's
@@ -57,18 +69,18 @@ class Plan:
 
 
 def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileState | None]], digest: str, *,
-              name: Callable[[str], str], checksum: ChecksumFn, present: PresentFn, scan: ScanFn,
-              probe: ProbeFn, state: StateStore, prune: bool) -> Plan:
+              name: Callable[[str], str], disk: DiskAnswers, prune: bool) -> Plan:
     """What this build reads and reuses. ``now`` gives each unit's files as they
     are (:meth:`Unit.states`); ``name`` redacts a Claude file's stem into the
-    session id its page is named by."""
+    session id its page is named by; ``disk`` answers what else it asks."""
+    checksum, present = disk.checksum, disk.present
     same_options = previous.options == digest
     same_files = {unit.key: states for unit in units
                   if (states := unchanged(unit, previous.units.get(unit.key), now[unit.key], checksum)) is not None}
     reusable = {key for key in same_files if same_options and _outputs_present(previous, key, present)}
     claude = [(unit.key, unit.paths[0], unit.labels[0]) for unit in units if unit.kind == CLAUDE]
-    lineage = plan_lineage(claude, previous, same_files, reusable, state=state, prune=prune, scan=scan,
-                           probe=probe)
+    lineage = plan_lineage(claude, previous, same_files, reusable, state=disk.state, prune=prune, scan=disk.scan,
+                           probe=disk.probe)
 
     def claude_name(unit: Unit) -> tuple[str, ...]:
         """Its file's name, redacted: as the last build worked it out, when the options are the same."""
@@ -152,5 +164,5 @@ def gone_sessions(previous: Manifest, made: Collection[str], live: Iterable[tupl
             if key not in made and (stored.summary.get("source"), stored.summary.get("id")) not in back]
 
 
-__all__ = ["Plan", "make_plan", "unchanged", "gone_sessions", "Lineage"]
+__all__ = ["DiskAnswers", "Plan", "make_plan", "unchanged", "gone_sessions", "Lineage"]
 
