@@ -1,5 +1,6 @@
 """``build(config)``: the stages of a build, in order, each taking the values
-the ones before it made.
+the ones before it made (docs/architecture.md: the stages and the values
+between them).
 
 1. discover (discover.py): the transcripts under the sources;
 2. sync the archive (archive_sync.py): copy them in, and add what only the
@@ -10,10 +11,11 @@ the ones before it made.
 4. render (jobs.py): read, redact and render each unit to read, in parallel;
    each session comes back as a summary, its counting identities and its
    files, written at once: no process holds more than a few sessions;
-5. assemble: the sessions the last build had and this one did not make (gone)
-   join, projects are made from the summaries, page names and links become
-   final, the few pages that needed them are rendered again (the second pass)
-   and the pages of reused sessions are kept;
+5. assemble (assemble.py, plain functions of values): the sessions the last
+   build had and this one did not make (gone) join, projects are made from the
+   summaries, page names and links become final; then the pages of reused
+   sessions are kept, and the few pages that needed the final names are
+   rendered again (the final pass);
 6. publish (publish.py): the index, the project pages, their sidecars and search;
 7. save: prune if asked, then the manifest and the state it names.
 
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -41,7 +42,7 @@ from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
 from .jobs import Job, UnitResult, probe_files, run_jobs, scan_files, workers_for
-from .manifest import MANIFEST, Manifest, SessionState, UnitState, sha256_prefix
+from .manifest import Manifest, SessionState, UnitState, sha256_prefix
 from .model import Session, Site, InputWarning
 from .options import Options, build_options
 from .plan import DiskAnswers, Plan, make_plan
@@ -52,11 +53,11 @@ from .publish import Outputs, SiteParts, SitePages, publish, signatures
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
 from .site import site_from_manifest, site_from_sessions
-from .state import StateStore, state_name
+from .state import StateStore
 from .stats import Tally
 from .summaries import tally_from_bytes, tally_from_json
 from .work import summarize_work
-from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file, locked
+from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file
 
 
 @dataclass
@@ -330,7 +331,7 @@ def _first_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, previous: Mani
     made = _reused(plan, progress)
     options = replace(inputs.options, slug_counts=plan.slug_counts)
     redactor = inputs.options.redactor()
-    unit_states = dict(plan.kept)
+    unit_states = dict(plan.reused_units)
     jobs = [Job(unit, own_slugs=plan.own_slugs[unit.key], inherit=plan.lineage.decision(unit.key))
             for unit in plan.read]
     indexing = _EarlyIndexing(jobs, previous, out.shards) if out.shards is not None else None

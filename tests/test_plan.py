@@ -96,7 +96,7 @@ def test_a_new_unit_is_read(tmp_path: Path) -> None:
     result = plan(Manifest(), [A], {A.key: [state(A.labels[0])]}, Disk(), tmp_path)
     assert [u.key for u in result.read] == [A.key]
     assert result.estimates == {A.key: 1}
-    assert result.reused == [] and result.kept == {}
+    assert result.reused == [] and result.reused_units == {}
     assert not result.same_options
 
 
@@ -107,7 +107,7 @@ def test_an_unchanged_unit_is_reused_without_a_checksum(tmp_path: Path) -> None:
                   disk, tmp_path)
     assert result.read == []
     assert result.reused == [old]
-    assert result.kept[A.key].files == [state(A.labels[0])]  # the checksum carried over
+    assert result.reused_units[A.key].files == [state(A.labels[0])]  # the checksum carried over
     assert disk.checksummed == []
 
 
@@ -119,7 +119,7 @@ def test_a_touched_file_is_read_only_when_its_bytes_changed(tmp_path: Path, now_
     assert disk.checksummed == [A.paths[0]]
     assert bool(result.read) is read
     if not read:
-        assert result.kept[A.key].files == [FileState(hide(A.labels[0]), 100, 2, "sha-a")]
+        assert result.reused_units[A.key].files == [FileState(hide(A.labels[0]), 100, 2, "sha-a")]
 
 
 @pytest.mark.parametrize("change", ["size", "missing file", "label", "options", "outputs gone", "a sub-agent more"])
@@ -279,7 +279,7 @@ def test_an_unchanged_build_does_not_redact_file_names_again(tmp_path: Path) -> 
 
     assert run(DIGEST).own_slugs[A.key] == ("remembered",) and asked == []
     assert run("other options").own_slugs[A.key] == ("aaaa",) and asked == ["aaaa"]  # the key may differ
-    assert run(DIGEST).kept[A.key].names == ["remembered"]
+    assert run(DIGEST).reused_units[A.key].names == ["remembered"]
 
 
 def _job(folder: Path, name: str, size: int) -> Job:

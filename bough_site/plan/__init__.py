@@ -61,7 +61,7 @@ class Plan:
     same_options: bool  # the options digest is the last build's
     read: list[Unit]  # units to read and render, in discovery order
     estimates: dict[str, int]  # unit key -> how many sessions it will likely make (progress)
-    kept: dict[str, UnitState]  # units not read: their state, with their files as they are now
+    reused_units: dict[str, UnitState]  # units not read: their state, with their files as they are now
     reused: list[SessionState]  # the sessions of those units, as the last build made them
     own_slugs: dict[str, tuple[str, ...]]  # unit key -> the names it counted in slug_counts
     slug_counts: tuple[tuple[str, int], ...]  # page name (case-folded) -> sessions known to take it
@@ -92,7 +92,7 @@ def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileSta
     own, counts = _known_names(previous, units, claude_name)
     read: list[Unit] = []
     estimates: dict[str, int] = {}
-    kept: dict[str, UnitState] = {}
+    reused_units: dict[str, UnitState] = {}
     reused: list[SessionState] = []
     for unit in units:
         old = previous.units.get(unit.key)
@@ -100,10 +100,10 @@ def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileSta
             read.append(unit)
             estimates[unit.key] = 1 if unit.kind == CLAUDE or old is None else max(1, len(old.sessions))
             continue
-        kept[unit.key] = UnitState(old.kind, same_files[unit.key], old.sessions, old.warnings, old.since,
-                                   old.inherit, list(own[unit.key]) if unit.kind == CLAUDE else [])
+        reused_units[unit.key] = UnitState(old.kind, same_files[unit.key], old.sessions, old.warnings, old.since,
+                                           old.inherit, list(own[unit.key]) if unit.kind == CLAUDE else [])
         reused += [previous.sessions[key] for key in old.sessions]
-    return Plan(same_options, read, estimates, kept, reused, own, counts, lineage)
+    return Plan(same_options, read, estimates, reused_units, reused, own, counts, lineage)
 
 
 def unchanged(unit: Unit, old: UnitState | None, now: list[FileState | None],
