@@ -33,8 +33,11 @@ check. The record is emptied when a build starts and filled when it ends: a
 build that stops halfway leaves nothing to trust.
 
 Costs one stat per source file and per output directory, and a listing of the
-archive's folders: at 20,000 sessions, a few tenths of a second instead of
-several seconds of discovery, planning and keeping.
+archive's folders: far less than discovery, planning and keeping
+(docs/performance.md says how much).
+
+A build calls two functions: :func:`unchanged` before it reads anything, and
+:func:`remember` once it has ended (and :func:`forget` when it starts writing).
 """
 
 from __future__ import annotations
