@@ -58,8 +58,9 @@ _DEFAULT_CLEANUP_DAYS = 30
 
 
 @dataclass
-class Kept:
-    """What a build took from the archive."""
+class Archived:
+    """What a build took from the archive: the private copies it reads (closed once
+    every file is read), since when each session only the archive has is kept."""
 
     restore: RestoreDir | None = None
     since: dict[str, str] = field(default_factory=dict)  # main file label -> kept since (ISO)
@@ -74,7 +75,7 @@ class Kept:
             self.restore.close()
             self.restore = None
 
-    def __enter__(self) -> Kept:
+    def __enter__(self) -> Archived:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -87,14 +88,17 @@ class Kept:
                 session.kept_since = self.since[session.files[0]]
 
 
-def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, workers: int = 1) -> Kept:
+def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *,
+                 workers: int = 1) -> tuple[Discovered, Archived]:
     """Copy every live file ``found`` lists into the archive (what is new or grew,
-    compressed by ``workers`` processes), then add to ``found`` what only the
-    archive still has (and the archived copy of any file that got shorter).
-    The caller closes the result once every file is read."""
-    kept = Kept()
+    compressed by ``workers`` processes); return what there is to read: ``found``
+    with what only the archive still has (and the archived copy of any file that
+    got shorter), a new value (``found`` is left as it was), and what was taken
+    from the archive, which the caller closes once every file is read."""
+    archived = Archived()
     if config.archive is None:
-        return kept
+        return found, archived
+    found = _copy_of(found)
     scope = scope_roots(config)
     check_place(config.archive, config.out, scope + agent_homes())
     archive: Archive | None = None
@@ -102,18 +106,28 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *, worker
         archive = Archive.open(config.archive)
         with archive.locked(exclusive=True):
             archive.check_writable()
-            _sync(archive, kept, found, config, warn, workers, scope)
+            _sync(archive, archived, found, config, warn, workers, scope)
     except ReadOnly as err:
         # Like a full disk, a read-only archive costs the copies, not the site (docs/safety.md S8).
-        kept.close()
+        archived.close()
         warn(InputWarning(str(config.archive), 0, f"bough's archive cannot be written ({err}): this build archives "
                                              "nothing, and reads the sessions it already holds"))
         if archive is not None:
-            _read_only(archive, kept, found, config, warn, scope)
-    return kept
+            _read_only(archive, archived, found, config, warn, scope)
+    return found, archived
 
 
-def _sync(archive: Archive, kept: Kept, found: Discovered, config: BuildConfig, warn: WarnFn, workers: int,
+def _copy_of(found: Discovered) -> Discovered:
+    """A Discovered that the merge may change without changing ``found``: its lists,
+    labels, stats and Claude sources are its own (the paths are shared: a Path is
+    never changed)."""
+    return replace(found, claude=[replace(source, subagents=list(source.subagents)) for source in found.claude],
+                   codex=list(found.codex), inputs=list(found.inputs), labels=dict(found.labels),
+                   gemini=list(found.gemini), gemini_roots=list(found.gemini_roots),
+                   gemini_passed=set(found.gemini_passed), stats=dict(found.stats))
+
+
+def _sync(archive: Archive, archived: Archived, found: Discovered, config: BuildConfig, warn: WarnFn, workers: int,
           scope: list[Path]) -> None:
     """With the archive locked: copy what is new or grew, then add what only it has."""
     entries, problems = archive.entries(clean=True)
@@ -126,15 +140,15 @@ def _sync(archive: Archive, kept: Kept, found: Discovered, config: BuildConfig, 
     if work.records or work.copies:
         archive.forget_index()  # written again below, once the copies and records are
         work.copy(warn, workers)
-        kept.digests = work.digests
+        archived.digests = work.digests
         archive.save_index(entries.values())
     elif not archive.indexed or changed or archive.labels_current != checked:
         archive.save_index(entries.values())
-    _merge(archive, kept, found, entries, work.shorter, warn, scope, config)
-    kept.times = archive_times(archive.root)  # still locked: no other build's copies among them
+    _merge(_Merge(archive, archived, found, entries, warn), work.shorter, scope, config)
+    archived.times = archive_times(archive.root)  # still locked: no other build's copies among them
 
 
-def _read_only(archive: Archive, kept: Kept, found: Discovered, config: BuildConfig, warn: WarnFn,
+def _read_only(archive: Archive, archived: Archived, found: Discovered, config: BuildConfig, warn: WarnFn,
                scope: list[Path]) -> None:
     """An archive that cannot be written: what it holds is read (decompressed
     elsewhere), a live file shorter than its copy loses to it, nothing is copied."""
@@ -147,24 +161,22 @@ def _read_only(archive: Archive, kept: Kept, found: Discovered, config: BuildCon
                 entries = _without_stale_labels(entries)
             work = _Sync(archive, entries, utc_now(), found.stat)
             work.look(found)  # only to find the files shorter than their copy: nothing is copied
-            _merge(archive, kept, found, entries, work.shorter, warn, scope, config, writable=False)
-            kept.times = archive_times(archive.root)
+            _merge(_Merge(archive, archived, found, entries, warn, writable=False), work.shorter, scope, config)
+            archived.times = archive_times(archive.root)
     except (ArchiveError, OSError) as err:
-        kept.close()
+        archived.close()
         warn(InputWarning(str(archive.root), 0, f"bough's archive cannot be read either ({err}): "
                                            "this build reads only the live transcripts"))
 
 
-def _merge(archive: Archive, kept: Kept, found: Discovered, entries: dict[tuple[str, str], Entry],
-           shorter: set[tuple[str, str]], warn: WarnFn, scope: list[Path], config: BuildConfig, *,
-           writable: bool = True) -> None:
+def _merge(merge: _Merge, shorter: set[tuple[str, str]], scope: list[Path], config: BuildConfig) -> None:
     for key in sorted(shorter):
-        warn(InputWarning(key[1], 0, f"shorter than bough's archived copy ({entries[key].size:,} bytes); "
-                                "transcripts only grow, so this build reads the archived copy"))
+        merge.warn(InputWarning(key[1], 0, f"shorter than bough's archived copy ({merge.entries[key].size:,} "
+                                      "bytes); transcripts only grow, so this build reads the archived copy"))
     try:
-        _Merge(archive, kept, found, entries, warn, writable=writable).run(shorter, scope, config)
+        merge.run(shorter, scope, config)
     except BaseException:
-        kept.close()
+        merge.archived.close()
         raise
 
 
@@ -456,9 +468,9 @@ def _meta_label(label: str) -> str:
 class _Merge:
     """Adds to a Discovered what only the archive still has."""
 
-    def __init__(self, archive: Archive, kept: Kept, found: Discovered,
+    def __init__(self, archive: Archive, archived: Archived, found: Discovered,
                  entries: dict[tuple[str, str], Entry], warn: WarnFn, *, writable: bool = True):
-        self.archive, self.kept, self.found, self.entries, self.warn = archive, kept, found, entries, warn
+        self.archive, self.archived, self.found, self.entries, self.warn = archive, archived, found, entries, warn
         self.writable = writable
         self._done: dict[tuple[str, str], Path | None] = {}
 
@@ -486,9 +498,9 @@ class _Merge:
         return self._done[entry.key]
 
     def _restore(self, entry: Entry) -> Path | None:
-        if self.kept.restore is None:
-            self.kept.restore = self.archive.restore_dir(writable=self.writable)
-        folder = self.kept.restore.path
+        if self.archived.restore is None:
+            self.archived.restore = self.archive.restore_dir(writable=self.writable)
+        folder = self.archived.restore.path
         try:
             path = self.archive.restore(entry, folder)
         except Damaged as err:
@@ -544,7 +556,7 @@ class _Merge:
                 elif (path := self._restored("claude", label)) is not None:
                     parts.append(path)
             found.claude.append(ClaudeSource(main, parts))
-            self.kept.since[entry.label] = entry.archived
+            self.archived.since[entry.label] = entry.archived
             if entry.orphan:
                 self.warn(InputWarning(entry.label, 0, ORPHAN_AGENT))
 
@@ -574,7 +586,7 @@ class _Merge:
             path = self._restored("codex", entry.label)
             if path is not None:
                 found.codex.append(path)
-                self.kept.since[entry.label] = entry.archived
+                self.archived.since[entry.label] = entry.archived
 
 
     def _gemini(self, wanted: list[Entry]) -> None:
@@ -591,14 +603,14 @@ class _Merge:
             if entry.label in live or (path := self._restored("gemini", entry.label)) is None:
                 continue
             restored.append(path)
-            self.kept.since[entry.label] = entry.archived
+            self.archived.since[entry.label] = entry.archived
         if not restored:
             return
         self._gemini_roots([found.label(path) for path in restored])
         names = {copy_key(path) for path in restored}
         rivals = [path for path in found.gemini if copy_key(path) in names]
-        kept, _ = read_once(rivals + restored)
-        found.gemini = [path for path in found.gemini if path not in rivals] + kept
+        read, _ = read_once(rivals + restored)
+        found.gemini = [path for path in found.gemini if path not in rivals] + read
 
 
     def _gemini_roots(self, labels: list[str]) -> None:

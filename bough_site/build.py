@@ -1,5 +1,6 @@
 """``build(config)``: the stages of a build, in order, each taking the values
-the ones before it made.
+the ones before it made (docs/architecture.md: the stages and the values
+between them).
 
 1. discover (discover.py): the transcripts under the sources;
 2. sync the archive (archive_sync.py): copy them in, and add what only the
@@ -10,10 +11,11 @@ the ones before it made.
 4. render (jobs.py): read, redact and render each unit to read, in parallel;
    each session comes back as a summary, its counting identities and its
    files, written at once: no process holds more than a few sessions;
-5. assemble: the sessions the last build had and this one did not make (gone)
-   join, projects are made from the summaries, page names and links become
-   final, the few pages that needed them are rendered again (the second pass)
-   and the pages of reused sessions are kept;
+5. assemble (assemble.py, plain functions of values): the sessions the last
+   build had and this one did not make (gone) join, projects are made from the
+   summaries, page names and links become final; then the pages of reused
+   sessions are kept, and the few pages that needed the final names are
+   rendered again (the final pass);
 6. publish (publish.py): the index, the project pages, their sidecars and search;
 7. save: prune if asked, then the manifest and the state it names.
 
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -35,26 +36,28 @@ from typing import Any
 import orjson
 
 from . import quick, search, urls
-from .archive_sync import Kept, cleanup_notes, sync_archive
+from .archive_sync import Archived, cleanup_notes, sync_archive
+from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
-from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
-from .manifest import MANIFEST, Manifest, SessionState, UnitState, sha256_prefix
-from .model import Project, Session, Site, InputWarning
+from .jobs import Job, UnitResult, probe_files, run_jobs, scan_files, workers_for
+from .manifest import Manifest, SessionState, UnitState, sha256_prefix
+from .model import Session, Site, InputWarning
 from .options import Options, build_options
-from .plan import Plan, gone_sessions, make_plan
+from .plan import DiskAnswers, Plan, make_plan
 from .plan.lineage import decisions, in_state
-from .plan.units import CLAUDE, Unit, project_identity, units_of, with_digests
+from .plan.units import CLAUDE, Unit, units_of, with_digests
 from .render.blockstore import collect as collect_blocks
-from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
+from .publish import Outputs, SiteParts, SitePages, publish, signatures
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
-from .state import StateStore, state_name
+from .site import site_from_manifest, site_from_sessions
+from .state import StateStore
 from .stats import Tally
-from .summaries import session_from_summary, tally_from_bytes, tally_from_json
+from .summaries import tally_from_bytes, tally_from_json
 from .work import summarize_work
-from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file, locked, unique_slugs
+from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file
 
 
 @dataclass
@@ -80,7 +83,7 @@ class BuildResult:
     def site(self) -> Site:
         """The site the build made, its sessions without timelines."""
         if self.built is None:
-            self.built = built_site(self.out, self.warnings)
+            self.built = site_from_manifest(self.out, self.warnings)
         return self.built
 
 
@@ -115,28 +118,27 @@ def _collector(config: BuildConfig) -> tuple[list[InputWarning], Callable[[Input
 
 
 def _sources(config: BuildConfig, warn: Callable[[InputWarning], None],
-             known: Known | None = None) -> tuple[Discovered, Kept]:
+             known: Known | None = None) -> tuple[Discovered, Archived]:
     """Stages 1 and 2: what there is to read, live or only in the archive; the
-    bundled examples when there is nothing at all. Close the Kept when done."""
-    found = discover(config, warn, known)
-    kept = sync_archive(found, config, warn, workers=workers_for(config.jobs))
+    bundled examples when there is nothing at all. Close the Archived when done."""
+    found, archived = sync_archive(discover(config, warn, known), config, warn, workers=workers_for(config.jobs))
     if not config.sources and found.empty():
         add_examples(found, config, warn)
-    return found, kept
+    return found, archived
 
 
 def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Site:
     """Read every source into the model (no output is written)."""
     warnings, warn = _collector(config)
-    found, kept = _sources(config, warn)
-    with kept:
+    found, archived = _sources(config, warn)
+    with archived:
         sessions = _read_sessions(found, warn)
-    kept.mark(sessions)
+    archived.mark(sessions)
     options = build_options(config, found.used_examples, redaction_key)
     for session in sessions:
         scrub_session(session, options.redactor())
         summarize_work(session)  # commits and changed files, from the redacted timeline
-    site = assemble(sessions)
+    site = site_from_sessions(sessions)
     site.warnings = _sorted_warnings(scrub_warnings(warnings, options.redactor()))
     return site
 
@@ -160,24 +162,6 @@ def _read_sessions(found: Discovered, warn: Callable[[InputWarning], None]) -> l
     return sessions
 
 
-def assemble(sessions: list[Session]) -> Site:
-    """Group sessions into projects by working directory; count by identities."""
-    by_cwd: dict[str, list[Session]] = {}
-    for session in sessions:
-        by_cwd.setdefault(session.cwd or "", []).append(session)
-    projects = []
-    for cwd, members in by_cwd.items():
-        members.sort(key=_session_order, reverse=True)
-        for session, session_slug in zip(members, unique_slugs([s.id for s in members])):
-            session.slug = session_slug
-        projects.append(project_of(project_identity(cwd), members, [s.tally for s in members]))
-    return site_of(projects, [])
-
-
-def _session_order(session: Session) -> tuple[str, str]:
-    return (session.started or "", session.id)
-
-
 def _sorted_warnings(warnings: list[InputWarning]) -> list[InputWarning]:
     # By file and line: the same whatever order the files were read in (live,
     # archived, or by parallel workers); redacted, since labels name directories.
@@ -185,35 +169,6 @@ def _sorted_warnings(warnings: list[InputWarning]) -> list[InputWarning]:
 
 
 # --------------------------------------------------------------------------- build
-
-
-@dataclass
-class Entry:
-    """One session of the site being built: read now, reused, or gone."""
-
-    key: str
-    unit: str
-    summary: dict[str, Any]
-    project: dict[str, str]
-    status: str  # "rebuilt" | "reused" | "gone"
-    slug: str = ""  # final, once assembled
-    written_slug: str | None = None  # the slug its files were written or kept under
-    outputs: list[str] = field(default_factory=list)
-    tally_json: bytes | None = None  # rebuilt: its identities, to store
-    tally_file: str = ""
-    session: Session | None = None  # the summary as a Session, once assembled
-    links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
-    scan: str = ""  # gone: its stored summary for the resume pre-scan, and its directory
-    group: str = ""
-    uuids: str = ""  # reused or gone: its file's stored record uuids (plan/lineage.py)
-
-    @classmethod
-    def stored(cls, state: SessionState, status: str) -> Entry:
-        """A session the last build made, as its manifest entry has it."""
-        # Shared, not copied: an entry's lists are replaced, never changed in place.
-        return cls(state.key, state.unit, state.summary, state.project, status, written_slug=state.slug,
-                   outputs=state.outputs, tally_file=state.tally, links=state.links, scan=state.scan, group=state.group,
-                   uuids=state.uuids)
 
 
 class _Progress:
@@ -234,27 +189,38 @@ class _Progress:
 
 
 def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildResult:
-    """Build the site in ``config.out``, reusing what the last build there made
-    from sources that have not changed since; when nothing has (quick.py), saying
-    again what it said."""
+    """Build the site in ``config.out``, stage by stage (docs/architecture.md); when
+    nothing changed since the last build there (quick.py), say again what it said."""
     check_outside_agent_homes(config.out)  # before anything is read or written (docs/safety.md S8)
-    digest = build_options(config, False, redaction_key).digest()  # the examples' differs: see _build
-    inputs = quick.inputs_digest(config, digest)
-    again = _said_again(config, inputs) if inputs is not None else None
-    if again is not None:
-        return again
+    look = quick.unchanged(config, build_options(config, False, redaction_key).digest())
+    if look.said is not None:
+        return _said_again(config, look.said)
     with _collecting(False):
-        return _build(config, redaction_key, digest, inputs)
+        warnings, warn = _collector(config)
+        hint = Manifest.load(config.out)  # before OUT is locked: a hint only (see _previous)
+        found, archived = _sources(config, warn, hint.known_files())
+        with archived:
+            inputs = _inputs(config, found, archived, warnings, hint, look.options_digest, redaction_key)
+            with SiteWriter(config.out, force=config.force) as writer:
+                quick.forget(writer.out)  # emptied in place until this build has ended
+                previous = _previous(writer.out, hint)
+                with StateStore(writer.out) as state, _early_shards(writer, config, inputs.options) as shards:
+                    out = _Out(writer, state, Outputs(writer), shards)
+                    plan = _plan(config, inputs, previous, out)
+                    first = _first_pass(config, inputs, plan, previous, out)
+                    assembled = _nonempty(assemble(first.made, previous, prune=config.prune))
+                    assembled, again = _keep_unchanged(assembled, out.outputs, config.report)
+                    assembled = _final_pass(config, inputs, plan, first, assembled, again, out)
+                    pages = _publish(config, inputs, plan, first, assembled, previous, out)
+                    pruned = _prune(out.outputs, previous, config.prune)
+                    _save(inputs, first, assembled, plan, pages, previous, out)
+                result = _result(config, inputs, first, assembled, pages, pruned, writer)
+                _remember(config, look, inputs, archived, result, writer)
+    return result
 
 
-def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
-    """The last build's result, when the quick check finds nothing changed since."""
-    if not os.path.isfile(Path(config.out) / quick.RECORD):
-        return None  # (and OUT is not locked: it may not be bough's)
-    with locked(config.out):
-        said = quick.recall(config.out, inputs, config.archive)
-    if said is None:
-        return None
+def _said_again(config: BuildConfig, said: quick.Said) -> BuildResult:
+    """The last build's result, said again: the quick check found nothing changed since."""
     for warning in said.reported:
         config.report(f"warning: {warning}")
     notes = cleanup_notes(config, claude=said.claude, gemini=said.gemini)
@@ -265,28 +231,13 @@ def _said_again(config: BuildConfig, inputs: str) -> BuildResult | None:
                        gone=said.gone, kept=said.files)
 
 
-def built_site(out: Path, warnings: list[InputWarning]) -> Site:
-    """The site the last build in OUT made, from its manifest: what a build that
-    reuses every session returns."""
-    previous = Manifest.load(out)
-    identities: dict[str, dict[str, str]] = {}
-    members: dict[str, list[Session]] = {}
-    for stored in previous.sessions.values():
-        identities[stored.project["id"]] = stored.project
-        members.setdefault(stored.project["id"], []).append(session_from_summary(stored.summary, stored.slug))
-    projects = [project_of(identities[key], sorted(sessions, key=_session_order, reverse=True), [])
-                for key, sessions in members.items()]
-    return site_stats(projects, None, warnings, previous)
-
-
 @contextlib.contextmanager
 def _collecting(on: bool) -> Iterator[None]:
     """Python's cyclic garbage collector on or off meanwhile, then as it was. Off
     for the build's own bookkeeping: the manifest, the archive's index, units,
     plans and summaries are hundreds of thousands of objects without a cycle,
-    which it would otherwise walk again and again (a third of a no-change build of
-    20,000 sessions). On while reading and rendering, which do make cycles (the
-    workers too)."""
+    which it would otherwise walk again and again. On while reading and rendering,
+    which do make cycles (the workers too)."""
     was = gc.isenabled()
     (gc.enable if on else gc.disable)()
     try:
@@ -295,39 +246,50 @@ def _collecting(on: bool) -> Iterator[None]:
         (gc.enable if was else gc.disable)()
 
 
-def _build(config: BuildConfig, redaction_key: bytes | None, digest: str, inputs: str | None) -> BuildResult:
-    """The whole way; ``digest``: the options digest of a build of the user's own
-    sessions (the bundled examples have a key of their own)."""
-    warnings, warn = _collector(config)
-    # Read before OUT is locked: only as a hint (which files are unchanged need not
-    # be opened to tell their format); read again under the lock if it changed since.
-    early = Manifest.load(config.out)
-    found, kept = _sources(config, warn, early.known_files())
-    with kept:
-        notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
-        options = build_options(config, found.used_examples, redaction_key)
-        digest = options.digest() if found.used_examples else digest
-        units = with_digests(units_of(found.claude, found.codex, found.label, kept.since, found.gemini), kept.digests)
-        if found.empty():
-            if not early.sessions:
-                raise NothingToRead("no transcript could be read from the sources given")
-        else:
-            check_separate(config.out, found.inputs)
-        with SiteWriter(config.out, force=config.force) as writer:
-            quick.forget(writer.out)  # emptied in place until this build has ended
-            previous = early if early.stamp is not None and early.stamp == Manifest.stamp_of(writer.out) \
-                else Manifest.load(writer.out)
-            reported = scrub_warnings(warnings, options.redactor())
-            with StateStore(writer.out) as state, _early_shards(writer, config, options) as early:
-                result = _build_in(writer, state, config, options, digest, units, reported, previous, found.stat,
-                                   early)
-            result.written, result.unchanged, result.kept = len(writer.written), len(writer.unchanged), len(writer.kept)
-            result.used_examples, result.notes = found.used_examples, notes
-            if inputs is not None and not found.used_examples \
-                    and not quick.outside_sources(config, root_candidates(found.gemini)):
-                writer.seal()
-                _remember(writer.out, inputs, kept.times, result, reported, found)
-    return result
+@dataclass(frozen=True)
+class _Inputs:
+    """What the build reads and how, settled before OUT is locked."""
+
+    found: Discovered
+    options: Options
+    digest: str  # the options' digest
+    units: list[Unit]
+    reported: list[InputWarning]  # discovery's and the archive's warnings, redacted
+    notes: list[str]  # the agents' cleanup, said once in the summary
+
+
+def _inputs(config: BuildConfig, found: Discovered, archived: Archived, warnings: list[InputWarning],
+            hint: Manifest, digest: str, redaction_key: bytes | None) -> _Inputs:
+    """The units to plan and the options; ``digest``: the options digest of a build
+    of the user's own sessions (the bundled examples have a key of their own)."""
+    notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
+    options = build_options(config, found.used_examples, redaction_key)
+    digest = options.digest() if found.used_examples else digest
+    units = with_digests(units_of(found.claude, found.codex, found.label, archived.since, found.gemini),
+                         archived.digests)
+    if found.empty():
+        if not hint.sessions:
+            raise NothingToRead("no transcript could be read from the sources given")
+    else:
+        check_separate(config.out, found.inputs)
+    return _Inputs(found, options, digest, units, scrub_warnings(warnings, options.redactor()), notes)
+
+
+def _previous(out: Path, hint: Manifest) -> Manifest:
+    """The last build's manifest, now that OUT is held: the one read before as a
+    hint (which files are unchanged need not be opened to tell their format),
+    unless it changed since."""
+    return hint if hint.stamp is not None and hint.stamp == Manifest.stamp_of(out) else Manifest.load(out)
+
+
+@dataclass(frozen=True)
+class _Out:
+    """OUT as this build holds it."""
+
+    writer: SiteWriter
+    state: StateStore
+    outputs: Outputs
+    shards: search.EarlyShards | None  # where projects' search shards start while the rest renders (None: at the end)
 
 
 def _early_shards(writer: SiteWriter, config: BuildConfig,
@@ -339,75 +301,95 @@ def _early_shards(writer: SiteWriter, config: BuildConfig,
     return contextlib.nullcontext()
 
 
-def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: BuildResult,
-              reported: list[InputWarning], found: Discovered) -> None:
-    """What this build said, for the next one's quick check (quick.py)."""
-    quick.prepare(out)
-    said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, reported,
-                      found.shows("claude"), found.shows("gemini"), result.rebuilt + result.reused, result.gone,
-                      result.archived_only, result.written + result.unchanged + result.kept)
-    times = quick.out_times(out, [MANIFEST, SiteWriter.MARKER])
-    quick.remember(out, inputs, times, archive_times, said)
-
-
-def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, options: Options, digest: str,
-              units: list[Unit], discovery_warnings: list[InputWarning], previous: Manifest,
-              stat_of: Callable[[Any], os.stat_result], early: search.EarlyShards | None) -> BuildResult:
-    """Stages 3 to 7, with OUT held; ``digest`` is ``options``' digest, ``previous``
-    the last build's manifest, ``stat_of`` what discovery saw of each file, ``early``
-    where projects' search shards start while the rest renders (None: at the end)."""
-    out = writer.out
+def _plan(config: BuildConfig, inputs: _Inputs, previous: Manifest, out: _Out) -> Plan:
+    """Stage 3: what to read, reuse and keep as gone (plan/), its questions to the disk answered here."""
     workers = workers_for(config.jobs)
+    units = inputs.units
+    disk = DiskAnswers(checksum=lambda path, size: sha256_prefix(Path(path), size),
+                       present=_presence(out.writer, out.state), scan=lambda files: scan_files(files, workers),
+                       probe=lambda paths: probe_files(paths, workers), state=out.state)
+    return make_plan(previous, units, {unit.key: unit.states(inputs.found.stat) for unit in units}, inputs.digest,
+                     name=inputs.options.redactor().text, disk=disk, prune=config.prune)
+
+
+@dataclass(frozen=True)
+class _FirstPass:
+    """What the first pass made: each session read or reused, each unit's state."""
+
+    made: dict[str, Outcome]
+    unit_states: dict[str, UnitState]
+    options: Options  # the build's, with the page names known in advance (Options.slug_counts)
+    rebuilt: int
+    reused: int
+
+
+def _first_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, previous: Manifest, out: _Out) -> _FirstPass:
+    """Stage 4: read, redact and render each unit the plan reads, in parallel; the
+    files of each session whose page name is certain are written at once."""
     progress = _Progress(config)
-    redactor = options.redactor()
-    plan = make_plan(previous, units, {unit.key: unit.states(stat_of) for unit in units}, digest,
-                     name=redactor.text, checksum=lambda path, size: sha256_prefix(Path(path), size),
-                     present=_presence(writer, state), scan=lambda files: scan_files(files, workers),
-                     probe=lambda paths: probe_files(paths, workers),
-                     state=state, prune=config.prune)
     progress.total = len(plan.reused) + sum(plan.estimates.values())
-    entries = _reused(plan, progress)
-    outputs = Outputs(writer)
-    options = replace(options, slug_counts=plan.slug_counts)
-    unit_states = dict(plan.kept)
+    made = _reused(plan, progress)
+    options = replace(inputs.options, slug_counts=plan.slug_counts)
+    redactor = inputs.options.redactor()
+    unit_states = dict(plan.reused_units)
     jobs = [Job(unit, own_slugs=plan.own_slugs[unit.key], inherit=plan.lineage.decision(unit.key))
             for unit in plan.read]
-
-    indexing = _EarlyIndexing(jobs, previous, early) if early is not None else None
+    indexing = _EarlyIndexing(jobs, previous, out.shards) if out.shards is not None else None
 
     def take_first(_index: int, result: UnitResult) -> None:
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
-        _take_first(result, entries, outputs, progress, plan.estimates)
+        _take_first(result, made, out.outputs, progress, plan.estimates)
         if indexing is not None:
-            indexing.done(result, entries)
+            indexing.done(result, made)
 
     with _collecting(True):
-        run_jobs(jobs, options, workers, take_first)
-    gone = gone_sessions(previous, set(entries), _live(entries), prune=config.prune)
-    entries.update((stored.key, Entry.stored(stored, "gone")) for stored in gone)
-    projects, links = _assemble(entries)
-    if not projects:
+        run_jobs(jobs, options, workers_for(config.jobs), take_first)
+    return _FirstPass(made, unit_states, options, progress.rebuilt, progress.reused)
+
+
+def _nonempty(assembled: Assembled) -> Assembled:
+    if not assembled.projects:
         raise NothingToRead("no transcript could be read from the sources given")
-    # Each session of the projects by its entry (an entry dropped below keeps its place in its project).
-    by_session = {id(entry.session): entry for entry in entries.values()}
-    redo = _keep_unchanged(entries, links, outputs, config.report)
-    _final_pass(redo, entries, links, units, plan, previous, options, outputs, workers)
-    warnings = _site_warnings(discovery_warnings, units, unit_states)
+    return assembled
+
+
+def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass, assembled: Assembled,
+             previous: Manifest, out: _Out) -> SitePages:
+    """Stage 6: the site's own pages (publish.py), from the assembled sessions."""
+    warnings = _site_warnings(inputs.reported, inputs.units, first.unit_states)
     signature, project_signatures = signatures(
-        projects, lambda s: _signature_parts(by_session[id(s)]), warnings)
+        assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings)
     with _collecting(True):
-        tallies = _Tallies(by_session, state, config.report)
-        pages = publish(projects, lambda s: tallies.of(by_session[id(s)]), warnings,
-                        signature=signature, project_signatures=project_signatures, previous=previous,
-                        same_options=plan.same_options, options=options, outputs=outputs, report=config.report,
-                        workers=workers, early=early)
-    pruned = _prune(outputs, previous, config.prune)
-    _save(out, state, digest, unit_states, entries, plan, pages, previous)
+        tallies = _Tallies(assembled.outcomes, out.state, config.report)
+        parts = SiteParts(assembled.projects, lambda s: tallies.of(assembled.outcome(s)), warnings, signature,
+                          project_signatures)
+        return publish(parts, previous=previous, same_options=plan.same_options, options=first.options,
+                       outputs=out.outputs, report=config.report, workers=workers_for(config.jobs), early=out.shards)
+
+
+def _result(config: BuildConfig, inputs: _Inputs, first: _FirstPass, assembled: Assembled, pages: SitePages,
+            pruned: list[str], writer: SiteWriter) -> BuildResult:
+    """What the build says, once OUT's files are all in place."""
     site = pages.site
     archived_only = sum(1 for p in site.projects for s in p.sessions if s.kept_since)
     return BuildResult(config.out, len(site.projects), sum(len(p.sessions) for p in site.projects), site.stats,
-                       warnings=site.warnings, archived_only=archived_only, rebuilt=progress.rebuilt,
-                       reused=progress.reused, gone=len(gone), pruned=len(pruned), built=site)
+                       used_examples=inputs.found.used_examples, written=len(writer.written),
+                       unchanged=len(writer.unchanged), warnings=site.warnings, archived_only=archived_only,
+                       notes=inputs.notes, rebuilt=first.rebuilt, reused=first.reused, gone=assembled.gone,
+                       pruned=len(pruned), kept=len(writer.kept), built=site)
+
+
+def _remember(config: BuildConfig, look: quick.Look, inputs: _Inputs, archived: Archived, result: BuildResult,
+              writer: SiteWriter) -> None:
+    """What this build said, for the next one's quick check (quick.py), when it can be told that way."""
+    found = inputs.found
+    if look.inputs is None or found.used_examples or quick.outside_sources(config, root_candidates(found.gemini)):
+        return
+    writer.seal()
+    said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, inputs.reported,
+                      found.shows("claude"), found.shows("gemini"), result.rebuilt + result.reused, result.gone,
+                      result.archived_only, result.written + result.unchanged + result.kept)
+    quick.remember(writer.out, look.inputs, archived.times, said)
 
 
 class _EarlyIndexing:
@@ -425,14 +407,14 @@ class _EarlyIndexing:
         self._pages: dict[str, list[str]] = {}  # project id -> its session pages written
         self._shards = shards
 
-    def done(self, result: UnitResult, entries: dict[str, Entry]) -> None:
+    def done(self, result: UnitResult, made: dict[str, Outcome]) -> None:
         folder = result.unit.folder
         self._left[folder] -= 1
         for one in result.sessions:
             project = one.project["id"]
             self._folders.setdefault(project, set()).add(folder)
             self._pages.setdefault(project, []).extend(
-                path for path in entries[one.key].outputs if search.SESSION_PAGE.match(path))
+                path for path in made[one.key].outputs if search.SESSION_PAGE.match(path))
         if self._left[folder]:
             return
         for project, folders in self._folders.items():
@@ -453,13 +435,13 @@ def _presence(writer: SiteWriter, state: StateStore) -> Callable[[SessionState],
     return present
 
 
-def _reused(plan: Plan, progress: _Progress) -> dict[str, Entry]:
-    entries = {}
+def _reused(plan: Plan, progress: _Progress) -> dict[str, Outcome]:
+    made = {}
     for stored in plan.reused:
-        entries[stored.key] = Entry.stored(stored, "reused")
+        made[stored.key] = Outcome.stored(stored, Status.REUSED)
         progress.reused += 1
         progress.step(stored.project.get("name", ""))
-    return entries
+    return made
 
 
 def _unit_state(result: UnitResult, plan: Plan, redactor: Any, report: Callable[[str], None]) -> UnitState:
@@ -474,117 +456,61 @@ def _unit_state(result: UnitResult, plan: Plan, redactor: Any, report: Callable[
                      plan.lineage.digest(unit.key), names)
 
 
-def _take_first(result: UnitResult, entries: dict[str, Entry], outputs: Outputs, progress: _Progress,
+def _take_first(result: UnitResult, made: dict[str, Outcome], outputs: Outputs, progress: _Progress,
                 estimates: dict[str, int]) -> None:
     """A unit's sessions as a worker gave them in the first pass: files written at once."""
     for one in result.sessions:
-        entry = entries[one.key] = Entry(one.key, result.unit.key, one.summary, one.project, "rebuilt",
-                                         tally_json=one.tally, tally_file=state_name(one.tally, ".json"))
+        outcome = made[one.key] = Outcome.read(one, result.unit.key)
         progress.rebuilt += 1
         if one.files is not None:
-            _written(entry, one, outputs)
+            made[one.key] = outcome.written(one, outputs.commit(one.files))
             progress.step(one.project["name"])
     progress.total += len(result.sessions) - estimates.get(result.unit.key, len(result.sessions))
 
 
-def _written(entry: Entry, one: SessionResult, outputs: Outputs) -> None:
-    entry.outputs = outputs.commit(one.files or [])
-    entry.written_slug = one.slug
-    entry.links = one.links
-
-
-def _live(entries: dict[str, Entry]) -> set[tuple[object, object]]:
-    return {(e.summary.get("source"), e.summary.get("id")) for e in entries.values()}
-
-
-def _assemble(entries: dict[str, Entry]) -> tuple[list[Project], dict[str, str]]:
-    """Projects from the summaries, sessions newest first, with final page names;
-    and every session's page by its id. A gone session keeps the name its pages
-    have; when a live session now owns that name, the gone one drops out."""
-    by_project: dict[str, list[Entry]] = {}
-    for entry in entries.values():
-        by_project.setdefault(entry.project["id"], []).append(entry)
-    projects = []
-    for members in by_project.values():
-        for entry in members:
-            entry.session = session_from_summary(entry.summary, "")
-        members.sort(key=lambda e: _session_order(e.session), reverse=True)
-        slugs = unique_slugs([e.session.id for e in members])
-        taken = {s.casefold() for e, s in zip(members, slugs) if e.status != "gone"}
-        kept = []
-        for entry, chosen in zip(members, slugs):
-            if entry.status == "gone" and chosen != entry.written_slug:
-                chosen = entry.written_slug or chosen  # its page cannot be made again: keep its name
-                if chosen.casefold() in taken:
-                    del entries[entry.key]
-                    continue
-            entry.slug = entry.session.slug = chosen
-            kept.append(entry)
-        if kept:
-            projects.append(project_of(kept[0].project, [e.session for e in kept], [None] * len(kept)))
-    projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)  # as site_of orders them
-    links = {session.id: urls.session_html(project.id, session.slug)
-             for project in projects for session in project.sessions}
-    return projects, links
-
-
-def _keep_unchanged(entries: dict[str, Entry], links: dict[str, str], outputs: Outputs,
-                    report: Callable[[str], None]) -> list[Entry]:
-    """Keep the files of sessions that were not rendered again; return the ones
-    that must be (a new page name, a link to a page that moved, a file gone)."""
-    redo = []
-    for entry in list(entries.values()):
-        moved = entry.status != "gone" and any(links.get(k) != v for k, v in entry.links.items())
-        if entry.written_slug != entry.slug or moved:
-            redo.append(entry)
+def _keep_unchanged(assembled: Assembled, outputs: Outputs,
+                    report: Callable[[str], None]) -> tuple[Assembled, list[str]]:
+    """Stage 5, its first half: keep the files of sessions that were not rendered
+    again; return the ones that must be (a new page name, a link to a page that
+    moved, a file gone), and ``assembled`` with the gone ones whose files are gone
+    too (Assembled.lost)."""
+    again: list[str] = []
+    lost: set[str] = set()
+    for outcome in assembled.outcomes.values():
+        if renamed_or_moved(outcome, assembled):
+            again.append(outcome.key)
             continue
-        if entry.status == "rebuilt":
+        if outcome.status is Status.REBUILT:
             continue  # its files were written by the first pass
         try:
-            for path in entry.outputs:
+            for path in outcome.outputs:
                 outputs.keep(path)
         except OutputError:
-            if entry.status == "gone":
-                report(f"warning: the pages of session {entry.key} are gone and its source too")
-                del entries[entry.key]
+            if outcome.status is Status.GONE:
+                report(f"warning: the pages of session {outcome.key} are gone and its source too")
+                lost.add(outcome.key)
                 continue
-            redo.append(entry)
-    return redo
+            again.append(outcome.key)
+    return replace(assembled, lost=frozenset(lost)), again
 
 
-def _final_pass(redo: list[Entry], entries: dict[str, Entry], links: dict[str, str], units: list[Unit],
-                plan: Plan, previous: Manifest, options: Options, outputs: Outputs, workers: int) -> None:
-    """Render again, knowing every page name and link, the sessions that needed them."""
-    by_key = {unit.key: unit for unit in units}
-    by_unit: dict[str, set[str]] = {}
-    for entry in redo:
-        if entry.unit in by_key:
-            by_unit.setdefault(entry.unit, set()).add(entry.key)
-    if not by_unit:
-        return
-    slugs = {e.key: e.slug for e in entries.values()}
-    jobs = [Job(by_key[key], final=True, slugs={k: s for k, s in slugs.items() if k.startswith(key + "#")},
-                links=links, only=frozenset(keys), inherit=plan.lineage.decision(key))
-            for key, keys in by_unit.items()]
+def _final_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass, assembled: Assembled,
+                again: list[str], out: _Out) -> Assembled:
+    """Stage 5, its second half: render again, knowing every page name and link,
+    the sessions that needed them (``again``)."""
+    jobs = final_jobs(again, assembled, inputs.units, plan.lineage.decision)
+    final: dict[str, Outcome] = {}
 
     def take_final(_index: int, result: UnitResult) -> None:
         for one in result.sessions:
-            entry = entries.get(one.key)
-            if entry is not None and one.files is not None:
-                _written(entry, one, outputs)
-                _note_parts(entry, one.summary)
+            outcome = final.get(one.key) or assembled.outcomes.get(one.key)
+            if outcome is not None and one.key not in assembled.lost and one.files is not None:
+                final[one.key] = outcome.written(one, out.outputs.commit(one.files)).with_parts(one.summary)
 
-    with _collecting(True):
-        run_jobs(jobs, options, workers, take_final)
-
-
-def _note_parts(entry: Entry, summary: dict[str, Any]) -> None:
-    """A page rendered again by the second pass (other links, another name) may
-    split at other places: where its linked moments landed is its latest render's."""
-    parts = dict(summary.get("anchor_parts") or {})
-    entry.summary = {**entry.summary, "anchor_parts": parts}
-    if entry.session is not None:
-        entry.session.anchor_parts = parts
+    if jobs:
+        with _collecting(True):
+            run_jobs(jobs, first.options, workers_for(config.jobs), take_final)
+    return with_final(assembled, final)
 
 
 def _site_warnings(discovery: list[InputWarning], units: list[Unit], states: dict[str, UnitState]) -> list[InputWarning]:
@@ -596,35 +522,35 @@ def _site_warnings(discovery: list[InputWarning], units: list[Unit], states: dic
     return _sorted_warnings(warnings)
 
 
-def _signature_parts(entry: Entry) -> list[Any]:
-    return [entry.key, entry.slug, entry.project, entry.summary, entry.tally_file]
+def _signature_parts(assembled: Assembled, outcome: Outcome) -> list[Any]:
+    return [outcome.key, assembled.slugs[outcome.key], outcome.project, outcome.summary, outcome.tally_file]
 
 
 class _Tallies:
     """Each session's counting identities, for the project and site numbers: a
     session read now has them in hand; the others' are read from OUT's state, all
-    at once when the first is asked for (at thousands of sessions, a query each was
-    a fifth of a one-turn append), and decoded with the cyclic collector off (tens
-    of thousands of objects and no cycle: with it on, it walked the whole heap again
-    and again, a third of the site's numbers in a one-turn append)."""
+    at once when the first is asked for (a query each is slow at thousands of
+    sessions), and decoded with the cyclic collector off (tens of thousands of
+    objects and no cycle: with it on, it walks the whole heap again and again).
+    docs/performance.md says what each cost."""
 
-    def __init__(self, entries: dict[int, Entry], state: StateStore, report: Callable[[str], None]) -> None:
-        self._entries = entries
+    def __init__(self, outcomes: dict[str, Outcome], state: StateStore, report: Callable[[str], None]) -> None:
+        self._outcomes = outcomes
         self._state = state
         self._report = report
         self._stored: dict[str, Tally | None] | None = None
 
-    def of(self, entry: Entry) -> Tally | None:
-        if entry.tally_json is not None:
-            return tally_from_json(orjson.loads(entry.tally_json))
+    def of(self, outcome: Outcome) -> Tally | None:
+        if outcome.tally_json is not None:
+            return tally_from_json(orjson.loads(outcome.tally_json))
         if self._stored is None:
             with _collecting(False):
                 found = self._state.get_many(
-                    e.tally_file for e in self._entries.values() if e.tally_json is None and e.tally_file)
+                    o.tally_file for o in self._outcomes.values() if o.tally_json is None and o.tally_file)
                 self._stored = {name: tally_from_bytes(data) for name, data in found.items()}
-        tally = self._stored.get(entry.tally_file)
+        tally = self._stored.get(outcome.tally_file)
         if tally is None:
-            self._report(f"warning: the numbers of session {entry.summary.get('id')} are missing "
+            self._report(f"warning: the numbers of session {outcome.summary.get('id')} are missing "
                          "from the last build's state; its project's totals leave it out")
         return tally
 
@@ -645,22 +571,25 @@ def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:
     return outputs.writer.prune()
 
 
-def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, UnitState], entries: dict[str, Entry],
-          plan: Plan, pages: SitePages, previous: Manifest) -> None:
+def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, pages: SitePages,
+          previous: Manifest, out: _Out) -> None:
+    """Stage 7: the manifest and the state it names, for the next build."""
+    digest, unit_states, state = inputs.digest, first.unit_states, out.state
     manifest = Manifest(options=digest)
     manifest.units = {key: unit_states[key] for key in sorted(unit_states)}
     lineage = plan.lineage
     values: dict[str, bytes] = {}
-    for key in sorted(entries):
-        entry = entries[key]
-        if entry.tally_json is not None:
-            values[entry.tally_file] = entry.tally_json
-        scan = lineage.scans.get(entry.unit, entry.scan)
-        uuids = lineage.uuids.get(entry.unit, entry.uuids)
+    saved = assembled.saved()
+    for key in sorted(saved):
+        outcome = saved[key]
+        if outcome.tally_json is not None:
+            values[outcome.tally_file] = outcome.tally_json
+        scan = lineage.scans.get(outcome.unit, outcome.scan)
+        uuids = lineage.uuids.get(outcome.unit, outcome.uuids)
         values.update((name, lineage.new[name]) for name in (scan, uuids) if name in lineage.new)
-        manifest.sessions[key] = SessionState(key, entry.unit, entry.slug, entry.project, entry.summary,
-                                              entry.outputs, entry.tally_file, scan,
-                                              lineage.groups.get(entry.unit, entry.group), uuids, entry.links)
+        manifest.sessions[key] = SessionState(key, outcome.unit, assembled.slugs[key], outcome.project,
+                                              outcome.summary, outcome.outputs, outcome.tally_file, scan,
+                                              lineage.groups.get(outcome.unit, outcome.group), uuids, outcome.links)
     state.add(values)  # before the manifest is compared: a value lost since the last build is kept again
     manifest.site_outputs = pages.outputs
     manifest.site_signature = pages.signature
@@ -672,7 +601,7 @@ def _save(out: Path, state: StateStore, digest: str, unit_states: dict[str, Unit
     state.keep_only({s.tally for s in manifest.sessions.values()}
                     | {s.scan for s in manifest.sessions.values() if in_state(s.scan)}
                     | {s.uuids for s in manifest.sessions.values() if s.uuids})
-    collect_blocks(out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
-    manifest.save(out)
+    collect_blocks(out.writer.out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
+    manifest.save(out.writer.out)
 
 

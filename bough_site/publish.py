@@ -23,6 +23,7 @@ from .errors import OutputError
 from .manifest import Manifest
 from .model import Project, Session, Site, InputWarning
 from .options import Options
+from .site import site_stats
 from .stats import Tally
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
 
@@ -89,12 +90,22 @@ def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
     return site.hexdigest(), per_project
 
 
-def publish(projects: list[Project], tally: Callable[[Session], Tally | None], warnings: list[InputWarning], *,
-            signature: str, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
-            options: Options, outputs: Outputs, report: Callable[[str], None], workers: int = 1,
-            early: search.EarlyShards | None = None) -> SitePages:
-    """The site's own pages, rendered or kept. ``tally`` gives a session's counting
-    identities (read only when something changed)."""
+@dataclass(frozen=True)
+class SiteParts:
+    """What the site's own pages are made of."""
+
+    projects: list[Project]
+    tally: Callable[[Session], Tally | None]  # a session's counting identities (read only when something changed)
+    warnings: list[InputWarning]
+    signature: str  # of the whole (:func:`signatures`)
+    project_signatures: dict[str, str]  # of each project
+
+
+def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options: Options, outputs: Outputs,
+            report: Callable[[str], None], workers: int = 1, early: search.EarlyShards | None = None) -> SitePages:
+    """The site's own pages, rendered or kept."""
+    projects, tally, warnings = parts.projects, parts.tally, parts.warnings
+    signature, project_signatures = parts.signature, parts.project_signatures
     if same_options and previous.site_outputs and previous.site_signature == signature:
         try:
             for path in previous.site_outputs:
@@ -241,41 +252,3 @@ def script_json(value: Any) -> bytes:
                          ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
         data = data.replace(raw, escaped)
     return data
-
-
-def site_stats(projects: list[Project], tally: Callable[[Session], Tally | None] | None,
-               warnings: list[InputWarning], previous: Manifest) -> Site:
-    """Project and site numbers: unions of the sessions' identities. Without
-    ``tally`` (nothing changed) the last build's numbers are the numbers."""
-    out = []
-    for project in projects:
-        tallies = [tally(session) if tally else None for session in project.sessions]
-        made = project_of({"id": project.id, "name": project.name, "cwd": project.cwd}, project.sessions, tallies)
-        if tally is None:
-            made.stats = previous.project_stats.get(project.id, made.stats)
-        out.append(made)
-    site = site_of(out, warnings)
-    if tally is None and previous.site_stats:
-        site.stats = dict(previous.site_stats)
-    return site
-
-
-def project_of(identity: dict[str, str], sessions: list[Session], tallies: list[Tally | None]) -> Project:
-    tally = Tally()
-    for one in tallies:
-        if one is not None:
-            tally.merge(one)
-    return Project(id=identity["id"], name=identity["name"], cwd=identity["cwd"], sessions=sessions,
-                   stats=tally.stats(), tally=tally)
-
-
-def site_of(projects: list[Project], warnings: list[InputWarning]) -> Site:
-    projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)
-    site_tally = Tally()
-    for project in projects:
-        site_tally.merge(project.tally)
-    return Site(projects=projects, stats=site_tally.stats(), warnings=warnings)
-
-
-def latest(sessions: list[Session]) -> str:
-    return max((s.ended or s.started or "" for s in sessions), default="")

@@ -33,8 +33,11 @@ check. The record is emptied when a build starts and filled when it ends: a
 build that stops halfway leaves nothing to trust.
 
 Costs one stat per source file and per output directory, and a listing of the
-archive's folders: at 20,000 sessions, a few tenths of a second instead of
-several seconds of discovery, planning and keeping.
+archive's folders: far less than discovery, planning and keeping
+(docs/performance.md says how much).
+
+A build calls two functions: :func:`unchanged` before it reads anything, and
+:func:`remember` once it has ended (and :func:`forget` when it starts writing).
 """
 
 from __future__ import annotations
@@ -54,9 +57,10 @@ import orjson
 from .archive import INDEX, RESTORE_PREFIX
 from .config import BuildConfig, claude_settings_files, gemini_settings_file
 from .errors import BoughError
+from .manifest import MANIFEST
 from .model import InputWarning
 from .state import read_regular
-from .write import locked
+from .write import SiteWriter, locked
 
 RECORD = ".bough-quick"
 _FORMAT = 1
@@ -95,6 +99,36 @@ class Said:
 
 def _warnings(rows: Iterable[Any]) -> list[InputWarning]:
     return [InputWarning(str(f), int(line), str(reason)) for f, line, reason in rows]
+
+
+# --------------------------------------------------------------------------- the pair a build calls
+
+
+@dataclass(frozen=True)
+class Look:
+    """What the quick check saw before a build."""
+
+    options_digest: str  # of a build of the user's own sessions (the bundled examples have a key of their own)
+    inputs: str | None  # the inputs digest; None: this build cannot be told by it (no record is made)
+    said: Said | None  # what the last build said, when nothing it read or kept changed since
+
+
+def unchanged(config: BuildConfig, options_digest: str) -> Look:
+    """Whether anything changed since the last build in OUT: when nothing did,
+    ``said`` is what that build said, to be said again."""
+    inputs = inputs_digest(config, options_digest)
+    if inputs is None or not os.path.isfile(Path(config.out) / RECORD):
+        return Look(options_digest, inputs, None)  # (and OUT is not locked: it may not be bough's)
+    with locked(config.out):
+        return Look(options_digest, inputs, _recall(config.out, inputs, config.archive))
+
+
+def remember(out: Path, inputs: str, archive: list[list[Any]], said: Said) -> None:
+    """What a build that has ended said, for the next one's check; ``inputs``: the
+    digest :func:`unchanged` took before it read anything, ``archive``: the archive's
+    times as it left them (:func:`archive_times`)."""
+    _prepare(out)
+    _fill_record(out, inputs, out_times(out, [MANIFEST, SiteWriter.MARKER]), archive, said)
 
 
 # --------------------------------------------------------------------------- the inputs
@@ -295,14 +329,14 @@ def forget(out: Path) -> None:
     _fill(out, orjson.dumps({"format": _FORMAT, "notes": notes}) if notes else b"")
 
 
-def prepare(out: Path) -> None:
+def _prepare(out: Path) -> None:
     """Make sure the record's file is there before OUT's folder times are taken:
-    creating it changes OUT's time, filling it in place (:func:`remember`) does not."""
+    creating it changes OUT's time, filling it in place (:func:`_fill_record`) does not."""
     with contextlib.suppress(OSError):
         os.close(os.open(Path(out) / RECORD, os.O_WRONLY | os.O_CREAT | _OPEN, 0o644))
 
 
-def remember(out: Path, inputs: str, times: list[list[Any]], archive: list[list[Any]], said: Said) -> None:
+def _fill_record(out: Path, inputs: str, times: list[list[Any]], archive: list[list[Any]], said: Said) -> None:
     """Fill the record (prepared before ``times`` were taken) in place; ``archive``:
     the archive's times as the build left them (:func:`archive_times`)."""
     notes = _notes_said(_record(out))  # what forget() kept
@@ -373,7 +407,7 @@ def _notes_said(doc: dict[str, Any]) -> list[str]:
     return [digest for digest in notes if isinstance(digest, str)][-_MAX_NOTES:] if isinstance(notes, list) else []
 
 
-def recall(out: Path, inputs: str, archive: Path | None) -> Said | None:
+def _recall(out: Path, inputs: str, archive: Path | None) -> Said | None:
     """What the last build said, when its inputs digest is ``inputs`` and no folder of
     OUT or of the ``archive`` changed since; else None. The archive is listed last,
     only when all else is the same: a build with a change does not pay for it."""

@@ -3,6 +3,7 @@ agent deleted is built from the copy with the same page, sidecar and STATS."""
 
 from __future__ import annotations
 
+import copy
 import gzip
 import hashlib
 import json
@@ -22,11 +23,11 @@ from click.testing import CliRunner
 
 from bough_site import gz
 from bough_site.archive import Archive, ArchiveError, Entry, check_place
-from bough_site.archive_sync import claude_cleanup_days
+from bough_site.archive_sync import claude_cleanup_days, sync_archive
 from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main, summary
 from bough_site.config import BuildConfig, archive_dir
-from bough_site.discover import EXAMPLES
+from bough_site.discover import EXAMPLES, discover
 from bough_site.manifest import FileState, Manifest
 from bough_site.plan.units import CLAUDE, Unit, with_digests
 
@@ -128,6 +129,21 @@ def test_deleted_sessions_are_built_from_the_archive(home: Path, tmp_path: Path)
     assert f"Sessions: 9 rebuilt, {len(kept)} only in bough's archive (the original is deleted)." in said[2]
     # No copy is left decompressed once the build is done.
     assert not [p for p in the_archive().iterdir() if p.name.startswith(".bough-restore-")]
+
+
+def test_the_sync_returns_what_to_read_and_leaves_what_discovery_found(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "one")
+    delete_some(home)
+    config = BuildConfig(out=tmp_path / "two")
+    found = discover(config, lambda warning: None)
+    before = copy.deepcopy(found)
+    synced, archived = sync_archive(found, config, lambda warning: None)
+    with archived:
+        assert found == before  # discovery's value, as discovery made it
+        # What the agents deleted is read again, from the archive.
+        assert {synced.label(s.main) for s in synced.claude} > {found.label(s.main) for s in found.claude}
+        assert len(synced.codex) == len(found.codex) + 1
+        assert archived.since  # the sessions only the archive has, dated
 
 
 def test_later_builds_give_the_same_bytes(home: Path, tmp_path: Path) -> None:

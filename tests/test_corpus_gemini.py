@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bough_site.build import assemble
+from bough_site.site import site_from_sessions
 from bough_site.model import REASONING_KEY, STAT_KEYS, Session, InputWarning
 from bough_site.readers.gemini import read_gemini_sessions
 from bough_site.readers.gemini_log import load_file
@@ -68,7 +68,7 @@ def test_reader_counts_equal_the_generated_truth(tmp_path: Path, seed: int, turn
     expected = generate_gemini_history(tmp_path, seed=seed, turns=turns)
     sessions, _ = read_history(tmp_path)
     assert {s.id: s.stats for s in sessions} == expected.sessions
-    site = assemble(sessions)
+    site = site_from_sessions(sessions)
     assert {p.cwd: p.stats for p in site.projects} == expected.projects
     assert site.stats == expected.site
     assert {s.id: s.cwd for s in sessions} == expected.session_projects

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bough_site.build import assemble
+from bough_site.site import site_from_sessions
 from bough_site.model import Marker, Reply, Session, ToolCall, InputWarning
 from bough_site.readers.gemini import read_gemini_sessions
 from bough_site.readers.gemini_files import find_gemini_files, is_gemini_file
@@ -141,7 +141,7 @@ def test_the_root_is_recovered_where_paths_are_not_redacted(read) -> None:
 
 def test_projects_and_the_site_are_the_union_of_the_sessions(read) -> None:
     _, sessions, _ = read
-    site = assemble(sessions)
+    site = site_from_sessions(sessions)
     assert len(site.projects) == 4  # three recovered directories and the fixtures' folder
     for key, value in site.stats.items():
         assert value == sum(s.stats[key] for s in sessions), key

@@ -12,7 +12,7 @@ import pytest
 from bough_site.inherit import FileSummary
 from bough_site.jobs import Job
 from bough_site.manifest import FileState, Manifest, SessionState, UnitState
-from bough_site.plan import gone_sessions, make_plan, unchanged
+from bough_site.plan import DiskAnswers, gone_sessions, make_plan, unchanged
 from bough_site.plan.lineage import ALONE, group_of, uuid_digests
 from bough_site.plan.units import CLAUDE, CODEX, Unit, optimistic_slug
 from bough_site.state import StateStore
@@ -62,6 +62,10 @@ class Disk:
         self.scanned: list[str] = []
         self.probed: list[str] = []
 
+    def answers(self, tmp_path: Path) -> DiskAnswers:
+        """These answers, and a state store in ``tmp_path``."""
+        return DiskAnswers(self.checksum, self.present, self.scan, self.probe, StateStore(tmp_path))
+
     def checksum(self, path: str, size: int) -> str:
         self.checksummed.append(path)
         return self.checksums.get(path, "")
@@ -81,8 +85,7 @@ class Disk:
 
 def plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileState | None]], disk: Disk,
          tmp_path: Path, *, digest: str = DIGEST, prune: bool = False):
-    return make_plan(previous, units, now, digest, name=lambda text: text, checksum=disk.checksum,
-                     present=disk.present, scan=disk.scan, probe=disk.probe, state=StateStore(tmp_path), prune=prune)
+    return make_plan(previous, units, now, digest, name=lambda text: text, disk=disk.answers(tmp_path), prune=prune)
 
 
 A = claude_unit("-home-ada-app/aaaa.jsonl")
@@ -93,7 +96,7 @@ def test_a_new_unit_is_read(tmp_path: Path) -> None:
     result = plan(Manifest(), [A], {A.key: [state(A.labels[0])]}, Disk(), tmp_path)
     assert [u.key for u in result.read] == [A.key]
     assert result.estimates == {A.key: 1}
-    assert result.reused == [] and result.kept == {}
+    assert result.reused == [] and result.reused_units == {}
     assert not result.same_options
 
 
@@ -104,7 +107,7 @@ def test_an_unchanged_unit_is_reused_without_a_checksum(tmp_path: Path) -> None:
                   disk, tmp_path)
     assert result.read == []
     assert result.reused == [old]
-    assert result.kept[A.key].files == [state(A.labels[0])]  # the checksum carried over
+    assert result.reused_units[A.key].files == [state(A.labels[0])]  # the checksum carried over
     assert disk.checksummed == []
 
 
@@ -116,7 +119,7 @@ def test_a_touched_file_is_read_only_when_its_bytes_changed(tmp_path: Path, now_
     assert disk.checksummed == [A.paths[0]]
     assert bool(result.read) is read
     if not read:
-        assert result.kept[A.key].files == [FileState(hide(A.labels[0]), 100, 2, "sha-a")]
+        assert result.reused_units[A.key].files == [FileState(hide(A.labels[0]), 100, 2, "sha-a")]
 
 
 @pytest.mark.parametrize("change", ["size", "missing file", "label", "options", "outputs gone", "a sub-agent more"])
@@ -171,8 +174,7 @@ def test_page_names_known_before_reading(tmp_path: Path) -> None:
     previous = manifest((codex, [state("sessions/r1.jsonl")], [session(codex, "s1", source="codex")]),
                         (gone_unit, [state(gone_unit.labels[0])], [session(gone_unit, "cccc")]))
     result = make_plan(previous, [A, clash, codex], {u.key: [None] for u in (A, clash, codex)}, DIGEST,
-                       name=str.upper, checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, probe=Disk().probe,
-                       state=StateStore(tmp_path), prune=False)
+                       name=str.upper, disk=Disk().answers(tmp_path), prune=False)
     upper = optimistic_slug("AAAA").casefold()  # not a safe name as it is: it gets a hash
     assert upper != "aaaa"
     assert result.own_slugs[A.key] == result.own_slugs[clash.key] == (upper,)
@@ -273,13 +275,11 @@ def test_an_unchanged_build_does_not_redact_file_names_again(tmp_path: Path) -> 
 
     def run(digest: str):
         return make_plan(previous, [A], {A.key: [state(A.labels[0])]}, digest, name=name,
-                         checksum=Disk().checksum, present=Disk().present, scan=Disk().scan, probe=Disk().probe,
-                         state=StateStore(tmp_path),
-                         prune=False)
+                         disk=Disk().answers(tmp_path), prune=False)
 
     assert run(DIGEST).own_slugs[A.key] == ("remembered",) and asked == []
     assert run("other options").own_slugs[A.key] == ("aaaa",) and asked == ["aaaa"]  # the key may differ
-    assert run(DIGEST).kept[A.key].names == ["remembered"]
+    assert run(DIGEST).reused_units[A.key].names == ["remembered"]
 
 
 def _job(folder: Path, name: str, size: int) -> Job:

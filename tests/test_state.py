@@ -9,7 +9,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bough_site.build import Entry, _Tallies
+from bough_site.assemble import Outcome, Status
+from bough_site.build import _Tallies
 from bough_site.render.blockstore import BlockStore, store_path
 from bough_site.state import STATE_DB, STATE_DIR, StateStore, state_name
 
@@ -52,12 +53,13 @@ def test_the_build_reads_every_kept_tally_at_once_and_warns_of_a_missing_one(tmp
     tally = {"records": ["r1", "r2"], "replies": [["m1", 1, 2, 3, 4, 0]], "lines": 5}
     data = orjson.dumps(tally)
     kept, lost = state_name(data, ".json"), state_name(b"lost", ".json")
-    entries = [Entry(key, key, {"id": key}, {}, "reused", tally_file=name) for key, name in (("a", kept), ("b", lost))]
-    entries.append(Entry("c", "c", {"id": "c"}, {}, "rebuilt", tally_json=data, tally_file=kept))
+    entries = [Outcome(key, key, {"id": key}, {}, Status.REUSED, tally_file=name)
+               for key, name in (("a", kept), ("b", lost))]
+    entries.append(Outcome("c", "c", {"id": "c"}, {}, Status.REBUILT, tally_json=data, tally_file=kept))
     said: list[str] = []
     with StateStore(tmp_path) as state:
         state.add({kept: data})
-        tallies = _Tallies({id(e): e for e in entries}, state, said.append)
+        tallies = _Tallies({e.key: e for e in entries}, state, said.append)
         first = tallies.of(entries[0])
         state.keep_only([])  # read once: what the first call read serves the others
         assert first is not None and tallies.of(entries[0]) == first

@@ -44,12 +44,24 @@ ChecksumFn = Callable[[str, int], str]
 PresentFn = Callable[[SessionState], bool]
 
 
+@dataclass(frozen=True)
+class DiskAnswers:
+    """How the planner's few questions to the disk are answered: functions (and the
+    state store) the caller passes, so that the planner is tested without a site."""
+
+    checksum: ChecksumFn
+    present: PresentFn
+    scan: ScanFn  # the resume pre-scan (plan/lineage.py)
+    probe: ProbeFn
+    state: StateStore
+
+
 @dataclass
 class Plan:
     same_options: bool  # the options digest is the last build's
     read: list[Unit]  # units to read and render, in discovery order
     estimates: dict[str, int]  # unit key -> how many sessions it will likely make (progress)
-    kept: dict[str, UnitState]  # units not read: their state, with their files as they are now
+    reused_units: dict[str, UnitState]  # units not read: their state, with their files as they are now
     reused: list[SessionState]  # the sessions of those units, as the last build made them
     own_slugs: dict[str, tuple[str, ...]]  # unit key -> the names it counted in slug_counts
     slug_counts: tuple[tuple[str, int], ...]  # page name (case-folded) -> sessions known to take it
@@ -57,18 +69,18 @@ class Plan:
 
 
 def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileState | None]], digest: str, *,
-              name: Callable[[str], str], checksum: ChecksumFn, present: PresentFn, scan: ScanFn,
-              probe: ProbeFn, state: StateStore, prune: bool) -> Plan:
+              name: Callable[[str], str], disk: DiskAnswers, prune: bool) -> Plan:
     """What this build reads and reuses. ``now`` gives each unit's files as they
     are (:meth:`Unit.states`); ``name`` redacts a Claude file's stem into the
-    session id its page is named by."""
+    session id its page is named by; ``disk`` answers what else it asks."""
+    checksum, present = disk.checksum, disk.present
     same_options = previous.options == digest
     same_files = {unit.key: states for unit in units
                   if (states := unchanged(unit, previous.units.get(unit.key), now[unit.key], checksum)) is not None}
     reusable = {key for key in same_files if same_options and _outputs_present(previous, key, present)}
     claude = [(unit.key, unit.paths[0], unit.labels[0]) for unit in units if unit.kind == CLAUDE]
-    lineage = plan_lineage(claude, previous, same_files, reusable, state=state, prune=prune, scan=scan,
-                           probe=probe)
+    lineage = plan_lineage(claude, previous, same_files, reusable, state=disk.state, prune=prune, scan=disk.scan,
+                           probe=disk.probe)
 
     def claude_name(unit: Unit) -> tuple[str, ...]:
         """Its file's name, redacted: as the last build worked it out, when the options are the same."""
@@ -80,7 +92,7 @@ def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileSta
     own, counts = _known_names(previous, units, claude_name)
     read: list[Unit] = []
     estimates: dict[str, int] = {}
-    kept: dict[str, UnitState] = {}
+    reused_units: dict[str, UnitState] = {}
     reused: list[SessionState] = []
     for unit in units:
         old = previous.units.get(unit.key)
@@ -88,10 +100,10 @@ def make_plan(previous: Manifest, units: list[Unit], now: dict[str, list[FileSta
             read.append(unit)
             estimates[unit.key] = 1 if unit.kind == CLAUDE or old is None else max(1, len(old.sessions))
             continue
-        kept[unit.key] = UnitState(old.kind, same_files[unit.key], old.sessions, old.warnings, old.since,
-                                   old.inherit, list(own[unit.key]) if unit.kind == CLAUDE else [])
+        reused_units[unit.key] = UnitState(old.kind, same_files[unit.key], old.sessions, old.warnings, old.since,
+                                           old.inherit, list(own[unit.key]) if unit.kind == CLAUDE else [])
         reused += [previous.sessions[key] for key in old.sessions]
-    return Plan(same_options, read, estimates, kept, reused, own, counts, lineage)
+    return Plan(same_options, read, estimates, reused_units, reused, own, counts, lineage)
 
 
 def unchanged(unit: Unit, old: UnitState | None, now: list[FileState | None],
@@ -152,5 +164,5 @@ def gone_sessions(previous: Manifest, made: Collection[str], live: Iterable[tupl
             if key not in made and (stored.summary.get("source"), stored.summary.get("id")) not in back]
 
 
-__all__ = ["Plan", "make_plan", "unchanged", "gone_sessions", "Lineage"]
+__all__ = ["DiskAnswers", "Plan", "make_plan", "unchanged", "gone_sessions", "Lineage"]
 

@@ -909,9 +909,9 @@ def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str
     for pending_id, result in timeline.pending_results.items():
         # Its call is lost (a bad line, a missing file), but the output is still shown.
         shown = "\n".join(b.text for b in result.content if isinstance(b, Text)).strip()
-        note = "A tool result whose call is not in the transcript."
+        notice = "A tool result whose call is not in the transcript."
         timeline.items.append(Marker(f"result:{pending_id}", result.timestamp, "notice",
-                                     f"{note}\n\n{shown}" if shown else note))
+                                     f"{notice}\n\n{shown}" if shown else notice))
         if timeline.pending_own.get(pending_id):
             timeline.own.add(id(timeline.items[-1]))
     items, left_out = timeline.items, []
