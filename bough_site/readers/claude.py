@@ -27,7 +27,7 @@ import functools
 import hashlib
 import re
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,7 @@ from ..model import (
 )
 from ..stats import Tally
 from .lines import JsonlFile, open_regular, parse_line, printable_name
+from .reader import LabelFn, UnitFiles, WarnFn, labeller
 from .values import (
     BAD_TIME,
     CANONICAL_TIME,
@@ -70,8 +71,6 @@ from .values import (
     untitled,
 )
 
-WarnFn = Callable[[InputWarning], None]
-LabelFn = Callable[[Path], str]
 
 CHAIN_TYPES = frozenset({"user", "assistant", "system"})
 SYNTHETIC_MODEL = "<synthetic>"
@@ -906,6 +905,12 @@ class ClaudeSource:
 
     main: Path
     subagents: list[Path] = field(default_factory=list)
+
+
+def read_unit(unit: UnitFiles, warn: WarnFn, inherit: Inheritance | None) -> list[Session]:
+    """The registry's reader: a Claude unit is one session, its main file first."""
+    source = ClaudeSource(Path(unit.paths[0]), [Path(p) for p in unit.paths[1:]])
+    return [read_claude_session(source, warn, labeller(unit), inherit)]
 
 
 def read_claude_session(source: ClaudeSource, warn: WarnFn, label: LabelFn = str,

@@ -29,13 +29,14 @@ import os
 import re
 import shlex
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
 
+from ..inherit import Inheritance
 from ..model import (
     SOURCE_CODEX,
     Content,
@@ -55,6 +56,7 @@ from ..model import (
 )
 from ..stats import Tally
 from .lines import JsonlFile, open_regular, parse_line
+from .reader import LabelFn, UnitFiles, WarnFn, labeller
 from .values import (
     BAD_TIME,
     UNKNOWN_TOKENS,
@@ -68,8 +70,6 @@ from .values import (
     untitled,
 )
 
-WarnFn = Callable[[InputWarning], None]
-LabelFn = Callable[[Path], str]
 
 # Rollout line types of the envelope era (docs/formats-codex.md X3); anything else is ignored.
 ENVELOPE_TYPES = frozenset({
@@ -1091,6 +1091,12 @@ def _inter_agent_text(parts: list[dict[str, Any]], payload: dict[str, Any]) -> s
 
 
 # --- step 4: sessions ------------------------------------------------------------------
+
+
+def read_unit(unit: UnitFiles, warn: WarnFn, inherit: Inheritance | None) -> list[Session]:
+    """The registry's reader: the Codex unit is every rollout of the build (a
+    rollout never copies another session's history the way inherit.py means)."""
+    return read_codex_sessions([Path(p) for p in unit.paths], warn, label=labeller(unit))
 
 
 def read_codex_sessions(
