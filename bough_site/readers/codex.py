@@ -67,6 +67,7 @@ from .values import (
     bad_timestamp,
     first_reply_sentence,
     normalize_timestamp,
+    one_line,
     untitled,
 )
 
@@ -87,7 +88,6 @@ RESPONSE_TYPES = frozenset({
 CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call"})
 OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
 SHELL_TOOLS = frozenset({"shell", "exec_command", "local_shell", "container.exec", "shell_command", "unified_exec"})
-TITLE_LENGTH = 80
 _PEEK_LINES = 5
 _PEEK_BYTES = 4 << 20
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -112,11 +112,6 @@ _DATA_URL = re.compile(r"data:(image/[A-Za-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]+)
 
 
 # --- small, defensive accessors ----------------------------------------------
-
-
-def one_line(text: str, limit: int = TITLE_LENGTH) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 def is_fernet(text: str) -> bool:

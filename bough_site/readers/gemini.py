@@ -48,7 +48,6 @@ from ..model import (
     InputWarning,
 )
 from ..stats import Tally
-from .codex import one_line
 from .gemini_files import folder_roots, project_folder
 from .gemini_log import SNAPSHOT_TAG, GeminiFile, load_file, parts_of, text_of
 from .gemini_project import recover_root, strings_in, unknown_root_note
@@ -65,6 +64,7 @@ from .values import (
     first_command,
     first_reply_sentence,
     normalize_timestamp,
+    one_line,
     untitled,
 )
 
