@@ -26,7 +26,7 @@ from .config import BuildConfig
 from .model import InputWarning
 from .readers.claude import ClaudeSource
 from .readers.lines import open_regular, parse_line, peek_field, peek_lines, printable_name
-from .summaries import hide
+from .hidden import hide
 
 WarnFn = Callable[[InputWarning], None]
 EXAMPLES = Path(__file__).parent / "examples"

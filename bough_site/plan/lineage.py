@@ -40,7 +40,7 @@ from ..inherit import FileSummary, Inheritance, decide
 from ..manifest import Manifest, SessionState
 from ..model import SOURCE_CLAUDE
 from ..state import StateStore, state_name
-from ..summaries import hide
+from ..hidden import hide
 
 SCAN_SUFFIX = ".records"
 UUIDS_SUFFIX = ".uuids"
