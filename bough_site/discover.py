@@ -390,7 +390,7 @@ def _add_gemini(found: Discovered, source: Path, config: BuildConfig) -> None:
 
 
 def _is_codex(path: Path) -> bool:
-    from .readers.codex import is_codex_rollout
+    from .readers.codex_rollouts import is_codex_rollout
 
     try:
         return is_codex_rollout(path)
