@@ -359,7 +359,7 @@ def scan_files(files: list[tuple[str, str]], workers: int) -> list[FileSummary]:
 
 
 def _scan(file: tuple[str, str]) -> FileSummary:
-    from .readers.claude import scan_main_file
+    from .readers.claude_records import scan_main_file
 
     return scan_main_file(Path(file[0]), file[1])
 
@@ -371,7 +371,7 @@ _PROBE_IN_PROCESS = 64 << 20
 
 
 def probe_files(paths: list[str], workers: int) -> list[frozenset[bytes] | None]:
-    """The uuids each Claude main file's records may carry (readers.claude.record_uuids,
+    """The uuids each Claude main file's records may carry (readers.claude_records.record_uuids,
     as plan.lineage.uuid_digests), in the order of ``paths``: a search of the raw
     bytes, in the worker pool when there are many."""
     sizes = [file_size(path) for path in paths]
@@ -380,7 +380,7 @@ def probe_files(paths: list[str], workers: int) -> list[frozenset[bytes] | None]
 
 def _probe(path: str) -> frozenset[bytes] | None:
     from .plan.lineage import uuid_digests
-    from .readers.claude import record_uuids
+    from .readers.claude_records import record_uuids
 
     found = record_uuids(Path(path))
     return None if found is None else uuid_digests(found)
