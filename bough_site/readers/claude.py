@@ -95,8 +95,8 @@ def first_line(text: str, limit: int = TITLE_LENGTH) -> str:
 
 # toolUseResult keys that repeat what the record already holds: the result text
 # (stdout, stderr, a Task's content), the call's input (Edit's strings, Write's
-# content) or a whole copy of the file before an edit. Dropping them halves the
-# sidecars of a heavy history and spares the redactor a second pass over them.
+# content) or a whole copy of the file before an edit. Dropping them shrinks the
+# sidecars (docs/performance.md) and spares the redactor a second pass over them.
 _REPEATED_DETAIL = frozenset({"stdout", "stderr", "content", "oldString", "newString", "originalFile", "originalFileContents"})
 
 
@@ -104,9 +104,9 @@ def lean_detail(detail: Any, content: Any = None) -> Any:
     """A tool's structured result without the copies of what the record already holds.
 
     An MCP tool's ``toolUseResult`` is the very list its tool_result's content
-    is (a fifth of a typical sidecar): that copy is dropped whole. A Read's
-    ``file.content`` is dropped when it is exactly the shown text without its
-    line numbers, but for the reminder the harness may append (the other fifth).
+    is: that copy is dropped whole. A Read's ``file.content`` is dropped when it
+    is exactly the shown text without its line numbers, but for the reminder the
+    harness may append. What each saves is in docs/performance.md.
     """
     if isinstance(detail, list) and detail == content:
         return None
