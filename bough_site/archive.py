@@ -767,7 +767,7 @@ class SessionCount:
             self._gemini(entry, head, gone)
 
     def _codex(self, entry: Entry, head: bytes, gone: bool) -> None:
-        from .readers.codex import rollout_identity
+        from .readers.codex_rollouts import rollout_identity
 
         thread, parent, started, cwd = rollout_identity(_head_objects(head), Path(entry.label))
         if self.codex_home and cwd and (os.path.normpath(cwd) + "/").startswith(self.codex_home + "/"):

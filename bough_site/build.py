@@ -144,22 +144,13 @@ def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Sit
 
 
 def _read_sessions(found: Discovered, warn: Callable[[InputWarning], None]) -> list[Session]:
-    from .readers.claude import read_claude_session
+    from .readers.registry import read_unit
 
-    inherit = decisions([(source.main, found.label(source.main)) for source in found.claude],
+    # One reader call per unit, as a build makes them.
+    units = units_of(found.claude, found.codex, found.label, gemini=found.gemini)
+    inherit = decisions([(Path(unit.paths[0]), unit.labels[0]) for unit in units if unit.kind == CLAUDE],
                         lambda files: scan_files(files, 1), lambda paths: probe_files(paths, 1))
-    sessions = [read_claude_session(source, warn, found.label, inherit.get(source.main)) for source in found.claude]
-    if found.codex:
-        from .readers.codex import read_codex_sessions
-
-        sessions += read_codex_sessions(found.codex, warn, label=found.label)
-    if found.gemini:
-        from .plan.units import gemini_units
-        from .readers.gemini import read_gemini_sessions
-
-        for unit in gemini_units(found.gemini, found.label, {}):  # one reader call per folder, as a build makes
-            sessions += read_gemini_sessions([Path(p) for p in unit.paths], warn, label=found.label)
-    return sessions
+    return [session for unit in units for session in read_unit(unit, warn, inherit.get(Path(unit.paths[0])))]
 
 
 def _sorted_warnings(warnings: list[InputWarning]) -> list[InputWarning]:

@@ -26,7 +26,7 @@ from .config import BuildConfig
 from .model import InputWarning
 from .readers.claude import ClaudeSource
 from .readers.lines import open_regular, parse_line, peek_field, peek_lines, printable_name
-from .summaries import hide
+from .hidden import hide
 
 WarnFn = Callable[[InputWarning], None]
 EXAMPLES = Path(__file__).parent / "examples"
@@ -390,7 +390,7 @@ def _add_gemini(found: Discovered, source: Path, config: BuildConfig) -> None:
 
 
 def _is_codex(path: Path) -> bool:
-    from .readers.codex import is_codex_rollout
+    from .readers.codex_rollouts import is_codex_rollout
 
     try:
         return is_codex_rollout(path)

@@ -127,6 +127,6 @@ def _glance(kind: str, path: Path) -> tuple[str | None, str | None]:
 
 
 def _codex_id(path: Path) -> str:
-    from .readers.codex import thread_id_of
+    from .readers.codex_rollouts import thread_id_of
 
     return thread_id_of(path)

@@ -26,7 +26,7 @@ The rules (docs/sidecars.md):
     the two round.
 - A record that appears in a file and in an earlier one is inherited in the
   later file. Records are told by their uuid *and* what they say (type, time,
-  message or content; ``readers.claude.record_digest``): a copy may carry
+  message or content; ``readers.claude_records.record_digest``): a copy may carry
   another ``sessionId``, but two files that reuse a uuid for different records
   share nothing.
 - The later file's marker names the earlier file sharing the most of its
@@ -57,7 +57,7 @@ class FileSummary:
     own_first: str | None  # earliest time of a record carrying the file's own session id
     last: str | None  # latest chain record time
     # A digest of each chain record with a uuid (its uuid and what it says:
-    # readers.claude.record_digest), in first-appearance order, and its time (None if none).
+    # readers.claude_records.record_digest), in first-appearance order, and its time (None if none).
     records: tuple[str, ...]
     times: tuple[str | None, ...]
 

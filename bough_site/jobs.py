@@ -42,7 +42,7 @@ from .inherit import FileSummary, Inheritance
 from .manifest import FileState, sha256_prefix
 from .model import Project, Session, InputWarning, linked_sessions
 from .options import Options
-from .plan.units import CLAUDE, GEMINI, Unit, file_size, optimistic_slug, project_identity
+from .plan.units import Unit, file_size, optimistic_slug, project_identity
 from .scrub import scrub_session
 from .summaries import summarize, tally_to_json
 from .work import summarize_work
@@ -291,23 +291,9 @@ def _foreseen(job: Job, project: dict[str, str], options: Options) -> dict[str, 
 
 
 def _read(unit: Unit, warn: Callable[[InputWarning], None], inherit: Inheritance | None = None) -> list[Session]:
-    labels = dict(zip(unit.paths, unit.labels))
+    from .readers.registry import read_unit
 
-    def label(path: Path) -> str:
-        return labels.get(str(path), path.name)
-
-    if unit.kind == CLAUDE:
-        from .readers.claude import ClaudeSource, read_claude_session
-
-        source = ClaudeSource(Path(unit.paths[0]), [Path(p) for p in unit.paths[1:]])
-        return [read_claude_session(source, warn, label, inherit)]
-    if unit.kind == GEMINI:
-        from .readers.gemini import read_gemini_sessions
-
-        return read_gemini_sessions([Path(p) for p in unit.paths], warn, label=label)
-    from .readers.codex import read_codex_sessions
-
-    return read_codex_sessions([Path(p) for p in unit.paths], warn, label=label)
+    return read_unit(unit, warn, inherit)
 
 
 def _render(session: Session, identity: dict[str, str], chosen: str, links: dict[str, str | None],
@@ -373,7 +359,7 @@ def scan_files(files: list[tuple[str, str]], workers: int) -> list[FileSummary]:
 
 
 def _scan(file: tuple[str, str]) -> FileSummary:
-    from .readers.claude import scan_main_file
+    from .readers.claude_records import scan_main_file
 
     return scan_main_file(Path(file[0]), file[1])
 
@@ -385,7 +371,7 @@ _PROBE_IN_PROCESS = 64 << 20
 
 
 def probe_files(paths: list[str], workers: int) -> list[frozenset[bytes] | None]:
-    """The uuids each Claude main file's records may carry (readers.claude.record_uuids,
+    """The uuids each Claude main file's records may carry (readers.claude_records.record_uuids,
     as plan.lineage.uuid_digests), in the order of ``paths``: a search of the raw
     bytes, in the worker pool when there are many."""
     sizes = [file_size(path) for path in paths]
@@ -394,7 +380,7 @@ def probe_files(paths: list[str], workers: int) -> list[frozenset[bytes] | None]
 
 def _probe(path: str) -> frozenset[bytes] | None:
     from .plan.lineage import uuid_digests
-    from .readers.claude import record_uuids
+    from .readers.claude_records import record_uuids
 
     found = record_uuids(Path(path))
     return None if found is None else uuid_digests(found)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import types
 import typing
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from .hidden import hide
 from .model import Session, Usage, InputWarning
 from .stats import Tally
 
@@ -188,8 +188,3 @@ def _usage(numbers: list[Any]) -> Usage:
     usage = Usage(*numbers[: len(_USAGE)])
     usage.unknown = len(numbers) > len(_USAGE) and bool(numbers[len(_USAGE)])
     return usage
-
-
-def hide(text: str) -> str:
-    """A short, stable digest standing for a name that must not be stored as is."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()

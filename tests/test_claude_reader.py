@@ -10,8 +10,9 @@ import pytest
 from bough_site.config import BuildConfig
 from bough_site.build import load_site
 from bough_site.model import Command, Marker, Prompt, Reply, Session, Text, Thinking, ToolCall
-from bough_site.readers import claude as claude_reader
-from bough_site.readers.claude import ClaudeSource, read_claude_session, record_uuids
+from bough_site.readers import claude_records
+from bough_site.readers.claude import ClaudeSource, read_claude_session
+from bough_site.readers.claude_records import record_uuids
 from bough_site.readers.lines import JsonlFile
 from corpus.claude import generate_claude_history
 
@@ -607,7 +608,7 @@ def test_text_that_writes_such_an_escape_is_only_text(tmp_path: Path) -> None:
 
 def test_a_uuid_across_the_probes_read_boundary_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = b'{"type":"user","uuid":"u1","pad":"' + b"x" * 40 + b'"}\n'
-    monkeypatch.setattr(claude_reader, "_PROBE_CHUNK", len(first) + 10)  # the next line's uuid is cut by a read
+    monkeypatch.setattr(claude_records, "_PROBE_CHUNK", len(first) + 10)  # the next line's uuid is cut by a read
     assert probed(tmp_path, first + b'{"type":"user","uuid":"u2"}\n{"uuid":"u3"}') == {"u1", "u2", "u3"}
 
 

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bough_site.model import Marker, Prompt, Reply, Session, Text, Thinking, ToolCall, InputWarning
-from bough_site.readers.codex import find_rollouts, is_codex_rollout, read_codex_sessions
+from bough_site.readers.codex import read_codex_sessions
+from bough_site.readers.codex_rollouts import find_rollouts, is_codex_rollout
 from bough_site.readers.values import BAD_TIME
 
 from .helpers import fixtures_dir

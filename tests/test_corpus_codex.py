@@ -9,7 +9,8 @@ import pytest
 
 from corpus.codex import ExpectedCodex, generate_codex_history, write_codex_examples
 from bough_site.model import REASONING_KEY, STAT_KEYS, Marker, Reply, Session, Thinking, InputWarning
-from bough_site.readers.codex import find_rollouts, read_codex_sessions
+from bough_site.readers.codex import read_codex_sessions
+from bough_site.readers.codex_rollouts import find_rollouts
 from bough_site.work import summarize_work
 
 from .helpers import all_calls, file_tree

@@ -24,8 +24,9 @@ from bough_site.inherit import FileSummary, Inheritance, decide
 from bough_site.model import Marker, Session
 from bough_site.manifest import Manifest
 from bough_site.plan.lineage import ALONE
-from bough_site.readers import claude as claude_reader
-from bough_site.readers.claude import ClaudeSource, read_claude_session, scan_main_file
+from bough_site.readers import claude_records
+from bough_site.readers.claude import ClaudeSource, read_claude_session
+from bough_site.readers.claude_records import scan_main_file
 from bough_site.redact import Redactor
 from bough_site.scrub import scrub_session
 from bough_site.work import summarize_work
@@ -396,9 +397,9 @@ def test_only_files_sharing_a_uuid_are_scanned_and_a_new_resume_finds_its_lone_p
     folder = folder_of(tmp_path / "history", {A: parent, C: turns("c", C)})
     scanned: list[str] = []
     probed: list[str] = []
-    scan, probe = claude_reader.scan_main_file, claude_reader.record_uuids
-    monkeypatch.setattr(claude_reader, "scan_main_file", lambda path, label: scanned.append(path.stem) or scan(path, label))
-    monkeypatch.setattr(claude_reader, "record_uuids", lambda path: probed.append(path.stem) or probe(path))
+    scan, probe = claude_records.scan_main_file, claude_records.record_uuids
+    monkeypatch.setattr(claude_records, "scan_main_file", lambda path, label: scanned.append(path.stem) or scan(path, label))
+    monkeypatch.setattr(claude_records, "record_uuids", lambda path: probed.append(path.stem) or probe(path))
     out = tmp_path / "site"
     run(folder.parent, out)
     assert sorted(probed) == [A, C]

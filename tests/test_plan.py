@@ -16,7 +16,7 @@ from bough_site.plan import DiskAnswers, gone_sessions, make_plan, unchanged
 from bough_site.plan.lineage import ALONE, group_of, uuid_digests
 from bough_site.plan.units import CLAUDE, CODEX, Unit, optimistic_slug
 from bough_site.state import StateStore
-from bough_site.summaries import hide
+from bough_site.hidden import hide
 
 DIGEST = "options-1"
 

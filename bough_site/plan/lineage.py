@@ -3,13 +3,13 @@
 inherit.py decides from per-file summaries; this module finds the files to
 compare (the main session files of one project directory: not sub-agent files,
 and a file read from bough's archive is the session of its label, once), makes
-their summaries (``readers.claude.scan_main_file``, in the worker pool) and keeps
+their summaries (``readers.claude_records.scan_main_file``, in the worker pool) and keeps
 them in OUT's state (``<digest>.records``, state.py), named by their content like the
 tallies, so the next build scans only the files that changed.
 
 A directory with one main file has nothing to compare: its file is not scanned.
 Nor is a file that shares no record ``uuid`` with another file of its directory
-(found in the raw bytes first: ``readers.claude.record_uuids``): records are
+(found in the raw bytes first: ``readers.claude_records.record_uuids``): records are
 told apart by uuid and content, so it can neither inherit nor be inherited
 from. Most files are such (a resume is the exception), and the probe reads a
 file several times faster than the scan parses it. Such a file keeps no
@@ -40,7 +40,7 @@ from ..inherit import FileSummary, Inheritance, decide
 from ..manifest import Manifest, SessionState
 from ..model import SOURCE_CLAUDE
 from ..state import StateStore, state_name
-from ..summaries import hide
+from ..hidden import hide
 
 SCAN_SUFFIX = ".records"
 UUIDS_SUFFIX = ".uuids"

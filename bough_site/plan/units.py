@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..manifest import FileState, file_state
-from ..summaries import hide
+from ..hidden import hide
 from ..write import slug
 
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"

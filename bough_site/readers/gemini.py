@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from ..inherit import Inheritance
 from ..model import (
     SOURCE_GEMINI,
     Command,
@@ -47,11 +48,11 @@ from ..model import (
     InputWarning,
 )
 from ..stats import Tally
-from .codex import one_line
 from .gemini_files import folder_roots, project_folder
 from .gemini_log import SNAPSHOT_TAG, GeminiFile, load_file, parts_of, text_of
 from .gemini_project import recover_root, strings_in, unknown_root_note
 from .lines import printable_name
+from .reader import LabelFn, UnitFiles, WarnFn, labeller
 from .values import (
     BAD_TIME,
     UNKNOWN_TOKENS,
@@ -63,11 +64,10 @@ from .values import (
     first_command,
     first_reply_sentence,
     normalize_timestamp,
+    one_line,
     untitled,
 )
 
-WarnFn = Callable[[InputWarning], None]
-LabelFn = Callable[[Path], str]
 
 # §3: the record types; the notices become markers of these types.
 NOTICE_TYPES = {"info": "notice", "error": "error", "warning": "warning"}
@@ -339,6 +339,12 @@ def _dumps(value: Any) -> str:
 
 
 # --- step 3: sessions ----------------------------------------------------------------------
+
+
+def read_unit(unit: UnitFiles, warn: WarnFn, inherit: Inheritance | None) -> list[Session]:
+    """The registry's reader: a Gemini unit is one project folder's files
+    (Gemini CLI never copies another session's history the way inherit.py means)."""
+    return read_gemini_sessions([Path(p) for p in unit.paths], warn, label=labeller(unit))
 
 
 def read_gemini_sessions(

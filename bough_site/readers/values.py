@@ -110,6 +110,15 @@ _LEADING_MARK = re.compile(r"^(?:#{1,6}|>|[-*+]|\d+[.)])\s+")
 _INLINE_MARKS = re.compile(r"\*\*|__|`")
 
 
+# How long a Codex or Gemini CLI title, or a sub-agent's description, may be.
+TITLE_LENGTH = 80
+
+
+def one_line(text: str, limit: int = TITLE_LENGTH) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
 def first_command(items: Iterable[Any]) -> str:
     """The first slash command among timeline items, with its arguments (``/init``,
     ``/review src/``); a shell-mode ``!`` command is no slash command. "" when none."""

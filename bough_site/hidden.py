@@ -1,0 +1,17 @@
+"""Names bough keeps without storing them.
+
+A label holds directory names (a user's, a project's), and a tally holds what a
+session touched: the manifest and the state keep a digest of each instead.
+Discovery (a file a later build already knows, by its hidden label), the
+planner (unit keys, lineage groups) and the summaries (tallies) must make the
+same digest of the same name, so it is made here once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def hide(text: str) -> str:
+    """A short, stable digest standing for a name that must not be stored as is."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
