@@ -1,0 +1,229 @@
+"""The default theme's timeline items as one compiled template, made from the
+item templates themselves when a Renderer starts.
+
+Rendering an item through the theme's files costs an include per item, block and
+tool call (a new context, the globals copied, a template's root function), and
+that overhead was most of the time a history of many short sessions takes
+(docs/performance.md). So when no template an item can reach comes from a user
+theme, the templates are joined into one: their parsed bodies are put where they
+are included, a dispatch on a kind (``{% include ["blocks/" ~ part.kind ~
+".html", "blocks/unknown.html"] %}``) becomes an ``{% if %}`` over the default's
+files of that folder, a plain tool (tools/default.html, or a file that only
+extends it) has default.html's body in place of its include, and item.html, which
+sub-agents include again to any depth, is the one macro. Anything else (a tool
+template with blocks of its own, a kind the theme has no file for) keeps its
+include, so it is rendered as before. The templates stay the one source: this
+module only moves their parsed nodes, and a change to a template is in the
+joined one the next time a Renderer starts.
+
+A theme that has its own copy of any template an item can reach (item.html,
+subagent.html, macros.html, items/, blocks/, tools/) gets no joined template:
+every item goes through its files, one include at a time.
+tests/test_timeline.py checks the bytes against that path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jinja2
+from jinja2 import nodes
+from jinja2.visitor import NodeTransformer
+
+from .env import is_default_template
+
+# Templates an item can reach by a fixed name...
+FIXED = ("item.html", "subagent.html", "macros.html")
+# ...and folders whose files are chosen by data (an item's kind, a block's kind,
+# a tool's name): a theme file in one of them may be reached by any item.
+DISPATCHED = ("items/", "blocks/", "tools/")
+BASE_TOOL = "tools/default.html"
+ROOT = "item.html"  # the joined template's one macro: sub-agents include it again
+
+# How far a tool template may chain plain extends (Bash → default; exec_command →
+# shell → default); deeper is not worth a special case, so it keeps its include.
+MAX_EXTENDS = 4
+
+# Names the joined template reads that no theme template sees.
+MACRO = "timeline_item"
+PLAIN = "timeline_plain_tool"
+KIND = "timeline_kind"
+
+TemplateOf = Callable[[object], jinja2.Template]
+
+
+# --- gating: is every template an item can reach the default theme's own file? -------------
+
+
+def theme_is_default(env: jinja2.Environment) -> bool:
+    """True when no template an item can reach comes from a user theme: neither a
+    replaced default (items/reply.html, macros.html...) nor an added one
+    (tools/Foo.html would change how Foo calls look)."""
+    try:
+        names = env.list_templates()
+    except TypeError:  # a loader that cannot list: we cannot know, so one include at a time
+        return False
+    reachable = [n for n in names if ":" not in n and (n in FIXED or n.startswith(DISPATCHED))]
+    return all(is_default_template(env, name) for name in [*FIXED, BASE_TOOL, *reachable])
+
+
+def _parse(env: jinja2.Environment, name: str) -> nodes.Template | None:
+    try:
+        source, filename, _uptodate = env.loader.get_source(env, name)  # type: ignore[union-attr]
+    except jinja2.TemplateNotFound:
+        return None
+    return env.parse(source, name, filename)
+
+
+def _extends_only(env: jinja2.Environment, name: str) -> str | None:
+    """The template a default-theme file extends when that is all it does (no
+    blocks, no text: nothing of its own reaches the page), else None."""
+    tree = _parse(env, name)
+    if tree is None or len(tree.body) != 1 or not isinstance(tree.body[0], nodes.Extends):
+        return None
+    parent = tree.body[0].template
+    return parent.value if isinstance(parent, nodes.Const) and isinstance(parent.value, str) else None
+
+
+def plain_tool(env: jinja2.Environment, name: str) -> bool:
+    """Whether tool template ``name`` writes exactly what tools/default.html writes:
+    it is default.html, or a default-theme file that only extends it (directly or
+    through other such files). Read from the source, so a default template that
+    gains a block keeps its include by itself."""
+    for _ in range(MAX_EXTENDS):
+        if name == BASE_TOOL:
+            return is_default_template(env, name)
+        if not is_default_template(env, name):
+            return False
+        parent = _extends_only(env, name)
+        if parent is None:
+            return False
+        name = parent
+    return False
+
+
+# --- joining the templates ---------------------------------------------------------------------
+
+
+class _Joiner(NodeTransformer):
+    """Puts each include's template in its place (a scope of its own, as an
+    include's locals are its own), recursively."""
+
+    def __init__(self, env: jinja2.Environment) -> None:
+        self.env = env
+        self.folders = _folders(env)
+        self.within: list[str] = []  # the templates being joined, outermost first
+
+    def body(self, name: str) -> list[nodes.Node]:
+        """The nodes of template ``name``, its includes joined in."""
+        tree = _parse(self.env, name)
+        blocks = any(True for _ in tree.find_all(nodes.Block)) if tree else False
+        if tree is None or name in self.within or any(True for _ in tree.find_all(nodes.Extends)) \
+                or (blocks and name != BASE_TOOL):
+            raise jinja2.TemplateError(f"{name} cannot be joined into the timeline")
+        self.within.append(name)
+        try:
+            return self.visit_list(tree.body)
+        finally:
+            self.within.pop()
+
+    def visit_list(self, body: list[nodes.Node]) -> list[nodes.Node]:
+        out: list[nodes.Node] = []
+        for node in body:
+            new = self.visit(node)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+    def visit_Block(self, node: nodes.Block) -> nodes.Node:
+        """A block of default.html, which no plain tool replaces: its body, scoped."""
+        return nodes.Scope(self.visit_list(node.body), lineno=node.lineno)
+
+    def visit_Include(self, node: nodes.Include) -> nodes.Node:
+        if not node.with_context or node.ignore_missing:
+            return node
+        target = node.template
+        if isinstance(target, nodes.Const) and target.value == ROOT:
+            call = nodes.Call(nodes.Name(MACRO, "load"), [nodes.Name("item", "load"), nodes.Name("prefix", "load")],
+                              [], None, None)
+            return nodes.Output([call], lineno=node.lineno)
+        if isinstance(target, nodes.Const) and isinstance(target.value, str) and target.value not in self.within:
+            return nodes.Scope(self.body(target.value), lineno=node.lineno)
+        if isinstance(target, nodes.List) and target.items:
+            target = target.items[0]  # the fallbacks stay with the include the dispatch falls back to
+        if (isinstance(target, nodes.Call) and isinstance(target.node, nodes.Getattr)
+                and target.node.attr == "tool_template" and len(target.args) == 1):
+            return self.tool(node, target.args[0])
+        if (isinstance(target, nodes.Concat) and len(target.nodes) == 3
+                and all(isinstance(n, nodes.Const) for n in (target.nodes[0], target.nodes[2]))):
+            return self.dispatch(node, target.nodes[0].value, target.nodes[1], target.nodes[2].value)
+        return node
+
+    def tool(self, node: nodes.Include, call: nodes.Expr) -> nodes.Node:
+        """``{% include state.tool_template(part) %}``: default.html's body for a plain tool."""
+        test = nodes.Call(nodes.Name(PLAIN, "load"), [call], [], None, None)
+        return nodes.If(test, [nodes.Scope(self.body(BASE_TOOL))], [], [node], lineno=node.lineno)
+
+    def dispatch(self, node: nodes.Include, prefix: str, kind: nodes.Expr, suffix: str) -> nodes.Node:
+        """``{% include prefix ~ kind ~ suffix %}``: an {% if %} per default file the
+        name can be; any other kind keeps the include (its fallback, or an error),
+        as does a file already being joined (tool_result.html may name itself)."""
+        kinds = [name[len(prefix):-len(suffix)] for name in self.folders.get(prefix, ())
+                 if name.endswith(suffix) and "/" not in name[len(prefix):] and name not in self.within]
+        chain: list[nodes.Node] = [node]
+        for value in sorted(kinds, reverse=True):
+            test = nodes.Compare(nodes.Name(KIND, "load"), [nodes.Operand("eq", nodes.Const(value))])
+            chain = [nodes.If(test, [nodes.Scope(self.body(prefix + value + suffix))], [], chain)]
+        return nodes.Scope([nodes.Assign(nodes.Name(KIND, "store"), kind), *chain], lineno=node.lineno)
+
+
+def _folders(env: jinja2.Environment) -> dict[str, list[str]]:
+    """The default theme's files of each dispatched folder."""
+    names = [n for n in env.list_templates() if ":" not in n]
+    return {folder: sorted(n for n in names if n.startswith(folder)) for folder in DISPATCHED}
+
+
+def joined_template(env: jinja2.Environment) -> jinja2.Template:
+    """One template whose macro ``MACRO(item, prefix)`` writes what item.html does."""
+    joiner = _Joiner(env)
+    params = [nodes.Name("item", "param"), nodes.Name("prefix", "param")]
+    macro = nodes.Macro(MACRO, params, [], joiner.body(ROOT))
+    tree = nodes.Template([macro])
+    tree.set_environment(env)
+    tree.set_lineno(1)  # only the nodes made here, which have none
+    return env.from_string(tree)
+
+
+class Timeline:
+    """The joined template of one Renderer, and which tool templates are plain."""
+
+    def __init__(self, env: jinja2.Environment, tool_template: TemplateOf) -> None:
+        self.env = env
+        self.tool_template = tool_template
+        self.template = joined_template(env)
+        self._plain: dict[str, bool] = {}
+
+    def is_plain(self, call: Any) -> bool:
+        """Whether this call's tool looks like tools/default.html (decided once per name)."""
+        name = call.name
+        key = name if isinstance(name, str) else ""
+        plain = self._plain.get(key)
+        if plain is None:
+            template = self.tool_template(key)  # the very lookup state.tool_template makes
+            plain = template.name is not None and plain_tool(self.env, template.name)
+            self._plain[key] = plain
+        return plain
+
+    def session(self, shared: dict[str, Any]) -> Callable[[Any], str]:
+        """A function writing one top-level item of the session ``shared`` describes
+        (the globals and page, project, session, state, prefix)."""
+        module = self.template.make_module({**shared, PLAIN: self.is_plain})
+        macro = getattr(module, MACRO)
+        prefix = shared["prefix"]
+        return lambda item: macro(item, prefix)
+
+
+def timeline(env: jinja2.Environment, tool_template: TemplateOf) -> Timeline | None:
+    """The joined timeline for this environment, or None when its theme replaces
+    or adds a template an item can reach (then every item is rendered through its files)."""
+    return Timeline(env, tool_template) if theme_is_default(env) else None
