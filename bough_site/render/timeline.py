@@ -24,10 +24,14 @@ tests/test_timeline.py checks the bytes against that path.
 
 from __future__ import annotations
 
+import copy
+import types
 from collections.abc import Callable
 from typing import Any
 
 import jinja2
+import jinja2.environment
+import jinja2.runtime
 from jinja2 import nodes
 from jinja2.visitor import NodeTransformer
 
@@ -40,6 +44,7 @@ FIXED = ("item.html", "subagent.html", "macros.html")
 DISPATCHED = ("items/", "blocks/", "tools/")
 BASE_TOOL = "tools/default.html"
 ROOT = "item.html"  # the joined template's one macro: sub-agents include it again
+MACROS = "macros.html"  # the global ``m``: its macros' bodies are joined in where they are called
 
 # How far a tool template may chain plain extends (Bash → default; exec_command →
 # shell → default); deeper is not worth a special case, so it keeps its include.
@@ -113,7 +118,9 @@ class _Joiner(NodeTransformer):
     def __init__(self, env: jinja2.Environment) -> None:
         self.env = env
         self.folders = _folders(env)
-        self.within: list[str] = []  # the templates being joined, outermost first
+        self.within: list[str] = []  # the templates (and macros) being joined, outermost first
+        tree = _parse(env, MACROS)
+        self.macros = {node.name: node for node in tree.body if isinstance(node, nodes.Macro)} if tree else {}
 
     def body(self, name: str) -> list[nodes.Node]:
         """The nodes of template ``name``, its includes joined in."""
@@ -134,6 +141,54 @@ class _Joiner(NodeTransformer):
             new = self.visit(node)
             out.extend(new if isinstance(new, list) else [new])
         return out
+
+    def visit_Output(self, node: nodes.Output) -> nodes.Node | list[nodes.Node]:
+        """``{{ m.time(item.timestamp, "time") }}``: the macro's body in its place, its
+        parameters bound in a scope of their own (the arguments read outside it, as
+        a call reads them); the text around it stays as it was."""
+        self.generic_visit(node)
+        out: list[nodes.Node] = []
+        run: list[nodes.Expr] = []
+        for expr in node.nodes:
+            inlined = self.macro(expr)
+            if inlined is None:
+                run.append(expr)
+                continue
+            if run:
+                out.append(nodes.Output(run, lineno=node.lineno))
+                run = []
+            out.append(inlined)
+        if not out:
+            return node
+        return [*out, nodes.Output(run, lineno=node.lineno)] if run else out
+
+    def macro(self, expr: nodes.Expr) -> nodes.Node | None:
+        """A call of a macros.html macro with plain arguments, as a scope; else None.
+        Inside a macro's body its siblings are called by their bare names."""
+        if not isinstance(expr, nodes.Call) or expr.kwargs or expr.dyn_args or expr.dyn_kwargs:
+            return None
+        callee = expr.node
+        if isinstance(callee, nodes.Getattr) and isinstance(callee.node, nodes.Name) and callee.node.name == "m":
+            name = callee.attr
+        elif isinstance(callee, nodes.Name) and self.within and self.within[-1].startswith(MACROS):
+            name = callee.name
+        else:
+            return None
+        macro = self.macros.get(name)
+        key = f"{MACROS}:{name}"
+        if macro is None or key in self.within or len(expr.args) > len(macro.args):
+            return None
+        missing = len(macro.args) - len(expr.args)
+        if missing > len(macro.defaults):
+            return None
+        values = [*expr.args, *macro.defaults[len(macro.defaults) - missing:]]
+        targets = [nodes.Name(param.name, "store") for param in macro.args]
+        self.within.append(key)
+        try:
+            body = self.visit_list(copy.deepcopy(macro.body, {id(self.env): self.env}))
+        finally:
+            self.within.pop()
+        return nodes.With(targets, values, body, lineno=expr.lineno)
 
     def visit_Block(self, node: nodes.Block) -> nodes.Node:
         """A block of default.html, which no plain tool replaces: its body, scoped."""
@@ -194,6 +249,30 @@ def joined_template(env: jinja2.Environment) -> jinja2.Template:
     return env.from_string(tree)
 
 
+# What a template may call without Jinja's checks: functions, methods and macros
+# that ask for no context (the checks are a tenth of the joined template's time).
+_PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, jinja2.runtime.Macro)
+
+
+def _calling(base: type[jinja2.runtime.Context]) -> type[jinja2.runtime.Context]:
+    """``base`` whose ``call`` (every call a template makes) calls a plain callable
+    at once: what Jinja's would do for it, without its lookups for a context to pass."""
+
+    class Calling(base):  # type: ignore[valid-type,misc]
+        def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 (Jinja's own names)
+            if not isinstance(__obj, _PLAIN_CALLABLES) or hasattr(__obj, "jinja_pass_arg"):
+                return super().call(__obj, *args, **kwargs)
+            kwargs.pop("_block_vars", None)  # what a call in a loop or block passes for a context
+            kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:  # as Jinja's call answers it
+                return __self.environment.undefined("value was undefined because a callable raised a"
+                                                    " StopIteration exception")
+
+    return Calling
+
+
 class Timeline:
     """The joined template of one Renderer, and which tool templates are plain."""
 
@@ -201,6 +280,7 @@ class Timeline:
         self.env = env
         self.tool_template = tool_template
         self.template = joined_template(env)
+        self.context_class = _calling(env.context_class)
         self._plain: dict[str, bool] = {}
 
     def is_plain(self, call: Any) -> bool:
@@ -217,7 +297,10 @@ class Timeline:
     def session(self, shared: dict[str, Any]) -> Callable[[Any], str]:
         """A function writing one top-level item of the session ``shared`` describes
         (the globals and page, project, session, state, prefix)."""
-        module = self.template.make_module({**shared, PLAIN: self.is_plain})
+        template = self.template
+        context = self.context_class(self.env, dict(template.globals, **shared, **{PLAIN: self.is_plain}),
+                                     template.name, template.blocks, globals=template.globals)
+        module = jinja2.environment.TemplateModule(template, context)
         macro = getattr(module, MACRO)
         prefix = shared["prefix"]
         return lambda item: macro(item, prefix)
