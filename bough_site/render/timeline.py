@@ -1,5 +1,5 @@
 """The default theme's timeline items as one compiled template, made from the
-item templates themselves when a Renderer starts.
+item templates themselves when a Renderer renders its first session.
 
 Rendering an item through the theme's files costs an include per item, block and
 tool call (a new context, the globals copied, a template's root function), and
@@ -10,11 +10,14 @@ are included, a dispatch on a kind (``{% include ["blocks/" ~ part.kind ~
 ".html", "blocks/unknown.html"] %}``) becomes an ``{% if %}`` over the default's
 files of that folder, a plain tool (tools/default.html, or a file that only
 extends it) has default.html's body in place of its include, and item.html, which
-sub-agents include again to any depth, is the one macro. Anything else (a tool
-template with blocks of its own, a kind the theme has no file for) keeps its
-include, so it is rendered as before. The templates stay the one source: this
-module only moves their parsed nodes, and a change to a template is in the
-joined one the next time a Renderer starts.
+sub-agents include again to any depth, is the one macro. A call of a macros.html
+macro in ``{{ }}`` has the macro's body in its place, its parameters bound in a
+scope of their own (the macros read only their parameters and the globals, which
+no item template rebinds). Anything else (a tool template with blocks of its own,
+a kind the theme has no file for) keeps its include, so it is rendered as before.
+The templates stay the one source: this module only moves their parsed nodes,
+and a change to a template is in the joined one the next time it is made (its
+compiled code is kept under all it is made of).
 
 A theme that has its own copy of any template an item can reach (item.html,
 subagent.html, macros.html, items/, blocks/, tools/) gets no joined template:
@@ -236,9 +239,21 @@ class _Joiner(NodeTransformer):
 
 
 def _folders(env: jinja2.Environment) -> dict[str, list[str]]:
-    """The default theme's files of each dispatched folder."""
+    """The files of each dispatched folder that are kinds: not a partial that an
+    item, block or the base tool template includes by its own name
+    (blocks/tool_result.html, blocks/files.html), which a dispatch never meets, so
+    joining it there would only make the joined template longer to compile (were
+    one met, its include is still there). The other tool templates are not read:
+    fifty files parsed for blocks/todos.html alone."""
     names = [n for n in env.list_templates() if ":" not in n]
-    return {folder: sorted(n for n in names if n.startswith(folder)) for folder in DISPATCHED}
+    partials: set[str] = set()
+    for name in names:
+        tree = _parse(env, name) if name in FIXED or name.startswith(("items/", "blocks/")) or name == BASE_TOOL \
+            else None
+        if tree is not None:
+            partials.update(node.template.value for node in tree.find_all(nodes.Include)
+                            if isinstance(node.template, nodes.Const))
+    return {folder: sorted(n for n in names if n.startswith(folder) and n not in partials) for folder in DISPATCHED}
 
 
 def joined_code(env: jinja2.Environment) -> types.CodeType:
@@ -267,7 +282,8 @@ def _inputs(env: jinja2.Environment) -> str:
 
 def joined_template(env: jinja2.Environment) -> jinja2.Template:
     """The joined template, from the environment's cache of compiled templates
-    when it has it (CompiledTemplates: joining and compiling take 0.1-0.2 s)."""
+    when it has it (CompiledTemplates): joining and compiling it costs more than
+    all the templates it is made of."""
     cache = env.bytecode_cache
     bucket = cache.get_bucket(env, JOINED, None, _inputs(env)) if cache is not None else None
     if bucket is not None and bucket.code is not None:
@@ -281,7 +297,8 @@ def joined_template(env: jinja2.Environment) -> jinja2.Template:
 
 
 # What a template may call without Jinja's checks: functions, methods and macros
-# that ask for no context (the checks are a tenth of the joined template's time).
+# that ask for no context (the joined template makes a dozen calls per item, and the
+# checks were a noticeable share of its time: docs/performance.md, issue #38).
 _PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, jinja2.runtime.Macro)
 
 
