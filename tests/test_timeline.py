@@ -37,7 +37,7 @@ from bough_site.model import (
 )
 from bough_site.render import default_theme_dir
 from bough_site.render.env import make_env
-from bough_site.render.timeline import _extends_only, plain_tool, theme_is_default
+from bough_site.render.timeline import JOINED, _extends_only, _inputs, joined_code, plain_tool, theme_is_default
 from bough_site.render.pages import Renderer
 from corpus.claude import generate_claude_history
 from corpus.codex import generate_codex_history
@@ -432,3 +432,60 @@ def test_a_theme_template_that_is_only_an_extends_is_still_the_themes(tmp_path: 
     env = make_env(theme)
     assert not theme_is_default(env)
     assert not plain_tool(env, "tools/Bash.html")  # it extends the theme's default.html
+
+
+# --- joining: what the joined template is made of ----------------------------------------------
+
+
+JOINABLE = {
+    "item.html": '{#- dispatch -#}\n{% include ["items/" ~ item.kind ~ ".html", "items/unknown.html"] %}\n',
+    "items/a.html": '{% set x = prefix ~ "a" %}<a id="{{ x }}">{{ m.tag(item.text) }}</a>\n'
+                    '{% for item in item.children %}{% with prefix = x %}{% include "item.html" %}{% endwith %}'
+                    '{% endfor %}\n',
+    "items/b.html": "<b>{{ item.text }}{% include 'part.html' %}</b>\n",
+    "items/unknown.html": "<i>{{ item.kind }}</i>\n",
+    "part.html": "<{{ prefix }}>\n",
+    "macros.html": "{% macro tag(text, how='em') -%}<{{ how }}>{{ text }}</{{ how }}>{%- endmacro %}\n",
+}
+
+
+def test_the_joined_template_writes_what_the_includes_write() -> None:
+    """Nested items (item.html again, to any depth: entered with item and prefix, the
+    context item.html documents), a kind with no file, a partial by name, a macro
+    with a default: the same bytes joined as included, from templates this module
+    has never seen (an edit to a template is in the joined one)."""
+    env = jinja2.Environment(loader=jinja2.DictLoader(JOINABLE), autoescape=True, trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.globals["m"] = env.get_template("macros.html").module
+    # Rendered where only macros.html is found: an include left in it would fail.
+    bare = jinja2.Environment(loader=jinja2.DictLoader({"macros.html": JOINABLE["macros.html"]}), autoescape=True,
+                              undefined=jinja2.StrictUndefined)
+    bare.globals["m"] = env.globals["m"]
+    joined = bare.template_class.from_code(bare, joined_code(env), bare.make_globals(None))
+
+    class Item:
+        def __init__(self, kind: str, text: str, children: tuple[Any, ...] = ()) -> None:
+            self.kind, self.text, self.children = kind, text, children
+
+    known = Item("a", "<1>", (Item("b", "two"), Item("a", "3", (Item("b", "&"),))))
+    included = env.get_template("item.html").render(item=known, prefix="p-")
+    assert str(getattr(joined.make_module({"prefix": "p-"}), "timeline_item")(known, "p-")) == included
+    assert '<a id="p-a"><em>&lt;1&gt;</em></a>' in included and "<b>two<p-a>\n</b>" in included
+    assert "<b>&amp;<p-aa>\n</b>" in included
+    # A kind with no file of its own keeps its include (items/unknown.html, found by it).
+    unknown = Item("a", "1", (Item("zz", "?"),))
+    joined = env.template_class.from_code(env, joined_code(env), env.make_globals(None))
+    included = env.get_template("item.html").render(item=unknown, prefix="")
+    assert str(getattr(joined.make_module({"prefix": ""}), "timeline_item")(unknown, "")) == included
+    assert "<i>zz</i>" in included
+
+
+def test_the_joined_template_is_kept_with_the_compiled_templates(tmp_path: Path) -> None:
+    first = Renderer(compiled=tmp_path)
+    assert first.timeline is not None
+    env = first.env
+    bucket = env.bytecode_cache.get_bucket(env, JOINED, None, _inputs(env))  # type: ignore[union-attr]
+    assert bucket.code is None  # not made before a session is rendered
+    first.timeline.template
+    bucket = env.bytecode_cache.get_bucket(env, JOINED, None, _inputs(env))  # type: ignore[union-attr]
+    assert bucket.code is not None
