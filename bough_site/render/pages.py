@@ -41,8 +41,8 @@ from . import charts
 from .assets import SEARCH_SCRIPT, asset_name, static_files
 from .blocks import Block, code_block
 from .built import NO_WORK, project_work
-from .env import is_default_template, make_env
-from .fast_items import FastItems, fast_items
+from .env import default_theme_dir, is_default_template, make_env
+from .timeline import Timeline, timeline
 from .blockstore import BlockStore
 from .formats import (
     TOKEN_KEYS,
@@ -251,10 +251,9 @@ class Renderer:
         # macros.html once per renderer (the theme's, if it has one), rather than
         # an {% import %} per item: every template can call m.time(), m.block() ...
         self.env.globals["m"] = self.env.get_template("macros.html").module
-        # Items written in Python when the theme uses the default's item templates
-        # (fast_items.py: the same bytes); None: every item through Jinja.
-        self.fast_items: FastItems | None = fast_items(self.env, self._item_template, self.tool_template,
-                                                       _render_shared)
+        # The item templates joined into one when the theme uses the default's
+        # (timeline.py: the same bytes); None: every item through its own files.
+        self.timeline: Timeline | None = timeline(self.env, self.tool_template)
 
     def _globals(self) -> dict[str, Any]:
         return {
@@ -400,8 +399,8 @@ class Renderer:
         # What template.render(context, item=item) would see, the globals copied
         # once per session rather than once per item.
         shared = {**self.env.globals, **context}
-        if self.fast_items is not None:
-            render = self.fast_items.session(shared)
+        if self.timeline is not None:
+            render = self.timeline.session(shared)
         else:
             def render(item: TimelineItem) -> str:
                 return _render_shared(self._item_template(item.kind), {**shared, "item": item})

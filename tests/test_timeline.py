@@ -1,9 +1,10 @@
-"""The default theme's items written in Python (bough_site/render/fast_items.py):
-the very bytes the Jinja templates write, and used only with the default's templates.
+"""The default theme's item templates joined into one (bough_site/render/timeline.py):
+the very bytes the templates write one include at a time, and used only with the
+default's templates.
 
-Each comparison renders a session twice, with the fast path and with it forced
-off (``renderer.fast_items = None``: every item through Jinja, as a theme that
-replaces an item template gets), and compares every page."""
+Each comparison renders a session twice, with the joined timeline and with it
+forced off (``renderer.timeline = None``: every item through its own files, as a
+theme that replaces an item template gets), and compares every page."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from bough_site.model import (
 )
 from bough_site.render import default_theme_dir
 from bough_site.render.env import make_env
-from bough_site.render.fast_items import _extends_only, plain_tool, theme_is_default
+from bough_site.render.timeline import JOINED, _extends_only, _inputs, joined_code, plain_tool, theme_is_default
 from bough_site.render.pages import Renderer
 from corpus.claude import generate_claude_history
 from corpus.codex import generate_codex_history
@@ -53,14 +54,14 @@ DEFAULT_TEMPLATES = default_theme_dir() / "templates"
 
 def pages_both_ways(renderer: Renderer, project: Project, session: Session,
                     links: dict[str, str] | None = None) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """The session's files through Jinja alone, then with the fast path."""
-    fast = renderer.fast_items
-    assert fast is not None, "the fast path is off: the comparison would compare Jinja with itself"
-    renderer.fast_items = None
+    """The session's files one include at a time, then with the joined timeline."""
+    fast = renderer.timeline
+    assert fast is not None, "the joined timeline is off: the comparison would compare the includes with themselves"
+    renderer.timeline = None
     try:
         slow = dict(renderer.session_pages(project, session, links or {}))
     finally:
-        renderer.fast_items = fast
+        renderer.timeline = fast
     return slow, dict(renderer.session_pages(project, session, links or {}))
 
 
@@ -144,13 +145,13 @@ def test_the_real_fixtures_render_the_same(kind: str, tmp_path: Path) -> None:
     assert assert_site_same(load_site(BuildConfig(sources=found)), search=True) >= 5
 
 
-# --- (b) hand-written items: every branch of fast_items.py --------------------------------------
+# --- (b) hand-written items: every branch of the item templates ----------------------------------
 
 
 @pytest.fixture(params=[True, False], ids=["search", "no-search"])
 def renderer(request: pytest.FixtureRequest) -> Renderer:
     made = Renderer(search=request.param)
-    assert made.fast_items is not None
+    assert made.timeline is not None
     return made
 
 
@@ -348,7 +349,7 @@ def gating_timeline() -> list[Any]:
 def test_a_theme_replacing_items_reply_is_rendered_by_jinja(tmp_path: Path) -> None:
     theme = make_theme(tmp_path, {"items/reply.html": "<p>MY-REPLY {{ item.anchor }}</p>\n"})
     renderer = Renderer(theme)
-    assert renderer.fast_items is None
+    assert renderer.timeline is None
     assert "<p>MY-REPLY r1</p>" in render_page(renderer, gating_timeline())
 
 
@@ -356,7 +357,7 @@ def test_a_theme_adding_a_tool_template_is_rendered_by_jinja(tmp_path: Path) -> 
     theme = make_theme(tmp_path, {"tools/Foo.html": '{% extends "tools/default.html" %}'
                                                     "{% block tool_note %}<p>FOO-NOTE</p>{% endblock %}\n"})
     renderer = Renderer(theme)
-    assert renderer.fast_items is None
+    assert renderer.timeline is None
     assert "<p>FOO-NOTE</p>" in render_page(renderer, gating_timeline())
 
 
@@ -365,7 +366,7 @@ def test_a_theme_replacing_macros_is_rendered_by_jinja(tmp_path: Path) -> None:
     assert "<time datetime=" in macros
     theme = make_theme(tmp_path, {"macros.html": macros.replace("<time datetime=", '<time class="mine" datetime=')})
     renderer = Renderer(theme)
-    assert renderer.fast_items is None
+    assert renderer.timeline is None
     html = render_page(renderer, gating_timeline())
     assert html.count('<time class="mine"') >= 2  # the prompt's and the reply's
 
@@ -375,7 +376,7 @@ def test_a_theme_replacing_macros_is_rendered_by_jinja(tmp_path: Path) -> None:
 def test_a_theme_copying_any_item_template_turns_the_fast_path_off(tmp_path: Path, name: str) -> None:
     # Even an identical copy: the theme owns it now, and may edit it at any time.
     theme = make_theme(tmp_path, {name: (DEFAULT_TEMPLATES / name).read_text()})
-    assert Renderer(theme).fast_items is None
+    assert Renderer(theme).timeline is None
 
 
 def test_a_theme_of_page_templates_or_static_files_keeps_the_fast_path(tmp_path: Path) -> None:
@@ -384,7 +385,7 @@ def test_a_theme_of_page_templates_or_static_files_keeps_the_fast_path(tmp_path:
     (theme / "static").mkdir()
     (theme / "static" / "extra.css").write_text("p{}")
     renderer = Renderer(theme)
-    assert renderer.fast_items is not None
+    assert renderer.timeline is not None
     one = session("g", "g", "claude-code", every_branch())
     project = Project(id="p", name="p", cwd="/w", sessions=[one], stats={})
     assert "<p>MY-HEADER</p>" in assert_same(renderer, project, one)
@@ -392,8 +393,8 @@ def test_a_theme_of_page_templates_or_static_files_keeps_the_fast_path(tmp_path:
 
 def test_the_default_theme_named_as_a_theme_keeps_the_fast_path(tmp_path: Path) -> None:
     shutil.copytree(default_theme_dir(), tmp_path / "copy")  # a copy is another theme's files
-    assert Renderer(default_theme_dir()).fast_items is not None
-    assert Renderer(tmp_path / "copy").fast_items is None
+    assert Renderer(default_theme_dir()).timeline is not None
+    assert Renderer(tmp_path / "copy").timeline is None
 
 
 # --- which tool templates are plain: read from their source ------------------------------------
@@ -431,3 +432,60 @@ def test_a_theme_template_that_is_only_an_extends_is_still_the_themes(tmp_path: 
     env = make_env(theme)
     assert not theme_is_default(env)
     assert not plain_tool(env, "tools/Bash.html")  # it extends the theme's default.html
+
+
+# --- joining: what the joined template is made of ----------------------------------------------
+
+
+JOINABLE = {
+    "item.html": '{#- dispatch -#}\n{% include ["items/" ~ item.kind ~ ".html", "items/unknown.html"] %}\n',
+    "items/a.html": '{% set x = prefix ~ "a" %}<a id="{{ x }}">{{ m.tag(item.text) }}</a>\n'
+                    '{% for item in item.children %}{% with prefix = x %}{% include "item.html" %}{% endwith %}'
+                    '{% endfor %}\n',
+    "items/b.html": "<b>{{ item.text }}{% include 'part.html' %}</b>\n",
+    "items/unknown.html": "<i>{{ item.kind }}</i>\n",
+    "part.html": "<{{ prefix }}>\n",
+    "macros.html": "{% macro tag(text, how='em') -%}<{{ how }}>{{ text }}</{{ how }}>{%- endmacro %}\n",
+}
+
+
+def test_the_joined_template_writes_what_the_includes_write() -> None:
+    """Nested items (item.html again, to any depth: entered with item and prefix, the
+    context item.html documents), a kind with no file, a partial by name, a macro
+    with a default: the same bytes joined as included, from templates this module
+    has never seen (an edit to a template is in the joined one)."""
+    env = jinja2.Environment(loader=jinja2.DictLoader(JOINABLE), autoescape=True, trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.globals["m"] = env.get_template("macros.html").module
+    # Rendered where only macros.html is found: an include left in it would fail.
+    bare = jinja2.Environment(loader=jinja2.DictLoader({"macros.html": JOINABLE["macros.html"]}), autoescape=True,
+                              undefined=jinja2.StrictUndefined)
+    bare.globals["m"] = env.globals["m"]
+    joined = bare.template_class.from_code(bare, joined_code(env), bare.make_globals(None))
+
+    class Item:
+        def __init__(self, kind: str, text: str, children: tuple[Any, ...] = ()) -> None:
+            self.kind, self.text, self.children = kind, text, children
+
+    known = Item("a", "<1>", (Item("b", "two"), Item("a", "3", (Item("b", "&"),))))
+    included = env.get_template("item.html").render(item=known, prefix="p-")
+    assert str(getattr(joined.make_module({"prefix": "p-"}), "timeline_item")(known, "p-")) == included
+    assert '<a id="p-a"><em>&lt;1&gt;</em></a>' in included and "<b>two<p-a>\n</b>" in included
+    assert "<b>&amp;<p-aa>\n</b>" in included
+    # A kind with no file of its own keeps its include (items/unknown.html, found by it).
+    unknown = Item("a", "1", (Item("zz", "?"),))
+    joined = env.template_class.from_code(env, joined_code(env), env.make_globals(None))
+    included = env.get_template("item.html").render(item=unknown, prefix="")
+    assert str(getattr(joined.make_module({"prefix": ""}), "timeline_item")(unknown, "")) == included
+    assert "<i>zz</i>" in included
+
+
+def test_the_joined_template_is_kept_with_the_compiled_templates(tmp_path: Path) -> None:
+    first = Renderer(compiled=tmp_path)
+    assert first.timeline is not None
+    env = first.env
+    bucket = env.bytecode_cache.get_bucket(env, JOINED, None, _inputs(env))  # type: ignore[union-attr]
+    assert bucket.code is None  # not made before a session is rendered
+    first.timeline.template
+    bucket = env.bytecode_cache.get_bucket(env, JOINED, None, _inputs(env))  # type: ignore[union-attr]
+    assert bucket.code is not None
