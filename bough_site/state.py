@@ -290,8 +290,13 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
-    with open(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        # Checked on the descriptor before a file object is made of it: open() on a
+        # folder's descriptor raises (IsADirectoryError) instead of saying None.
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        return handle.read()
+        with open(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
