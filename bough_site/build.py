@@ -40,7 +40,7 @@ from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
 from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
-from .manifest import MANIFEST, Manifest, SessionState, UnitState, sha256_prefix
+from .manifest import Manifest, SessionState, UnitState, sha256_prefix
 from .model import Project, Session, Site, InputWarning
 from .options import Options, build_options
 from .plan import Plan, gone_sessions, make_plan
@@ -51,6 +51,7 @@ from .publish import Outputs, SitePages, latest, project_of, publish, signatures
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
 from .state import StateStore, state_name
+from .state_paths import MANIFEST
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_bytes, tally_from_json
 from .work import summarize_work

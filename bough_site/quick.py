@@ -56,9 +56,9 @@ from .config import BuildConfig, claude_settings_files, gemini_settings_file
 from .errors import BoughError
 from .model import InputWarning
 from .state import read_regular
+from .state_paths import QUICK_RECORD as RECORD
 from .write import locked
 
-RECORD = ".bough-quick"
 _FORMAT = 1
 _MAX_RECORD = 64 << 20
 

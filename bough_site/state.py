@@ -15,6 +15,9 @@ that is missing or cannot be read is made again. Nothing in it is ever reached
 through a symlink (docs/safety.md S8): the SiteWriter refuses an OUT whose state
 holds one, and every file here is opened only once its folders are checked to be
 real ones (:func:`real_folders`), never following a link itself.
+
+Every file bough keeps in OUT, who writes it and when it is thrown away:
+docs/state.md; their names are in state_paths.py.
 """
 
 from __future__ import annotations
@@ -30,10 +33,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 
-from .write import STATE_DIR, output_error, replace_file
+from .state_paths import COMPILED_TEMPLATES, STATE_DB, STATE_DIR
+from .write import output_error, replace_file
 
 MAX_STATE = 1 << 30
-COMPILED_TEMPLATES = "templates"
 
 
 def compiled_templates(out: Path | str) -> Path:
@@ -46,7 +49,6 @@ def state_name(data: bytes, suffix: str) -> str:
     return hashlib.sha256(data).hexdigest()[:32] + suffix
 
 
-STATE_DB = "state.sqlite"
 _SCHEMA = "CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID"
 _BUSY_SECONDS = 60.0
 # Names bound in one query of get_many: under SQLite's smallest limit on a query's parameters (999).

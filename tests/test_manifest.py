@@ -14,7 +14,8 @@ import orjson
 import pytest
 
 from bough_site import __version__
-from bough_site.manifest import MANIFEST, SCHEMA, FileState, Manifest, file_state, sha256_prefix
+from bough_site.manifest import SCHEMA, FileState, Manifest, file_state, sha256_prefix
+from bough_site.state_paths import MANIFEST
 
 from .helpers import deadline
 
