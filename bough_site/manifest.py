@@ -40,8 +40,8 @@ import orjson
 
 from . import __version__
 from .state import atomic_write, read_regular
+from .state_paths import MANIFEST
 
-MANIFEST = ".bough-manifest.json"
 SCHEMA = "bough.manifest/1"
 _MAX_MANIFEST = 1 << 30
 

@@ -57,12 +57,11 @@ import orjson
 from .archive import INDEX, RESTORE_PREFIX
 from .config import BuildConfig, claude_settings_files, gemini_settings_file
 from .errors import BoughError
-from .manifest import MANIFEST
 from .model import InputWarning
 from .state import read_regular
+from .state_paths import MANIFEST, QUICK_RECORD as RECORD
 from .write import SiteWriter, locked
 
-RECORD = ".bough-quick"
 _FORMAT = 1
 _MAX_RECORD = 64 << 20
 

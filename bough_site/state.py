@@ -15,6 +15,9 @@ that is missing or cannot be read is made again. Nothing in it is ever reached
 through a symlink (docs/safety.md S8): the SiteWriter refuses an OUT whose state
 holds one, and every file here is opened only once its folders are checked to be
 real ones (:func:`real_folders`), never following a link itself.
+
+Every file bough keeps in OUT, who writes it and when it is thrown away:
+docs/state.md; their names are in state_paths.py.
 """
 
 from __future__ import annotations
@@ -30,10 +33,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 
-from .write import STATE_DIR, output_error, replace_file
+from .state_paths import COMPILED_TEMPLATES, STATE_DB, STATE_DIR
+from .write import output_error, replace_file
 
 MAX_STATE = 1 << 30
-COMPILED_TEMPLATES = "templates"
 
 
 def compiled_templates(out: Path | str) -> Path:
@@ -46,7 +49,6 @@ def state_name(data: bytes, suffix: str) -> str:
     return hashlib.sha256(data).hexdigest()[:32] + suffix
 
 
-STATE_DB = "state.sqlite"
 _SCHEMA = "CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID"
 _BUSY_SECONDS = 60.0
 # Names bound in one query of get_many: under SQLite's smallest limit on a query's parameters (999).
@@ -290,8 +292,13 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
-    with open(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        # Checked on the descriptor before a file object is made of it: open() on a
+        # folder's descriptor raises (IsADirectoryError) instead of saying None.
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        return handle.read()
+        with open(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)

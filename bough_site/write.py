@@ -46,14 +46,10 @@ import orjson
 
 from bough_site.config import agent_homes
 from bough_site.errors import OutputError
+from bough_site.state_paths import LOCK, MARKER, OWN_PREFIX, STATE_DIR, TMP_PREFIX
 
-__all__ = ["STATE_DIR", "SiteWriter", "Staged", "Stager", "check_outside_agent_homes", "check_separate", "discard",
+__all__ = ["SiteWriter", "Staged", "Stager", "check_outside_agent_homes", "check_separate", "discard",
            "is_regular_file", "json_bytes", "output_error", "slug", "unique_slugs"]
-
-# Where an incremental build keeps what it needs beside the site (state.py): bough's own,
-# never published, never listed or pruned by the writer.
-STATE_DIR = ".bough-state"
-
 
 # --------------------------------------------------------------------------- names
 
@@ -236,10 +232,6 @@ def _mount_point(path: Path) -> Path:
 
 # --------------------------------------------------------------------------- the writer
 
-_OWN_PREFIX = ".bough-"  # marker, lock and temporary files: no caller may write these names
-_TMP_PREFIX = ".bough-tmp-"
-
-
 @dataclass(frozen=True)
 class _Dir:
     """A checked directory inside OUT: its real path, as a string, and the
@@ -257,8 +249,9 @@ class SiteWriter:
     that already held the same bytes; ``kept`` those claimed with :meth:`keep`.
     """
 
-    MARKER = ".bough-site"
-    LOCK = ".bough-lock"
+    # Its own files in OUT (named with the rest of bough's state in state_paths.py).
+    MARKER = MARKER
+    LOCK = LOCK
 
     def __init__(self, out: Path, *, force: bool = False, lock_timeout: float = 30.0) -> None:
         self.out = Path(out).absolute()
@@ -597,8 +590,8 @@ def _relpath_problem(relpath: object) -> str | None:
         return "it has an empty component"
     if "." in parts or ".." in parts:
         return "it has a '.' or '..' component"
-    if any(part.startswith(_OWN_PREFIX) for part in parts):
-        return f"names starting {_OWN_PREFIX!r} are bough's own"
+    if any(part.startswith(OWN_PREFIX) for part in parts):
+        return f"names starting {OWN_PREFIX!r} are bough's own"
     return None
 
 
@@ -763,7 +756,7 @@ def create_temp(parent: Path, mode: int = 0o666) -> tuple[int, Path]:
     The default mode is that of any new file (mkstemp would give 0o600)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     while True:
-        tmp = parent / f"{_TMP_PREFIX}{secrets.token_hex(8)}"
+        tmp = parent / f"{TMP_PREFIX}{secrets.token_hex(8)}"
         try:
             return os.open(tmp, flags, mode), tmp
         except FileExistsError:
@@ -836,7 +829,7 @@ def _remove_temporaries(root: Path) -> None:
     for folder, _dirs, names in os.walk(root):  # never descends through a symlink
         for name in names:
             path = os.path.join(folder, name)
-            if name.startswith(_TMP_PREFIX) and is_regular_file(path):
+            if name.startswith(TMP_PREFIX) and is_regular_file(path):
                 with contextlib.suppress(OSError):  # one left behind is litter, not harm
                     os.unlink(path)
 

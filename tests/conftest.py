@@ -1,7 +1,7 @@
 """Shared test setup: no test ever touches the real ~/.claude, ~/.codex, ~/.gemini or data dirs.
 
 Also the fixtures more than one test module uses: pytest finds them here, so no test
-module imports another (tests/test_layout.py checks). Plain helpers are in helpers.py."""
+module imports another (tests/test_layout.py checks). Plain helpers are in the helpers package."""
 
 from __future__ import annotations
 

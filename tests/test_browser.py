@@ -234,7 +234,7 @@ def test_injected_inline_script_is_blocked(browser_site: ExampleSite, server: Se
 
 
 def test_a_missing_browser_skips_or_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(helpers, "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(helpers.browser, "CHROMIUM", tmp_path / "no-chromium")
     monkeypatch.delenv("BOUGH_REQUIRE_BROWSER", raising=False)
     with pytest.raises(pytest.skip.Exception, match="no-chromium is missing"):
         require_browser()

@@ -17,10 +17,13 @@ from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main
 from bough_site.config import BuildConfig, archive_dir
 from bough_site.discover import EXAMPLES, MAX_DEPTH, NOT_A_TRANSCRIPT, ORPHAN_AGENT, kind_of, transcript_label
+from bough_site.discover import Discovered, discover
+from bough_site.manifest import Manifest
 from bough_site.model import Site
 from bough_site.readers.lines import peek_lines
 
 from .helpers import KEY, SESSION, fixtures_dir, prompt, reply, text, write_jsonl
+from .helpers import agent_id, agent_records, write_agent_session
 
 NOTES = "-home-ada-src-notes-api"
 WITH_SUBAGENTS = "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27"  # in notes-api: two sub-agents and a meta file
@@ -314,3 +317,97 @@ def test_a_folder_linking_to_itself_is_walked_once(isolated_home: Path, tmp_path
     (keep / "-home-ada-app" / "again").symlink_to(keep)
     site = load_site(BuildConfig(sources=[keep], archive=None))
     assert list(files_by_session(site)) == ["e0000000-0000-4000-8000-000000000001"]
+
+
+# --- discovery alone: what it lists, before any session is read ---------------------------------
+
+
+def listed(sources: list[Path], **options) -> tuple[Discovered, list[str]]:
+    """What discover() lists for ``sources``, and what it said."""
+    warnings: list = []
+    found = discover(BuildConfig(sources=sources, archive=None, **options), warnings.append)
+    return found, [str(w) for w in warnings]
+
+
+def claude_sources(found: Discovered) -> list[tuple[str, list[str]]]:
+    return [(found.label(s.main), [found.label(p) for p in s.subagents]) for s in found.claude]
+
+
+def test_a_claude_project_folder_is_listed_with_each_sessions_sub_agents(tmp_path: Path) -> None:
+    """Both layouts at once: ``<id>/subagents/`` (and its ``workflows/``) and Claude Code
+    2.0's ``agent-<id>.jsonl`` beside the sessions, given to the session its records name."""
+    project = tmp_path / "projects" / "-home-ada-app"
+    one, two, elsewhere = (f"f0000000-0000-4000-8000-00000000000{n}" for n in (1, 2, 9))
+    claude_session(project, one, "first", agent="x1")
+    write_jsonl(project / one / "subagents" / "workflows" / "w1" / "agent-w1.jsonl",
+                [prompt("w1-u", "step", sessionId=one, isSidechain=True, agentId="w1")])
+    claude_session(project, two, "second")
+    write_jsonl(project / "agent-o1.jsonl", [prompt("o1-u", "look", sessionId=two, isSidechain=True, agentId="o1")])
+    write_jsonl(project / "agent-o2.jsonl",
+                [prompt("o2-u", "look", sessionId=elsewhere, isSidechain=True, agentId="o2")])
+    claude_session(project / "memory", "f0000000-0000-4000-8000-000000000003", "a note, not a session")
+    (project / "d.jsonl").mkdir()
+    (project / "notes.txt").write_text("not a transcript, not looked at\n")
+    found, warnings = listed([tmp_path / "projects"])
+    app = "-home-ada-app"
+    assert claude_sources(found) == [
+        (f"{app}/{one}.jsonl", [f"{app}/{one}/subagents/agent-x1.jsonl",
+                                f"{app}/{one}/subagents/workflows/w1/agent-w1.jsonl"]),
+        (f"{app}/{two}.jsonl", [f"{app}/agent-o1.jsonl"]),
+        (f"{app}/agent-o2.jsonl", []),
+    ]
+    assert sorted(warnings) == [f"{app}/agent-o2.jsonl: {ORPHAN_AGENT}",
+                                f"{app}/d.jsonl: a directory named *.jsonl, skipped"]
+    assert (found.codex, found.gemini, found.inputs) == ([], [], [tmp_path / "projects"])
+
+
+@pytest.mark.parametrize("source_filter", ["all", "claude", "codex", "gemini"])
+def test_each_agents_files_are_listed_by_content_and_layout(tmp_path: Path, source_filter: str) -> None:
+    """One folder holding a Claude project, a Codex sessions tree and a Gemini CLI
+    directory: each file is listed for its agent, under the label its layout gives,
+    and ``--source`` leaves the other agents' files out."""
+    mixed = tmp_path / "mixed"
+    sid = "f1000000-0000-4000-8000-000000000001"
+    claude_session(mixed / "-home-ada-app", sid, "hello")
+    write_agent_session(mixed, "codex", 2, "/home/ada/app", agent_records("codex", 2, "/home/ada/app", ["hello"]))
+    write_agent_session(mixed, "gemini", 3, "/home/ada/app", agent_records("gemini", 3, "/home/ada/app", ["hello"]))
+    found, warnings = listed([mixed], source_filter=source_filter)
+    wanted = {agent for agent in ("claude", "codex", "gemini") if source_filter in ("all", agent)}
+    assert warnings == []
+    assert claude_sources(found) == ([(f"-home-ada-app/{sid}.jsonl", [])] if "claude" in wanted else [])
+    assert [found.label(p) for p in found.codex] == (
+        [f"sessions/2026/03/01/rollout-2026-03-01T10-00-00-{agent_id(2)}.jsonl"] if "codex" in wanted else [])
+    assert [found.label(p) for p in found.gemini] == (
+        [f"tmp/p3/chats/session-2026-03-01T10-00-{agent_id(3)[:8]}.jsonl"] if "gemini" in wanted else [])
+    assert [found.label(p) for p in found.gemini_roots] == (["projects.json"] if "gemini" in wanted else [])
+    assert found.shows("claude") == ("claude" in wanted) and found.shows("gemini") == ("gemini" in wanted)
+
+
+def test_a_file_an_earlier_build_read_is_not_opened_again(isolated_home: Path, tmp_path: Path) -> None:
+    """Given what the last build read (its manifest), a file of the same label, size and
+    mtime is listed as the kind it was, unopened: junk of the same size and mtime proves
+    it. Once its mtime changes it is opened, and refused."""
+    projects = tmp_path / "projects"
+    path = claude_session(projects / "-home-ada-app", "f2000000-0000-4000-8000-000000000001", "hello")
+    build_of([projects], tmp_path / "site", archive=None)
+    known = Manifest.load(tmp_path / "site").known_files()
+    assert list(known.values()) == ["claude"]
+    info = path.stat()
+    path.write_bytes(b"z" * (info.st_size - 1) + b"\n")
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    warnings: list = []
+    found = discover(BuildConfig(sources=[projects], archive=None), warnings.append, known)
+    assert (claude_sources(found), warnings) == ([("-home-ada-app/f2000000-0000-4000-8000-000000000001.jsonl", [])], [])
+    assert found.stat(path).st_mtime_ns == info.st_mtime_ns and str(path) in found.stats
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1))
+    found = discover(BuildConfig(sources=[projects], archive=None), warnings.append, known)
+    assert found.empty()
+    assert [str(w) for w in warnings] == [
+        f"-home-ada-app/f2000000-0000-4000-8000-000000000001.jsonl: {NOT_A_TRANSCRIPT}"]
+
+
+def test_a_source_that_does_not_exist_is_said_and_lists_nothing(tmp_path: Path) -> None:
+    found, warnings = listed([tmp_path / "nothing", tmp_path / "nothing.jsonl"])
+    assert found.empty() and found.inputs == [] and found.labels == {}
+    assert warnings == [f"{tmp_path / 'nothing'}: source does not exist",
+                        f"{tmp_path / 'nothing.jsonl'}: source does not exist"]

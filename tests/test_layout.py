@@ -1,7 +1,7 @@
 """The shape of the package: its modules import each other without a cycle, so
 each stage can be read (and tested) apart from the ones after it. And of the
 tests: no test module imports another, or conftest.py; what several share is in
-helpers.py, the fixtures several use in conftest.py, where pytest finds them."""
+the helpers package, the fixtures several use in conftest.py, where pytest finds them."""
 
 from __future__ import annotations
 
@@ -112,7 +112,10 @@ def test_the_checker_finds_an_import_of_a_test_module() -> None:
 def test_no_test_module_imports_another_or_conftest() -> None:
     files = sorted(TESTS.glob("*.py"))
     assert {"test_layout.py", "test_browser.py"} <= {p.name for p in files}
-    # One home for shared code, helpers.py; one for shared fixtures, conftest.py.
-    assert [p.name for p in files if not p.name.startswith("test_")] == ["__init__.py", "conftest.py", "helpers.py"]
-    found = {p.name: imports_of_tests(p.read_text(encoding="utf-8")) for p in files}
+    # One home for shared code, the helpers package; one for shared fixtures, conftest.py.
+    assert [p.name for p in files if not p.name.startswith("test_")] == ["__init__.py", "conftest.py"]
+    assert sorted(p.name for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))) == ["helpers"]
+    helpers = sorted((TESTS / "helpers").glob("*.py"))
+    assert "__init__.py" in {p.name for p in helpers} and not any(p.name.startswith("test_") for p in helpers)
+    found = {p.name: imports_of_tests(p.read_text(encoding="utf-8")) for p in files + helpers}
     assert {name: targets for name, targets in found.items() if targets} == {}

@@ -12,7 +12,8 @@ import pytest
 from bough_site.assemble import Outcome, Status
 from bough_site.build import _Tallies
 from bough_site.render.blockstore import BlockStore, store_path
-from bough_site.state import STATE_DB, STATE_DIR, StateStore, state_name
+from bough_site.state import StateStore, state_name
+from bough_site.state_paths import STATE_DB, STATE_DIR
 
 from .helpers import append_turn, main_file, make_history, run, tree
 

@@ -48,17 +48,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..state import (
-    STATE_DIR,
     ProcessConnection,
     connect_sqlite,
     remove_sqlite_file,
     sqlite_damaged,
     sqlite_file_usable,
 )
+from ..state_paths import BLOCKS_DB, BLOCKS_DIR, STATE_DIR
 
-# Under OUT/.bough-state, in a folder of its own.
-STORE_DIR = "blocks"
-STORE_FILE = "blocks.sqlite"
 SCHEMA = 1
 MEMORY_CHARS = 32 << 20  # characters of HTML a process keeps in memory
 _ZLIB_LEVEL = 1  # blocks are small; the fastest level compresses them nearly as well
@@ -77,7 +74,7 @@ _SCHEMA_SQL = (
 def store_path(out: Path | str) -> Path:
     """Where the store of the site in ``out`` lives."""
 
-    return Path(out) / STATE_DIR / STORE_DIR / STORE_FILE
+    return Path(out) / STATE_DIR / BLOCKS_DIR / BLOCKS_DB
 
 
 def session_id(session_key: str) -> bytes:

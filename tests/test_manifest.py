@@ -1,0 +1,273 @@
+"""The manifest alone (bough_site/manifest.py): what an incremental build remembers in
+OUT/.bough-manifest.json. Hand-written manifests on disk: one bough would write is read
+back field by field and written again byte for byte; one that is damaged, of another
+schema, or not a regular file reads as none (so everything is rebuilt, never half-trusted)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from bough_site import __version__
+from bough_site.manifest import SCHEMA, FileState, Manifest, file_state, sha256_prefix
+from bough_site.state_paths import MANIFEST
+
+from .helpers import deadline
+
+UNIT = "claude:c1d2e3"
+SESSION_KEY = "claude:0a1b2c"
+SUMMARY = {"id": "s-1", "title": "Fix the parser", "started": "2026-03-01T10:00:01Z", "stats": {"prompts": 2}}
+
+
+def written_by_bough() -> dict[str, Any]:
+    """A manifest as a build of one Claude session writes it: every field set."""
+    return {
+        "schema": SCHEMA,
+        "generator": f"bough {__version__}",
+        "options": "options-digest",
+        "units": {
+            UNIT: {"kind": "claude", "files": [["-home-ada-app/s-1.jsonl", 2048, 1_700_000_000_123_456_789, "ab" * 32]],
+                   "sessions": [SESSION_KEY], "warnings": [["-home-ada-app/s-1.jsonl", 7, "not JSON"]],
+                   "since": "since-digest", "inherit": "inherit-digest", "names": ["s-1"]},
+        },
+        "sessions": {
+            SESSION_KEY: {"unit": UNIT, "slug": "s-1", "project": {"id": "app", "name": "app", "cwd": "/home/ada/app"},
+                          "summary": SUMMARY, "outputs": ["projects/app/s-1.html", "projects/app/s-1.json"],
+                          "tally": "tally-name", "scan": "scan-name", "group": "group-digest", "uuids": "uuids-name",
+                          "links": {"parent": "projects/app/s-0.html", "gone": None}},
+        },
+        "site": {"outputs": ["index.html", "projects/app/index.html"], "signature": "site-signature",
+                 "project_stats": {"app": {"sessions": 1}}, "project_signatures": {"app": "project-signature"},
+                 "stats": {"sessions": 1, "prompts": 2}},
+    }
+
+
+def canonical(doc: dict[str, Any]) -> bytes:
+    """The bytes Manifest.to_bytes gives: sorted keys, one line."""
+    return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def put(out: Path, data: bytes) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MANIFEST).write_bytes(data)
+    return out
+
+
+# --- a manifest bough wrote ---------------------------------------------------------------------
+
+
+def test_every_field_is_read_back_as_it_was_written(tmp_path: Path) -> None:
+    out = put(tmp_path / "out", canonical(written_by_bough()))
+    info = os.stat(out / MANIFEST)
+    manifest = Manifest.load(out)
+    assert manifest.valid and manifest.options == "options-digest"
+    assert manifest.stamp == (info.st_ino, info.st_size, info.st_mtime_ns) == Manifest.stamp_of(out)
+    [(key, unit)] = manifest.units.items()
+    assert key == UNIT and unit.kind == "claude" and unit.sessions == [SESSION_KEY]
+    assert unit.files == [FileState("-home-ada-app/s-1.jsonl", 2048, 1_700_000_000_123_456_789, "ab" * 32)]
+    assert unit.warnings == [["-home-ada-app/s-1.jsonl", 7, "not JSON"]]
+    assert (unit.since, unit.inherit, unit.names) == ("since-digest", "inherit-digest", ["s-1"])
+    session = manifest.sessions[SESSION_KEY]
+    assert (session.key, session.unit, session.slug, session.tally) == (SESSION_KEY, UNIT, "s-1", "tally-name")
+    assert session.project == {"id": "app", "name": "app", "cwd": "/home/ada/app"} and session.summary == SUMMARY
+    assert session.outputs == ["projects/app/s-1.html", "projects/app/s-1.json"]
+    assert (session.scan, session.group, session.uuids) == ("scan-name", "group-digest", "uuids-name")
+    assert session.links == {"parent": "projects/app/s-0.html", "gone": None}
+    assert manifest.site_outputs == ["index.html", "projects/app/index.html"]
+    assert (manifest.site_signature, manifest.site_stats) == ("site-signature", {"sessions": 1, "prompts": 2})
+    assert manifest.project_stats == {"app": {"sessions": 1}}
+    assert manifest.project_signatures == {"app": "project-signature"}
+    assert manifest.known_files() == {("-home-ada-app/s-1.jsonl", 2048, 1_700_000_000_123_456_789): "claude"}
+
+
+def test_a_manifest_read_and_saved_again_is_the_same_bytes(tmp_path: Path) -> None:
+    data = canonical(written_by_bough())
+    manifest = Manifest.load(put(tmp_path / "first", data))
+    assert manifest.to_bytes() == data
+    (tmp_path / "second").mkdir()
+    manifest.save(tmp_path / "second")
+    assert (tmp_path / "second" / MANIFEST).read_bytes() == data
+    assert sorted(p.name for p in (tmp_path / "second").iterdir()) == [MANIFEST]  # no temporary file left
+    again = Manifest.load(tmp_path / "second")
+    assert again.same_as(manifest) and again.to_bytes() == data
+
+
+def test_same_as_sees_a_change_in_any_part(tmp_path: Path) -> None:
+    out = put(tmp_path / "out", canonical(written_by_bough()))
+    last = Manifest.load(out)
+    changed = Manifest.load(out)
+    assert changed.same_as(last)
+    changed.stamp, changed.valid = None, False  # how it was read is not what it holds
+    assert changed.same_as(last)
+    changed.sessions[SESSION_KEY].summary = {**SUMMARY, "title": "Fix the lexer"}
+    assert not changed.same_as(last)
+    changed = Manifest.load(out)
+    changed.site_stats = {"sessions": 2}
+    assert not changed.same_as(last)
+
+
+def test_a_save_with_nothing_new_leaves_the_file_alone(tmp_path: Path) -> None:
+    out = put(tmp_path / "out", canonical(written_by_bough()))
+    os.utime(out / MANIFEST, ns=(1_000_000_000 * 10**9, 1_000_000_000 * 10**9))
+    before = os.stat(out / MANIFEST)
+    Manifest.load(out).save(out)
+    after = os.stat(out / MANIFEST)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+# --- what a manifest keeps ----------------------------------------------------------------------
+
+
+def test_fields_an_older_manifest_lacks_read_as_empty(tmp_path: Path) -> None:
+    """The same schema before a field was added: the entry is kept, the field empty
+    (the planner then compares it as changed where that matters)."""
+    doc = written_by_bough()
+    for name in ("since", "inherit", "names", "warnings"):
+        del doc["units"][UNIT][name]
+    for name in ("scan", "group", "uuids", "links"):
+        del doc["sessions"][SESSION_KEY][name]
+    del doc["site"]
+    manifest = Manifest.load(put(tmp_path / "out", canonical(doc)))
+    unit, session = manifest.units[UNIT], manifest.sessions[SESSION_KEY]
+    assert manifest.valid and unit.files[0].label == "-home-ada-app/s-1.jsonl"
+    assert (unit.since, unit.inherit, unit.names, unit.warnings) == ("", "", [], [])
+    assert (session.scan, session.group, session.uuids, session.links) == ("", "", "", {})
+    assert session.summary == SUMMARY
+    assert (manifest.site_outputs, manifest.site_signature, manifest.site_stats) == ([], "", {})
+
+
+def test_a_key_bough_does_not_know_is_dropped_at_the_next_save(tmp_path: Path) -> None:
+    doc = written_by_bough()
+    doc["units"][UNIT]["later"] = 1
+    doc["sessions"][SESSION_KEY]["later"] = 2
+    doc["later"] = 3
+    manifest = Manifest.load(put(tmp_path / "out", canonical(doc)))
+    assert manifest.valid
+    assert manifest.to_bytes() == canonical(written_by_bough())
+
+
+def test_the_generator_line_is_not_read(tmp_path: Path) -> None:
+    """bough's version is in the options digest (options.py), which decides a rebuild:
+    the generator is for a reader of the file."""
+    doc = {**written_by_bough(), "generator": "bough 0.0.1"}
+    manifest = Manifest.load(put(tmp_path / "out", canonical(doc)))
+    assert manifest.valid and manifest.to_bytes() == canonical(written_by_bough())
+
+
+# --- a manifest that cannot be used reads as none -----------------------------------------------
+
+
+def damaged(change: str) -> bytes:
+    doc = written_by_bough()
+    good = canonical(doc)
+    if change == "cut in half":
+        return good[: len(good) // 2]
+    if change == "not JSON":
+        return b"\x00\xff not json"
+    if change == "empty":
+        return b""
+    if change == "a list":
+        return b"[]\n"
+    if change == "an older schema":
+        doc["schema"] = "bough.manifest/0"
+    elif change == "no schema":
+        del doc["schema"]
+    elif change == "no units":
+        del doc["units"]
+    elif change == "a file of three fields":
+        doc["units"][UNIT]["files"][0].pop()
+    elif change == "a size that is no number":
+        doc["units"][UNIT]["files"][0][1] = "big"
+    elif change == "a slug that is no string":
+        doc["sessions"][SESSION_KEY]["slug"] = 7
+    elif change == "outputs that are no list":
+        doc["sessions"][SESSION_KEY]["outputs"] = "projects/app/s-1.html"
+    elif change == "an output that is no string":
+        doc["sessions"][SESSION_KEY]["outputs"] = [None]
+    elif change == "a session without its summary":
+        del doc["sessions"][SESSION_KEY]["summary"]
+    elif change == "units that are a list":
+        doc["units"] = [doc["units"][UNIT]]
+    else:
+        raise AssertionError(change)
+    return canonical(doc)
+
+
+CHANGES = ["cut in half", "not JSON", "empty", "a list", "an older schema", "no schema", "no units",
+           "a file of three fields", "a size that is no number", "a slug that is no string", "outputs that are no list",
+           "an output that is no string", "a session without its summary", "units that are a list"]
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_damaged_or_other_schema_manifest_reads_as_none(tmp_path: Path, change: str) -> None:
+    data = damaged(change)
+    assert data != canonical(written_by_bough())
+    manifest = Manifest.load(put(tmp_path / "out", data))
+    assert manifest == Manifest() and not manifest.valid
+
+
+def test_no_manifest_reads_as_none(tmp_path: Path) -> None:
+    assert Manifest.load(tmp_path) == Manifest()
+    assert Manifest.stamp_of(tmp_path) is None
+
+
+@pytest.mark.parametrize("kind", ["symlink", "folder", "fifo"])
+def test_a_manifest_that_is_no_regular_file_reads_as_none(tmp_path: Path, kind: str) -> None:
+    """A link is not followed (it could lead out of OUT) and a FIFO is not waited on."""
+    good = put(tmp_path / "elsewhere", canonical(written_by_bough())) / MANIFEST
+    out = tmp_path / "out"
+    out.mkdir()
+    if kind == "symlink":
+        (out / MANIFEST).symlink_to(good)
+    elif kind == "folder":
+        (out / MANIFEST).mkdir()
+    else:
+        os.mkfifo(out / MANIFEST)
+    with deadline(10):
+        assert Manifest.load(out) == Manifest()
+
+
+def test_a_save_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path) -> None:
+    target = tmp_path / "outside.json"
+    target.write_bytes(b"theirs\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / MANIFEST).symlink_to(target)
+    manifest = Manifest.load(put(tmp_path / "first", canonical(written_by_bough())))
+    manifest.save(out)
+    assert target.read_bytes() == b"theirs\n"
+    assert not (out / MANIFEST).is_symlink() and (out / MANIFEST).read_bytes() == canonical(written_by_bough())
+
+
+# --- a file as the manifest records it ----------------------------------------------------------
+
+
+def test_file_state_is_size_and_mtime_of_a_regular_file_only(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}\n')
+    os.utime(path, ns=(1_700_000_000_000_000_007, 1_700_000_000_000_000_007))
+    assert file_state(path, "p/s.jsonl") == FileState("p/s.jsonl", 9, 1_700_000_000_000_000_007, "")
+    assert file_state(tmp_path / "gone.jsonl", "p/gone.jsonl") is None
+    assert file_state(tmp_path, "p") is None
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    assert file_state(tmp_path / "fifo.jsonl", "p/fifo.jsonl") is None
+
+
+def test_sha256_prefix_hashes_what_a_reader_read(tmp_path: Path) -> None:
+    """The bytes up to the size taken before reading: a file that grew since has the
+    same prefix hash; asked for more than the file holds, the whole file."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"line one\nline two\n")
+    assert sha256_prefix(path, 9) == hashlib.sha256(b"line one\n").hexdigest()
+    assert sha256_prefix(path, 18) == hashlib.sha256(b"line one\nline two\n").hexdigest()
+    assert sha256_prefix(path, 100) == sha256_prefix(path, 18)
+    assert sha256_prefix(path, 0) == hashlib.sha256(b"").hexdigest()
+    assert sha256_prefix(tmp_path / "gone.jsonl", 9) == ""
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    with deadline(10):
+        assert sha256_prefix(tmp_path / "fifo.jsonl", 9) == ""
