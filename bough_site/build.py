@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from . import quick, search, urls
+from . import quick, urls
 from .archive_sync import Kept, cleanup_notes, sync_archive
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
@@ -50,6 +50,8 @@ from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
+from .search.pagefind_run import SESSION_PAGE
+from .search.shards import EarlyShards
 from .state import StateStore, state_name
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_bytes, tally_from_json
@@ -331,11 +333,11 @@ def _build(config: BuildConfig, redaction_key: bytes | None, digest: str, inputs
 
 
 def _early_shards(writer: SiteWriter, config: BuildConfig,
-                  options: Options) -> contextlib.AbstractContextManager[search.EarlyShards | None]:
+                  options: Options) -> contextlib.AbstractContextManager[EarlyShards | None]:
     """With search on and workers to spare, a project new to OUT is indexed as soon
     as its pages are written, beside the rendering of the others."""
     if options.search and workers_for(config.jobs) > 1:
-        return search.EarlyShards(writer, config.report, options.search_limit)
+        return EarlyShards(writer, config.report, options.search_limit)
     return contextlib.nullcontext()
 
 
@@ -352,7 +354,7 @@ def _remember(out: Path, inputs: str, archive_times: list[list[Any]], result: Bu
 
 def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, options: Options, digest: str,
               units: list[Unit], discovery_warnings: list[InputWarning], previous: Manifest,
-              stat_of: Callable[[Any], os.stat_result], early: search.EarlyShards | None) -> BuildResult:
+              stat_of: Callable[[Any], os.stat_result], early: EarlyShards | None) -> BuildResult:
     """Stages 3 to 7, with OUT held; ``digest`` is ``options``' digest, ``previous``
     the last build's manifest, ``stat_of`` what discovery saw of each file, ``early``
     where projects' search shards start while the rest renders (None: at the end)."""
@@ -411,12 +413,12 @@ def _build_in(writer: SiteWriter, state: StateStore, config: BuildConfig, option
 
 
 class _EarlyIndexing:
-    """Tells :class:`search.EarlyShards` when a project's pages are all written: when
+    """Tells :class:`EarlyShards` when a project's pages are all written: when
     every unit of the folders its sessions came from is done (jobs start folder by
     folder: jobs.job_order). Only projects the last build did not have: another's
     shard also indexes the pages kept from before, known only at the end."""
 
-    def __init__(self, jobs: list[Job], previous: Manifest, shards: search.EarlyShards) -> None:
+    def __init__(self, jobs: list[Job], previous: Manifest, shards: EarlyShards) -> None:
         self._left: dict[str, int] = {}
         for job in jobs:
             self._left[job.unit.folder] = self._left.get(job.unit.folder, 0) + 1
@@ -432,7 +434,7 @@ class _EarlyIndexing:
             project = one.project["id"]
             self._folders.setdefault(project, set()).add(folder)
             self._pages.setdefault(project, []).extend(
-                path for path in entries[one.key].outputs if search.SESSION_PAGE.match(path))
+                path for path in entries[one.key].outputs if SESSION_PAGE.match(path))
         if self._left[folder]:
             return
         for project, folders in self._folders.items():

@@ -18,11 +18,13 @@ from typing import Any
 
 import orjson
 
-from . import __version__, failed, search, sidecars, urls
+from . import __version__, failed, sidecars, urls
 from .errors import OutputError
 from .manifest import Manifest
 from .model import Project, Session, Site, InputWarning
 from .options import Options
+from .search.offline import FALLBACK_PATH, fallback_script
+from .search.shards import EarlyShards, start_shards
 from .stats import Tally
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
 
@@ -92,7 +94,7 @@ def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
 def publish(projects: list[Project], tally: Callable[[Session], Tally | None], warnings: list[InputWarning], *,
             signature: str, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
             options: Options, outputs: Outputs, report: Callable[[str], None], workers: int = 1,
-            early: search.EarlyShards | None = None) -> SitePages:
+            early: EarlyShards | None = None) -> SitePages:
     """The site's own pages, rendered or kept. ``tally`` gives a session's counting
     identities (read only when something changed)."""
     if same_options and previous.site_outputs and previous.site_signature == signature:
@@ -105,7 +107,7 @@ def publish(projects: list[Project], tally: Callable[[Session], Tally | None], w
             pass  # a file went missing: render them all
     # Pagefind reads the session pages, all written by now: its runs (a bundle per
     # project) go on while the site's own pages are made, and are written after them.
-    runs = search.start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
+    runs = start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
                                early=early, search_limit=options.search_limit) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
@@ -151,7 +153,7 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
     if options.search:
-        files.append((search.FALLBACK_PATH, search.fallback_script(site)))
+        files.append((FALLBACK_PATH, fallback_script(site)))
     made.paths = kept + outputs.write(files)
     return made
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Prompt, Reply, Session, SubagentRun, Text, TimelineItem, ToolCall
-from .search import session_entries
+from .search.offline import session_entries
 
 SHELL_TOOLS = frozenset({
     "Bash", "bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command", "unified_exec",
