@@ -50,6 +50,7 @@ from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SitePages, latest, project_of, publish, signatures, site_of, site_stats
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
+from .search.offline import session_entries
 from .search.pagefind_run import SESSION_PAGE
 from .search.shards import EarlyShards
 from .state import StateStore, state_name
@@ -138,6 +139,7 @@ def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Sit
     for session in sessions:
         scrub_session(session, options.redactor())
         summarize_work(session)  # commits and changed files, from the redacted timeline
+        session.search_items = session_entries(session)
     site = assemble(sessions)
     site.warnings = _sorted_warnings(scrub_warnings(warnings, options.redactor()))
     return site
