@@ -297,8 +297,8 @@ def _end_tag_of(page: bytes, tag: re.Match[bytes]) -> int | None:
 # elements that carry a data-pagefind- attribute (the title's metadata, the
 # filters) and, for its default metadata, the <title>, the first <h1> and <img>.
 # The rest of what comes before the body (the head's links and scripts, the
-# session's facts and figures, the navigation) it parses for nothing: a third of
-# a short session's copy, and an eighth of Pagefind's time on wide. The copy
+# session's facts and figures, the navigation) it parses for nothing: much of a
+# short session's copy, and of Pagefind's time (docs/performance.md). The copy
 # keeps those, in the page's order, and the page from the body on as it is (the
 # end of a body is found only by counting its elements, which costs more than
 # the little after it saves). tests/test_search.py checks that every shard is
