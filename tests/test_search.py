@@ -147,7 +147,7 @@ def test_only_the_conversation_is_indexed_with_title_and_filters(example: dict[s
     assert re.search(r'<h1 data-pagefind-meta="title">', page)
     for name in ("project", "source", "model"):
         assert f'data-pagefind-filter="{name}"' in page
-    # What tools printed is marked for search.py (which keeps it within the budget),
+    # What tools printed is marked for search/page_copy.py (which keeps it within the budget),
     # its head ("Result · exit code 0") is not indexed.
     results = page.count('<div class="tool-result') - page.count('<div class="tool-result missing"')
     marked = re.findall(r'<div class="tool-result( error)?" data-bough-output="(error|result)">\n'
