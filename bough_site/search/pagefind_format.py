@@ -193,8 +193,9 @@ def _pages_in_order(files: dict[str, bytes], root: str) -> tuple[dict[str, bytes
 
     Pagefind numbers pages in the order its site folder lists them, which the file
     system decides (a tmpfs lists the file made last first, which is why
-    _copy_stripped makes them in reverse; ext4, in a hash order). A bundle already in
-    order only has its index chunks compressed again, as the others are written.
+    ``pagefind_run._copy_stripped`` makes them in reverse; ext4, in a hash order).
+    A bundle already in order only has its index chunks compressed again, as the
+    others are written.
     Otherwise the meta file's page list ([fragment, word count] by number) is put
     in order, and every page number changed to match in the index chunks: each
     word's and each of its variants' postings (``[number, locations, ...]``, the

@@ -93,7 +93,7 @@ def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None],
 
 def prepare_pages(out: Path, pages: list[str], root: str, search_limit: int = DEFAULT_SEARCH_LIMIT) -> PreparedPages:
     """The temporary site Pagefind reads: copies of ``pages`` (session pages under
-    OUT) as :func:`pagefind_copy` makes them (tool output within ``search_limit``
+    OUT) as ``page_copy.pagefind_copy`` makes them (tool output within ``search_limit``
     KB), so a page that is about to be pruned, or a file bough does not own, is never
     indexed. In memory when there is room (:func:`scratch_folder`); should that fail,
     on disk.

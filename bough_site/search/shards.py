@@ -99,7 +99,7 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
     and which of them it rendered; ``previous`` is what the last build's site pages
     were (its shards among them); ``keep`` is the build's, so what is kept is neither
     written again nor pruned. Only this thread uses ``writer`` and ``keep``.
-    ``search_limit`` is the budget of each tool result in KB (:func:`output_chars`);
+    ``search_limit`` is the budget of each tool result in KB (``page_copy.output_chars``);
     with ``early``, the one it was made with counts."""
     out = Path(writer.out)
     rendered = set(writer.written) | set(writer.unchanged)
