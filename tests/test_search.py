@@ -3,7 +3,8 @@ and the file:// fallback are built, reproducible and redacted; the copy of each
 page Pagefind reads holds what a tool returned within the budget (an error whole)
 and leaves out only what Pagefind ignores anyway; an incremental build makes again
 only the shard of a project whose pages changed; ``--no-search`` leaves both out.
-What a search in a browser then finds: tests/test_search_browser.py."""
+What a search in a browser then finds: tests/test_search_browser.py; Pagefind's
+file format, per version: tests/test_pagefind_format.py."""
 
 from __future__ import annotations
 
