@@ -62,7 +62,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("sidecars", ("bough_site/sidecars.py",)),
     ("writing", ("bough_site/write.py",)),
     ("archive", ("bough_site/archive",)),  # archive.py, archive_sync.py
-    ("search (Pagefind: stripping pages, the wait for it)", ("bough_site/search.py",)),
+    ("search (Pagefind: stripping pages, the wait for it)", ("bough_site/search/",)),
     ("manifest, state, summaries", ("bough_site/manifest.py", "bough_site/state.py", "bough_site/summaries.py")),
     ("discovery, planning, resumes, jobs", ("bough_site/discover.py", "bough_site/plan/",
                                             "bough_site/inherit.py", "bough_site/build.py", "bough_site/jobs.py",

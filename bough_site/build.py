@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from . import quick, search, urls
+from . import quick, urls
 from .archive_sync import Archived, cleanup_notes, sync_archive
 from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
 from .config import BuildConfig
@@ -52,6 +52,9 @@ from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SiteParts, SitePages, publish, signatures
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_session, scrub_warnings
+from .search.offline import session_entries
+from .search.pagefind_run import SESSION_PAGE
+from .search.shards import EarlyShards
 from .site import site_from_manifest, site_from_sessions
 from .state import StateStore
 from .stats import Tally
@@ -138,6 +141,7 @@ def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Sit
     for session in sessions:
         scrub_session(session, options.redactor())
         summarize_work(session)  # commits and changed files, from the redacted timeline
+        session.search_items = session_entries(session)
     site = site_from_sessions(sessions)
     site.warnings = _sorted_warnings(scrub_warnings(warnings, options.redactor()))
     return site
@@ -280,15 +284,15 @@ class _Out:
     writer: SiteWriter
     state: StateStore
     outputs: Outputs
-    shards: search.EarlyShards | None  # where projects' search shards start while the rest renders (None: at the end)
+    shards: EarlyShards | None  # where projects' search shards start while the rest renders (None: at the end)
 
 
 def _early_shards(writer: SiteWriter, config: BuildConfig,
-                  options: Options) -> contextlib.AbstractContextManager[search.EarlyShards | None]:
+                  options: Options) -> contextlib.AbstractContextManager[EarlyShards | None]:
     """With search on and workers to spare, a project new to OUT is indexed as soon
     as its pages are written, beside the rendering of the others."""
     if options.search and workers_for(config.jobs) > 1:
-        return search.EarlyShards(writer, config.report, options.search_limit)
+        return EarlyShards(writer, config.report, options.search_limit)
     return contextlib.nullcontext()
 
 
@@ -384,12 +388,12 @@ def _remember(config: BuildConfig, look: quick.Look, inputs: _Inputs, archived: 
 
 
 class _EarlyIndexing:
-    """Tells :class:`search.EarlyShards` when a project's pages are all written: when
+    """Tells :class:`EarlyShards` when a project's pages are all written: when
     every unit of the folders its sessions came from is done (jobs start folder by
     folder: jobs.job_order). Only projects the last build did not have: another's
     shard also indexes the pages kept from before, known only at the end."""
 
-    def __init__(self, jobs: list[Job], previous: Manifest, shards: search.EarlyShards) -> None:
+    def __init__(self, jobs: list[Job], previous: Manifest, shards: EarlyShards) -> None:
         self._left: dict[str, int] = {}
         for job in jobs:
             self._left[job.unit.folder] = self._left.get(job.unit.folder, 0) + 1
@@ -405,7 +409,7 @@ class _EarlyIndexing:
             project = one.project["id"]
             self._folders.setdefault(project, set()).add(folder)
             self._pages.setdefault(project, []).extend(
-                path for path in made[one.key].outputs if search.SESSION_PAGE.match(path))
+                path for path in made[one.key].outputs if SESSION_PAGE.match(path))
         if self._left[folder]:
             return
         for project, folders in self._folders.items():

@@ -18,7 +18,7 @@ SOURCE_CHOICES = ("all", "claude", "codex", "gemini")
 DEFAULT_HIGHLIGHT_LIMIT = 8
 # --search-limit's default: the first KB of what each tool returned is searchable
 # (an error all of it); the rest is on the page, not in the index. Chosen by what
-# search costs a cold build (search.py; docs/performance.md, Search).
+# search costs a cold build (search/; docs/performance.md, Search).
 DEFAULT_SEARCH_LIMIT = 1
 
 

@@ -44,6 +44,7 @@ from .model import Project, Session, InputWarning, linked_sessions
 from .options import Options
 from .plan.units import Unit, file_size, optimistic_slug, project_identity
 from .scrub import scrub_session
+from .search.offline import session_entries
 from .summaries import summarize, tally_to_json
 from .work import summarize_work
 from .write import Staged, Stager, discard
@@ -249,11 +250,13 @@ def _contained(session: Session, stage: str, step: Callable[[Session], Any], opt
 
 
 def _prepare(session: Session, options: Options) -> Session:
-    """A session redacted, then what it built told (from the redacted timeline).
+    """A session redacted, then what it built told and what the file:// search
+    keeps of it (both from the redacted timeline).
     Ids are redacted too (a file name can hold a secret): the key, the slug and
     everything stored are made from the redacted session."""
     scrub_session(session, options.redactor())
     summarize_work(session)
+    session.search_items = session_entries(session)
     return session
 
 

@@ -265,7 +265,7 @@ class Session:
     agents: list[dict[str, Any]] = field(default_factory=list)
     prompt_times: list[str] = field(default_factory=list)
     reply_usage: list[list[Any]] = field(default_factory=list)
-    # [anchor, text] of its prompts and replies, capped: the file:// search index (search.py).
+    # [anchor, text] of its prompts and replies, capped: the file:// search index (search/offline.py).
     search_items: list[list[str]] = field(default_factory=list)
     # A page split in parts (render/pages.py): the part (2, 3 ...) holding each
     # moment the summary links to (commits, edits, sub-agent runs, search items)

@@ -38,7 +38,7 @@ class Options:
     out: str = ""  # OUT, whose state holds the store of highlighted blocks (render/blockstore.py)
     highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT  # --highlight-limit: the tool-output budget in KB (0: no limit)
     # --search-limit: how much of each tool result search indexes, in KB (0: all). Not
-    # in the pages (the copy Pagefind reads is cut: search.py), but in the digest: a
+    # in the pages (the copy Pagefind reads is cut: search/page_copy.py), but in the digest: a
     # build with another budget must index every project again, and only a build
     # whose options changed does.
     search_limit: int = DEFAULT_SEARCH_LIMIT

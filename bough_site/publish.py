@@ -18,11 +18,13 @@ from typing import Any
 
 import orjson
 
-from . import __version__, failed, search, sidecars, urls
+from . import __version__, failed, sidecars, urls
 from .errors import OutputError
 from .manifest import Manifest
 from .model import Project, Session, Site, InputWarning
 from .options import Options
+from .search.offline import FALLBACK_PATH, fallback_script
+from .search.shards import EarlyShards, start_shards
 from .site import site_stats
 from .stats import Tally
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
@@ -102,7 +104,7 @@ class SiteParts:
 
 
 def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options: Options, outputs: Outputs,
-            report: Callable[[str], None], workers: int = 1, early: search.EarlyShards | None = None) -> SitePages:
+            report: Callable[[str], None], workers: int = 1, early: EarlyShards | None = None) -> SitePages:
     """The site's own pages, rendered or kept."""
     projects, tally, warnings = parts.projects, parts.tally, parts.warnings
     signature, project_signatures = parts.signature, parts.project_signatures
@@ -116,7 +118,7 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
             pass  # a file went missing: render them all
     # Pagefind reads the session pages, all written by now: its runs (a bundle per
     # project) go on while the site's own pages are made, and are written after them.
-    runs = search.start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
+    runs = start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
                                early=early, search_limit=options.search_limit) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
@@ -162,7 +164,7 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
     if options.search:
-        files.append((search.FALLBACK_PATH, search.fallback_script(site)))
+        files.append((FALLBACK_PATH, fallback_script(site)))
     made.paths = kept + outputs.write(files)
     return made
 

@@ -154,7 +154,7 @@ def inputs_digest(config: BuildConfig, options_digest: str) -> str | None:
 
 
 # Pagefind, as installed: a build remakes a search shard that another Pagefind made
-# (search.py), so an upgrade must not be taken for "nothing changed".
+# (search/shards.py), so an upgrade must not be taken for "nothing changed".
 _SEARCH_PACKAGES = ("pagefind", "pagefind_bin", "pagefind_bin_extended")
 
 

@@ -51,7 +51,7 @@ SUMMARY_FIELDS: tuple[str, ...] = (
     "agents",
     "prompt_times",
     "reply_usage",
-    "search_items",  # the file:// search index (search.py)
+    "search_items",  # the file:// search index (search/offline.py)
     "anchor_parts",  # which part of a split page holds a linked moment (render/pages.py)
 )
 

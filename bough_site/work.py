@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Prompt, Reply, Session, SubagentRun, Text, TimelineItem, ToolCall
-from .search import session_entries
 
 SHELL_TOOLS = frozenset({
     "Bash", "bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command", "unified_exec",
@@ -726,9 +725,8 @@ def agent_label(run: SubagentRun | None) -> str | None:
 
 
 def summarize_work(session: Session) -> None:
-    """Fill the session's commits, file changes, sub-agent runs, prompt times,
-    per-reply usage and search entries (what pages other than its own need of
-    its timeline), and put the commit and file identities into its Tally and
+    """Fill the session's commits, file changes, sub-agent runs, prompt times and
+    per-reply usage (what pages other than its own need of its timeline), and put the commit and file identities into its Tally and
     STATS (and each sub-agent run's STATS). Idempotent: all is recomputed from
     the timeline. Run it after redaction, so paths and messages are redacted."""
     walk = _session_walk(session)
@@ -760,7 +758,6 @@ def summarize_work(session: Session) -> None:
         day = reply.timestamp[:10] if reply.timestamp else None
         usage[reply.id] = [reply.id, day, u.input_tokens, u.output_tokens, u.cache_read_input_tokens]
     session.reply_usage = list(usage.values())
-    session.search_items = session_entries(session)
     # The lists above are what the page shows (a resumed session's inherited items
     # are its parent's to show); STATS count the whole file, those items included.
     commits, files = session.commits, session.file_changes

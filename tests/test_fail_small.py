@@ -25,12 +25,13 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from bough_site import search
 from bough_site.build import BuildResult, build
 from bough_site.cli import main
 from bough_site.config import BuildConfig
 from bough_site.readers.values import BAD_TIME, UNKNOWN_TOKENS
 from bough_site.render.env import default_theme_dir
+from bough_site.search.pagefind_run import PAGEFIND_DIR
+from bough_site.search.shards import SHARDS_PATH
 
 from .helpers import (
     AGENTS,
@@ -173,7 +174,7 @@ def test_the_cli_builds_every_bad_value_at_once_with_search_and_archive(tmp_path
     assert "0 cache reads (and 2 replies whose tokens are unknown)." in done.output
     for tag, agent in enumerate(AGENTS, 1):
         assert f"ALPHA-{tag}" in session_page(out, agent_id(tag))
-    assert (out / search.SHARDS_PATH).is_file()
+    assert (out / SHARDS_PATH).is_file()
     validate(out)
 
 
@@ -333,10 +334,10 @@ def test_a_project_with_no_word_to_index_gets_no_bundle_and_no_error(tmp_path: P
     out = tmp_path / "out"
     result = run(sources, out, search=True)
     assert result.sessions == 2 and not [w for w in result.warnings]
-    bundles = sorted(p.name for p in (out / search.PAGEFIND_DIR).iterdir() if p.is_dir())
+    bundles = sorted(p.name for p in (out / PAGEFIND_DIR).iterdir() if p.is_dir())
     assert len(bundles) == 1 and "codex" in bundles[0]
-    shards = (out / search.SHARDS_PATH).read_text("utf-8")
-    assert f"{search.PAGEFIND_DIR}/{bundles[0]}/" in shards and "claude" not in shards
+    shards = (out / SHARDS_PATH).read_text("utf-8")
+    assert f"{PAGEFIND_DIR}/{bundles[0]}/" in shards and "claude" not in shards
 
 
 def test_the_usage_only_fixture_builds_with_search(tmp_path: Path) -> None:
@@ -408,7 +409,7 @@ def test_a_hostile_history_of_our_own_keeps_every_prompt_and_publishes_no_secret
     pages = "".join(p.read_text("utf-8") for p in out.glob("projects/*/sessions/*.html"))
     assert all(marker in pages for marker in ("HOSTILE-ONE", "HOSTILE-TWO", "HOSTILE-THREE", "\U0001f600\U0001f680"))
     assert leaks(out, secrets) == []
-    assert (out / search.SHARDS_PATH).read_text("utf-8").count(f"{search.PAGEFIND_DIR}/") == 3
+    assert (out / SHARDS_PATH).read_text("utf-8").count(f"{PAGEFIND_DIR}/") == 3
     # Kept raw: three sessions, the sub-agent and Gemini CLI's projects.json.
     assert len(list((tmp_path / "archive").rglob("*.gz"))) == 5
     validate(out)

@@ -642,8 +642,9 @@ def test_a_page_is_encoded_as_it_is_rendered(site: Site) -> None:
 
 
 def test_links_to_a_moment_name_the_part_that_holds_it(site: Site) -> None:
-    from bough_site import search, sidecars
+    from bough_site import sidecars
     from bough_site.model import Project
+    from bough_site.search.offline import _items
 
     renderer = Renderer()
     renderer.page_limit = 4_000
@@ -669,7 +670,7 @@ def test_links_to_a_moment_name_the_part_that_holds_it(site: Site) -> None:
     project_page = renderer.project_page(project, make_site()).decode()
     assert f'href="sessions/big-{number}.html#r18"' in project_page
     assert 'href="sessions/big.html#r2"' in project_page
-    items = search._items("beta", big)
+    items = _items("beta", big)
     assert items[1] == ["p1", "question"] and items[0][2] == urls.session_html("beta", f"big-{big.anchor_parts['p19']}")
     sidecar = sidecars.session_json(project, big)
     assert sidecar["anchor_pages"] == {a: urls.session_html("beta", f"big-{n}") for a, n in big.anchor_parts.items()}
@@ -703,7 +704,7 @@ def test_search_mode_marks_pages_for_pagefind(site: Site) -> None:
     page = parse(dict(renderer.session_pages(project, project.sessions[0], LINKS))[urls.session_html("alpha", "s1")])
     csp = page.find_all("meta")[0].attrs["content"]
     assert csp == pages.CSP_SEARCH and "'unsafe-inline'" not in csp
-    # Only the conversation is indexed (bough_site/search.py): the timeline, not the header.
+    # Only the conversation is indexed (bough_site/search/): the timeline, not the header.
     assert "data-pagefind-body" not in page.find_all("main")[0].attrs
     assert "data-pagefind-body" in page.find_all("div", "timeline")[0].attrs
     scripts = [n.attrs["src"] for n in page.find_all("script")]

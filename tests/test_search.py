@@ -1,9 +1,10 @@
-"""The search index (bough_site/search.py): Pagefind's bundles (one per project)
+"""The search index (bough_site/search/): Pagefind's bundles (one per project)
 and the file:// fallback are built, reproducible and redacted; the copy of each
 page Pagefind reads holds what a tool returned within the budget (an error whole)
 and leaves out only what Pagefind ignores anyway; an incremental build makes again
 only the shard of a project whose pages changed; ``--no-search`` leaves both out.
-What a search in a browser then finds: tests/test_search_browser.py."""
+What a search in a browser then finds: tests/test_search_browser.py; Pagefind's
+file format, per version: tests/test_pagefind_format.py."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bough_site import search
 from bough_site.build import build
 from bough_site.cli import main
 from bough_site.config import DEFAULT_SEARCH_LIMIT, BuildConfig
@@ -32,6 +32,37 @@ from corpus.claude import generate_claude_history
 from bough_site.model import Prompt, Reply, Session, Text, ToolCall, ToolResult, Usage
 from bough_site.options import build_options
 from bough_site.render.pages import CSP, CSP_SEARCH
+from bough_site.search.offline import (
+    ERROR_CHARS,
+    FALLBACK_PATH,
+    ITEM_CHARS,
+    SESSION_CHARS,
+    fallback_script,
+    session_entries,
+)
+from bough_site.search.page_copy import (
+    before_body_trimmed,
+    code_as_text,
+    output_chars,
+    output_text,
+    outputs_as_text,
+    pagefind_copy,
+    strip_ignored,
+)
+from bough_site.search.pagefind_run import (
+    INDEX_LANGUAGE,
+    PAGEFIND_DIR,
+    SESSION_PAGE,
+    SearchError,
+    _pagefind_bundle,
+    _run_pagefind,
+    pagefind_binary,
+    pagefind_files,
+    pagefind_version,
+    prepare_pages,
+    scratch_folder,
+)
+from bough_site.search.shards import SHARD_STAMP, SHARDS_PATH, EarlyShards, pagefind_identity
 from bough_site.write import SiteWriter
 
 from .helpers import (
@@ -61,8 +92,8 @@ def _files(root: Path) -> dict[str, bytes]:
 
 def _shards(files: dict[str, bytes]) -> list[str]:
     """The shards pagefind/shards.js lists."""
-    match = re.fullmatch(r"/\*[^*]*\*/\nexport default (\[.*\]);\n", files[search.SHARDS_PATH].decode(), re.DOTALL)
-    assert match, files[search.SHARDS_PATH][:200]
+    match = re.fullmatch(r"/\*[^*]*\*/\nexport default (\[.*\]);\n", files[SHARDS_PATH].decode(), re.DOTALL)
+    assert match, files[SHARDS_PATH][:200]
     return json.loads(match.group(1))
 
 
@@ -79,7 +110,7 @@ def example(example_out: Path) -> dict[str, bytes]:
 
 
 def _index(files: dict[str, bytes]) -> dict:
-    text = files[search.FALLBACK_PATH].decode("utf-8")
+    text = files[FALLBACK_PATH].decode("utf-8")
     match = re.fullmatch(r"/\*[^*]*\*/\nwindow\.BOUGH_SEARCH_INDEX = (\{.*\});\n", text, re.DOTALL)
     assert match, text[:200]
     return json.loads(match.group(1))
@@ -93,15 +124,15 @@ def test_a_pagefind_bundle_per_project(example: dict[str, bytes]) -> None:
         shard = f"pagefind/{project}/"
         # No stemmer: the language is one Pagefind has none for, its WebAssembly the plain one.
         for name in ("pagefind.js", "pagefind-worker.js", "pagefind-entry.json", "wasm.unknown.pagefind",
-                     search.SHARD_STAMP):
+                     SHARD_STAMP):
             assert shard + name in example
         assert not any(p.startswith(shard + "wasm.") and p != shard + "wasm.unknown.pagefind" for p in example)
         assert any(p.startswith(shard + "filter/") for p in example)
         entry = json.loads(example[shard + "pagefind-entry.json"])
         sessions = [p for p in example if re.fullmatch(rf"projects/{project}/sessions/[^/]+\.html", p)]
-        assert list(entry["languages"]) == [search.INDEX_LANGUAGE] == ["zxx"]
+        assert list(entry["languages"]) == [INDEX_LANGUAGE] == ["zxx"]
         assert entry["languages"]["zxx"]["page_count"] == len(sessions)
-        stamp = json.loads(example[shard + search.SHARD_STAMP])
+        stamp = json.loads(example[shard + SHARD_STAMP])
         assert sorted(stamp["pages"]) == sorted(sessions)
         assert stamp["output_kb"] == DEFAULT_SEARCH_LIMIT and stamp["language"] == "zxx"
     # Nothing outside the shards but their list; none of Pagefind's own interfaces.
@@ -117,7 +148,7 @@ def test_only_the_conversation_is_indexed_with_title_and_filters(example: dict[s
     assert re.search(r'<h1 data-pagefind-meta="title">', page)
     for name in ("project", "source", "model"):
         assert f'data-pagefind-filter="{name}"' in page
-    # What tools printed is marked for search.py (which keeps it within the budget),
+    # What tools printed is marked for search/page_copy.py (which keeps it within the budget),
     # its head ("Result · exit code 0") is not indexed.
     results = page.count('<div class="tool-result') - page.count('<div class="tool-result missing"')
     marked = re.findall(r'<div class="tool-result( error)?" data-bough-output="(error|result)">\n'
@@ -170,7 +201,7 @@ def test_fallback_index(example: dict[str, bytes]) -> None:
     anchor, text = n4["i"][0]
     assert anchor == "p1" and "slowapi" in text
     for session in index["sessions"]:
-        assert sum(len(text) for _, text in session["i"]) <= search.SESSION_CHARS
+        assert sum(len(text) for _, text in session["i"]) <= SESSION_CHARS
         # Prompts and replies by their anchors, tool calls by their reply's and their block's number.
         assert all(re.fullmatch(r"[pr]\d+|r\d+-\d+", anchor) for anchor, _ in session["i"])
     calls = [item for s in index["sessions"] for item in s["i"] if "-" in item[0]]
@@ -181,7 +212,7 @@ def test_fallback_index(example: dict[str, bytes]) -> None:
 def test_search_holds_no_secret(example: dict[str, bytes]) -> None:
     assert ex.FAKE_OPENAI_KEY.encode() in (ex.bundled_root() / "projects" / "-home-ada-src-notes-api" /
                                            f"{ex.N1}.jsonl").read_bytes()
-    assert ex.FAKE_OPENAI_KEY.encode() not in example[search.FALLBACK_PATH]
+    assert ex.FAKE_OPENAI_KEY.encode() not in example[FALLBACK_PATH]
     for path, data in example.items():
         if path.startswith("pagefind/") and path.endswith((".pf_fragment", ".pf_index", ".pf_filter", ".pf_meta")):
             assert ex.FAKE_OPENAI_KEY.encode() not in gzip.decompress(data), path
@@ -194,7 +225,7 @@ def test_the_fallback_script_cannot_break_out(tmp_path: Path) -> None:
     session = Session("s", "codex", "/x", text, None, None, [], [], None, [], [], {})
     session.search_items = [["p1", text]]
     session.slug = "s"
-    script = search.fallback_script(Site([Project("x", "x", "/x", [session], {})], {})).decode()
+    script = fallback_script(Site([Project("x", "x", "/x", [session], {})], {})).decode()
     assert "<" not in script.split("*/", 1)[1] and "\u2028" not in script
     assert json.loads(script.split(" = ", 1)[1].rstrip(";\n"))["sessions"][0]["t"] == text
 
@@ -205,9 +236,9 @@ def test_session_entries_are_capped_prompts_first() -> None:
         timeline.append(Prompt(f"u{n}", f"p{n}", None, [Text(f"prompt {n} " + "x" * 50)]))
         timeline.append(Reply(f"m{n}", f"r{n}", None, None, [Text("reply " + "y" * 1000)], Usage()))
     session = Session("s", "codex", "/x", "t", None, None, [], [], None, [], timeline, {})
-    entries = search.session_entries(session)
-    assert sum(len(text) for _, text in entries) <= search.SESSION_CHARS
-    assert all(len(text) <= search.ITEM_CHARS for _, text in entries)
+    entries = session_entries(session)
+    assert sum(len(text) for _, text in entries) <= SESSION_CHARS
+    assert all(len(text) <= ITEM_CHARS for _, text in entries)
     assert [a for a, _ in entries if a.startswith("p")] == [f"p{n}" for n in range(1, 30)]  # every prompt kept
     assert [a for a, _ in entries] == sorted((a for a, _ in entries), key=lambda a: (int(a[1:]), a[0]))
 
@@ -217,24 +248,24 @@ def test_a_giant_page_is_left_to_the_fallback(tmp_path: Path, monkeypatch: pytes
     build(BuildConfig(out=out, search=False))
     pages = [p.relative_to(out).as_posix() for p in out.rglob("*.html")]
     sizes = sorted((out / p).stat().st_size for p in pages if "/sessions/" in p)
-    monkeypatch.setattr(search, "MAX_INDEXED_PAGE", sizes[-2] - 1)  # the two largest are too big
+    monkeypatch.setattr("bough_site.search.pagefind_run.MAX_INDEXED_PAGE", sizes[-2] - 1)  # the two largest are too big
     notes: list[str] = []
-    files = dict(search.pagefind_files(out, pages, notes.append))
+    files = dict(pagefind_files(out, pages, notes.append))
     assert len(notes) == 2 and all("left out of the Pagefind index" in n for n in notes)
     assert json.loads(files["pagefind/pagefind-entry.json"])["languages"]["zxx"]["page_count"] == len(sizes) - 2
 
 
 def test_pagefinds_scratch_is_in_memory_when_there_is_room(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("TMPDIR", raising=False)
-    monkeypatch.setattr(search, "MEMORY_SCRATCH", tmp_path)
+    monkeypatch.setattr("bough_site.search.pagefind_run.MEMORY_SCRATCH", tmp_path)
     free = shutil.disk_usage(tmp_path).free
-    assert search.scratch_folder(1 << 20) == str(tmp_path)
-    assert search.scratch_folder(free) is None  # no room for twice the pages
+    assert scratch_folder(1 << 20) == str(tmp_path)
+    assert scratch_folder(free) is None  # no room for twice the pages
     monkeypatch.setenv("TMPDIR", str(tmp_path / "elsewhere"))
-    assert search.scratch_folder(1 << 20) is None  # a TMPDIR given says where temporary files go
+    assert scratch_folder(1 << 20) is None  # a TMPDIR given says where temporary files go
     monkeypatch.delenv("TMPDIR")
-    monkeypatch.setattr(search, "MEMORY_SCRATCH", tmp_path / "missing")
-    assert search.scratch_folder(1 << 20) is None
+    monkeypatch.setattr("bough_site.search.pagefind_run.MEMORY_SCRATCH", tmp_path / "missing")
+    assert scratch_folder(1 << 20) is None
 
 
 def test_a_scratch_that_fails_gives_way_to_the_disk(example_out: Path, example: dict[str, bytes],
@@ -245,9 +276,9 @@ def test_a_scratch_that_fails_gives_way_to_the_disk(example_out: Path, example: 
     monkeypatch.delenv("TMPDIR", raising=False)
     memory = tmp_path / "memory"
     memory.mkdir()
-    monkeypatch.setattr(search, "MEMORY_SCRATCH", memory)
+    monkeypatch.setattr("bough_site.search.pagefind_run.MEMORY_SCRATCH", memory)
     ran: list[bool] = []
-    run_pagefind = search._run_pagefind
+    run_pagefind = _run_pagefind
 
     def full_in_memory(binary: Path, site: Path, *rest: Any) -> dict[str, bytes]:
         ran.append(site.is_relative_to(memory))
@@ -255,130 +286,31 @@ def test_a_scratch_that_fails_gives_way_to_the_disk(example_out: Path, example: 
             raise OSError(errno.ENOSPC, "No space left on device")
         return run_pagefind(binary, site, *rest)
 
-    monkeypatch.setattr(search, "_run_pagefind", full_in_memory)
+    monkeypatch.setattr("bough_site.search.pagefind_run._run_pagefind", full_in_memory)
     project = _shards(example)[0].rstrip("/")
-    folder = project.replace(search.PAGEFIND_DIR, "projects", 1) + "/sessions/"
+    folder = project.replace(PAGEFIND_DIR, "projects", 1) + "/sessions/"
     pages = sorted(p for p in example if p.startswith(folder) and p.endswith(".html"))
-    files = dict(search._pagefind_bundle(example_out, pages, lambda line: None, project, search.pagefind_binary()))
+    files = dict(_pagefind_bundle(example_out, pages, lambda line: None, project, pagefind_binary()))
     assert ran == [True, False] and list(memory.iterdir()) == []
     assert files == {path: data for path, data in example.items()
-                     if path.startswith(project + "/") and not path.endswith(search.SHARD_STAMP)}
+                     if path.startswith(project + "/") and not path.endswith(SHARD_STAMP)}
 
 
 def test_a_project_with_nothing_to_index_gets_no_shard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "MAX_INDEXED_PAGE", 0)
+    monkeypatch.setattr("bough_site.search.pagefind_run.MAX_INDEXED_PAGE", 0)
     out = tmp_path / "site"
     build(BuildConfig(out=out))
     files = _files(out)
-    assert _shards(files) == [] and [p for p in files if p.startswith("pagefind/")] == [search.SHARDS_PATH]
+    assert _shards(files) == [] and [p for p in files if p.startswith("pagefind/")] == [SHARDS_PATH]
 
 
 def test_two_builds_give_the_same_bundle(example: dict[str, bytes], tmp_path: Path) -> None:
     build(BuildConfig(out=tmp_path / "again"))
     again = _files(tmp_path / "again")
-    searchable = [p for p in example if p.startswith("pagefind/") or p == search.FALLBACK_PATH]
-    assert sorted(p for p in again if p.startswith("pagefind/") or p == search.FALLBACK_PATH) == sorted(searchable)
+    searchable = [p for p in example if p.startswith("pagefind/") or p == FALLBACK_PATH]
+    assert sorted(p for p in again if p.startswith("pagefind/") or p == FALLBACK_PATH) == sorted(searchable)
     for path in searchable:
         assert again[path] == example[path], path
-
-
-def test_filter_files_are_put_in_order() -> None:
-    # Pagefind writes a filter's values in hash-map order; bough sorts them and renames the file.
-    data = search._dcd_write(["source", [["Codex", [5, 6]], ["Claude Code", [1, 0]]]])
-    pages = [[f"en_{n}{n}{n}{n}{n}{n}{n}", 10] for n in range(7)]
-    meta = search._dcd_write(["1.5.2", pages, [], [["source", "en_1234567"]], [], ["title"]])
-    entry = b'{"languages":{"en":{"hash":"en_abcdef0123"}}}'
-    files = {"pagefind/filter/en_1234567.pf_filter": data, "pagefind/pagefind.en_abcdef0123.pf_meta": meta,
-             "pagefind/pagefind-entry.json": entry}
-    for number, (name, _) in enumerate(pages):  # numbered in their URLs' order already
-        fragment = gzip.compress(b"pagefind_dcd" + json.dumps({"url": f"/p{number}.html"}).encode())
-        files[f"pagefind/fragment/{name}.pf_fragment"] = fragment
-    out = search.canonical_bundle(files)
-    (name,) = [p for p in out if p.startswith("pagefind/filter/")]
-    assert search._dcd_read(out[name]) == ["source", [["Claude Code", [0, 1]], ["Codex", [5, 6]]]]
-    new_filter = name.rsplit("/", 1)[1].removesuffix(".pf_filter")
-    (meta_name,) = [p for p in out if p.endswith(".pf_meta")]
-    assert search._dcd_read(out[meta_name])[3] == [["source", new_filter]]
-    new_meta = meta_name.removeprefix("pagefind/pagefind.").removesuffix(".pf_meta")
-    assert json.loads(out["pagefind/pagefind-entry.json"])["languages"]["en"]["hash"] == new_meta
-    assert search.canonical_bundle(files) == out
-
-
-def test_pages_are_numbered_in_a_fixed_order_and_each_word_keeps_its_pages(
-        example_out: Path, example: dict[str, bytes], tmp_path: Path) -> None:
-    """Pagefind numbers pages in the order the file system lists them; bough
-    renumbers them in the order of their URLs: the same bytes from any order, and
-    every word (and variant) still on the same pages at the same places, every
-    filter value naming the same pages."""
-    project = _shards(example)[0].rstrip("/")
-    folder = project.replace(search.PAGEFIND_DIR, "projects", 1) + "/sessions/"
-    site = tmp_path / "site"
-    for page in (p for p in example if search.SESSION_PAGE.match(p)):  # every project's: pages enough
-        (site / page).parent.mkdir(parents=True, exist_ok=True)
-        (site / page).write_bytes(search.strip_ignored(example[page]))
-    extra = site / folder / "accents.html"  # a word with a variant ("café" is found as "cafe")
-    extra.write_text('<html lang="en"><body><main data-pagefind-body><p>café naïve crème</p></main></body></html>')
-    raw = search._run_pagefind(search.pagefind_binary(), site, tmp_path / "bundle", project, str(tmp_path))
-    count = len(search._dcd_read(next(d for p, d in raw.items() if p.endswith(".pf_meta")))[1])
-    assert count >= 3
-    made = search.canonical_bundle(raw, project)
-    for order in (list(reversed(range(count))), [*range(1, count), 0]):
-        assert search.canonical_bundle(_listed_in(raw, project, order), project) == made
-    meta = search._dcd_read(next(data for path, data in made.items() if path.endswith(".pf_meta")))
-    urls = [search._fragment_url(made[f"{project}/fragment/{name}.pf_fragment"]) for name, _ in meta[1]]
-    assert urls == sorted(urls)
-    assert _meaning(made, project) == _meaning(raw, project)
-    assert any(variants for _, variants in _meaning(made, project)[0].values())
-
-
-def _listed_in(files: dict[str, bytes], root: str, order: list[int]) -> dict[str, bytes]:
-    """The bundle Pagefind would have made had it found the pages in ``order`` (old numbers)."""
-    out = dict(files)
-    renumber = {old: new for new, old in enumerate(order)}
-    for path, data in files.items():
-        if path.endswith(".pf_meta"):
-            meta = search._dcd_read(data)
-            meta[1] = [meta[1][old] for old in order]
-            out[path] = search._dcd_write(meta)
-        elif path.startswith(f"{root}/index/"):
-            chunk = search._dcd_read(data)
-            for word in chunk[0]:
-                word[1] = search._renumbered(word[1], renumber)
-                for variant in word[2]:
-                    variant[1] = search._renumbered(variant[1], renumber)
-            out[path] = search._dcd_write(chunk)  # under its old name: canonical_bundle names it
-        elif path.startswith(f"{root}/filter/"):
-            name, values = search._dcd_read(data)
-            out[path] = search._dcd_write([name, [[v, [renumber[n] for n in ns]] for v, ns in values]])
-    return out
-
-
-def _meaning(files: dict[str, bytes], root: str) -> tuple[dict, dict]:
-    """What a bundle says, pages named by their fragments: each word's and variant's
-    postings, and each filter value's pages."""
-    meta = search._dcd_read(next(data for path, data in files.items() if path.endswith(".pf_meta")))
-    fragment = [name for name, _ in meta[1]]
-
-    def named(postings: list) -> list:
-        number, out = 0, []
-        for posting in postings:
-            assert posting[0] >= 0 or not out  # ascending numbers
-            number += posting[0]
-            out.append((fragment[number], repr(posting[1:])))
-        return sorted(out)
-
-    words = {}
-    for path, data in files.items():
-        if path.startswith(f"{root}/index/"):
-            for word in search._dcd_read(data)[0]:
-                words[word[0]] = (named(word[1]), {v[0]: named(v[1]) for v in word[2]})
-    filters = {}
-    for path, data in files.items():
-        if path.startswith(f"{root}/filter/"):
-            name, values = search._dcd_read(data)
-            filters.update({(name, value): sorted(fragment[n] for n in numbers) for value, numbers in values})
-    assert words and filters
-    return words, filters
 
 
 def test_no_search_leaves_both_out(tmp_path: Path) -> None:
@@ -386,16 +318,16 @@ def test_no_search_leaves_both_out(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["build", "-o", str(out), "--no-search", "-q"])
     assert result.exit_code == 0, result.output
     files = _files(out)
-    assert not any(p.startswith("pagefind/") or p == search.FALLBACK_PATH for p in files)
+    assert not any(p.startswith("pagefind/") or p == FALLBACK_PATH for p in files)
     for path, data in files.items():
         if path.endswith(".html"):
             assert b"data-pagefind" not in data and b"data-bough-search" not in data, path
             assert b"assets/search." not in data and f'content="{CSP}"'.encode() in data, path
     # Turning search on again later adds both; off again, they are pruned.
     build(BuildConfig(out=out))
-    assert search.FALLBACK_PATH in _files(out)
+    assert FALLBACK_PATH in _files(out)
     build(BuildConfig(out=out, search=False, prune=True))
-    assert not any(p.startswith("pagefind/") or p == search.FALLBACK_PATH for p in _files(out))
+    assert not any(p.startswith("pagefind/") or p == FALLBACK_PATH for p in _files(out))
 
 
 # --- what Pagefind reads: pages without the content it ignores ---------------------------------------
@@ -421,7 +353,7 @@ def test_no_search_leaves_both_out(tmp_path: Path) -> None:
     ("<div data-pagefind-ignore><!-- <div> --></div>after", "<div data-pagefind-ignore></div>after"),
 ])
 def test_strip_ignored_empties_ignored_elements(page: str, stripped: str) -> None:
-    assert search.strip_ignored(page.encode()) == stripped.encode()
+    assert strip_ignored(page.encode()) == stripped.encode()
 
 
 @pytest.mark.parametrize("page", [
@@ -441,7 +373,7 @@ def test_strip_ignored_empties_ignored_elements(page: str, stripped: str) -> Non
     "<div DATA-PAGEFIND-IGNORE>keep</div>",
 ])
 def test_strip_ignored_leaves_what_is_not_plainly_ignored(page: str) -> None:
-    assert search.strip_ignored(page.encode()) == page.encode()
+    assert strip_ignored(page.encode()) == page.encode()
 
 
 # Random well-formed trees of elements (any case, some ignored, attribute values with
@@ -480,7 +412,7 @@ def _html(nodes: list, strip: bool = False) -> str:
 
 @given(_TREES)
 def test_strip_ignored_is_the_tree_without_ignored_content(nodes: list) -> None:
-    assert search.strip_ignored(_html(nodes).encode()) == _html(nodes, strip=True).encode()
+    assert strip_ignored(_html(nodes).encode()) == _html(nodes, strip=True).encode()
 
 
 def test_stripped_pages_give_the_same_index(example_out: Path, example: dict[str, bytes],
@@ -491,17 +423,17 @@ def test_stripped_pages_give_the_same_index(example_out: Path, example: dict[str
     nothing Pagefind reads. The example pages have all of it to cut. (What
     strip_ignored leaves out is checked against a model of the tree, below.)"""
     sessions = sorted(p for p in example if re.fullmatch(r"projects/[^/]+/sessions/[^/]+\.html", p))
-    stripped = [search.strip_ignored(example[p]) for p in sessions]
+    stripped = [strip_ignored(example[p]) for p in sessions]
     assert sum(map(len, stripped)) < sum(len(example[p]) for p in sessions)
-    assert all(len(search.before_body_trimmed(page)) < len(page) for page in stripped)
-    assert any(search.code_as_text(page) != page for page in stripped)
-    chars = search.output_chars(DEFAULT_SEARCH_LIMIT)
-    monkeypatch.setattr(search, "pagefind_copy",
-                        lambda page, chars=chars: search.outputs_as_text(search.strip_ignored(page), chars))
+    assert all(len(before_body_trimmed(page)) < len(page) for page in stripped)
+    assert any(code_as_text(page) != page for page in stripped)
+    chars = output_chars(DEFAULT_SEARCH_LIMIT)
+    monkeypatch.setattr("bough_site.search.pagefind_run.pagefind_copy",
+                        lambda page, chars=chars: outputs_as_text(strip_ignored(page), chars))
     for shard in _shards(example):
         project = shard.split("/")[1]
-        whole = dict(search.pagefind_files(example_out, [p for p in sessions if f"/{project}/" in p], root=shard[:-1]))
-        made = {p: data for p, data in example.items() if p.startswith(shard) and not p.endswith(search.SHARD_STAMP)}
+        whole = dict(pagefind_files(example_out, [p for p in sessions if f"/{project}/" in p], root=shard[:-1]))
+        made = {p: data for p, data in example.items() if p.startswith(shard) and not p.endswith(SHARD_STAMP)}
         assert whole == made, shard
 
 
@@ -528,7 +460,7 @@ _FULL_PAGE = """<!DOCTYPE html>
 def test_before_the_body_only_what_pagefind_reads_is_kept() -> None:
     """The language, the title, every element with a Pagefind attribute (its content
     whole), the first heading and image; from the body on, the page as it is."""
-    assert search.before_body_trimmed(_FULL_PAGE.encode()).decode() == """<!DOCTYPE html>
+    assert before_body_trimmed(_FULL_PAGE.encode()).decode() == """<!DOCTYPE html>
 <html lang="fr" class="x">
 <head>
 <title>Le titre</title>
@@ -556,7 +488,7 @@ def test_before_the_body_only_what_pagefind_reads_is_kept() -> None:
 ])
 def test_before_the_body_nothing_goes_unless_plainly_so(page: str) -> None:
     assert page != _FULL_PAGE
-    assert search.before_body_trimmed(page.encode()) == page.encode()
+    assert before_body_trimmed(page.encode()) == page.encode()
 
 
 # --- shards in incremental builds ---------------------------------------------------------------------
@@ -582,7 +514,7 @@ def test_an_append_makes_again_only_the_shard_of_its_project(tmp_path: Path) -> 
     # Only that project's shard was written (its list of shards is the same bytes, untouched).
     touched = {p for p in rewritten(out) if p.startswith("pagefind/")}
     assert touched and all(p.startswith(mine) for p in touched)
-    assert f"{mine}{search.SHARD_STAMP}" in touched
+    assert f"{mine}{SHARD_STAMP}" in touched
     for other in shards:
         if other != mine:
             kept = _shard_of(before, other)
@@ -596,10 +528,10 @@ def test_an_append_makes_again_only_the_shard_of_its_project(tmp_path: Path) -> 
 
 
 def _fail(*args: object, **kwargs: object) -> bytes:
-    raise search.SearchError("simulated")
+    raise SearchError("simulated")
 
 
-@pytest.mark.parametrize("where", ["start_shards", "shards_module"])
+@pytest.mark.parametrize("where", ["bough_site.publish.start_shards", "bough_site.search.shards.shards_module"])
 def test_after_a_failed_build_the_shards_are_those_of_a_fresh_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
@@ -613,8 +545,8 @@ def test_after_a_failed_build_the_shards_are_those_of_a_fresh_one(
     path, _ = main_file(history, out)
     append_turn(path)
     with monkeypatch.context() as patch:
-        patch.setattr(search, where, _fail)
-        with pytest.raises(search.SearchError):
+        patch.setattr(where, _fail)
+        with pytest.raises(SearchError):
             run(history, out)
     run(history, out)
     assert tree(out) == tree_of_fresh(history, tmp_path)
@@ -641,13 +573,13 @@ def test_shards_are_made_again_for_another_pagefind_and_go_with_their_project(
     shards = _shards(tree(out))
     # Another Pagefind: with any change, every shard is made again (a merged index must
     # match the pagefind.js that loads it), not only the changed project's.
-    real = search.pagefind_version
-    monkeypatch.setattr(search, "pagefind_version", lambda binary: real(binary) + " (another)")
+    real = pagefind_version
+    monkeypatch.setattr("bough_site.search.shards.pagefind_version", lambda binary: real(binary) + " (another)")
     age(out)
     append_turn(main_file(history, out)[0])
     run(history, out)
-    assert {f"{shard}{search.SHARD_STAMP}" for shard in shards} <= rewritten(out)
-    monkeypatch.setattr(search, "pagefind_version", real)
+    assert {f"{shard}{SHARD_STAMP}" for shard in shards} <= rewritten(out)
+    monkeypatch.setattr("bough_site.search.shards.pagefind_version", real)
     # A project whose sessions are all gone loses its shard once they are pruned.
     victim = shards[0].split("/")[1]
     ids = [i for i, summary in sessions_of(out).items() if summary["html"].startswith(f"projects/{victim}/")]
@@ -660,7 +592,7 @@ def test_shards_are_made_again_for_another_pagefind_and_go_with_their_project(
     run(history, out, prune=True)
     files = tree(out)
     (left,) = _shards(files)
-    assert [p for p in files if p.startswith("pagefind/")] == sorted([search.SHARDS_PATH, *_shard_of(files, left)])
+    assert [p for p in files if p.startswith("pagefind/")] == sorted([SHARDS_PATH, *_shard_of(files, left)])
     assert files == tree_of_fresh(history, tmp_path)
 
 
@@ -701,12 +633,12 @@ def test_pagefind_is_the_binary_its_bin_extra_installs(monkeypatch: pytest.Monke
     import pagefind_bin
 
     monkeypatch.delenv("PAGEFIND_BINARY_PATH", raising=False)
-    assert search.pagefind_binary() == Path(pagefind_bin.get_executable())
+    assert pagefind_binary() == Path(pagefind_bin.get_executable())
 
 
 def test_pagefind_binary_path_names_another(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(tmp_path / "my-pagefind"))
-    assert search.pagefind_binary() == tmp_path / "my-pagefind"
+    assert pagefind_binary() == tmp_path / "my-pagefind"
 
 
 def test_without_pagefind_the_error_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -722,11 +654,11 @@ def test_without_pagefind_the_error_says_how_to_get_it(monkeypatch: pytest.Monke
     monkeypatch.delenv("PAGEFIND_BINARY_PATH", raising=False)
     monkeypatch.setattr(importlib, "import_module", no_bin_extra)
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(search.SearchError, match=r"pip install 'pagefind\[bin\]'.*--no-search"):
-        search.pagefind_binary()
+    with pytest.raises(SearchError, match=r"pip install 'pagefind\[bin\]'.*--no-search"):
+        pagefind_binary()
     (tmp_path / "pagefind").write_bytes(b"")
     (tmp_path / "pagefind").chmod(0o755)
-    assert search.pagefind_binary() == tmp_path / "pagefind"  # one on PATH will do
+    assert pagefind_binary() == tmp_path / "pagefind"  # one on PATH will do
 
 
 def test_finding_pagefind_imports_no_asyncio() -> None:
@@ -734,7 +666,7 @@ def test_finding_pagefind_imports_no_asyncio() -> None:
     import subprocess
     import sys
 
-    code = "import sys, bough_site.search as s; s.pagefind_binary(); print('asyncio' in sys.modules)"
+    code = "import sys, bough_site.search.pagefind_run as s; s.pagefind_binary(); print('asyncio' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 
@@ -747,20 +679,20 @@ def _spy_early_shards(monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, 
     then) and whether publishing took each run; the class does its work as ever."""
     started: list[tuple[str, int]] = []
     taken: list[tuple[str, bool]] = []
-    start, take = search.EarlyShards.start, search.EarlyShards.take
+    start, take = EarlyShards.start, EarlyShards.take
 
-    def spy_start(self: search.EarlyShards, project: str, pages: list[str]) -> None:
-        written = [p for p in self._writer.written if search.SESSION_PAGE.match(p)]
+    def spy_start(self: EarlyShards, project: str, pages: list[str]) -> None:
+        written = [p for p in self._writer.written if SESSION_PAGE.match(p)]
         started.append((project, len(written)))
         start(self, project, pages)
 
-    def spy_take(self: search.EarlyShards, root: str, made: dict[str, Any]) -> Any:
+    def spy_take(self: EarlyShards, root: str, made: dict[str, Any]) -> Any:
         run = take(self, root, made)
         taken.append((root, run is not None))
         return run
 
-    monkeypatch.setattr(search.EarlyShards, "start", spy_start)
-    monkeypatch.setattr(search.EarlyShards, "take", spy_take)
+    monkeypatch.setattr(EarlyShards, "start", spy_start)
+    monkeypatch.setattr(EarlyShards, "take", spy_take)
     return started, taken
 
 
@@ -803,11 +735,11 @@ def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(
     site = tree(out)
     project, mine = _first_project_pages(site)
     largest = max(mine, key=lambda p: len(site[p]))
-    monkeypatch.setattr(search, "MAX_INDEXED_PAGE", len(site[largest]) - 1)
+    monkeypatch.setattr("bough_site.search.pagefind_run.MAX_INDEXED_PAGE", len(site[largest]) - 1)
     root = f"pagefind/{project}"
-    made = {**search.pagefind_identity()[1], "pages": mine}
+    made = {**pagefind_identity()[1], "pages": mine}
     said: list[str] = []
-    with SiteWriter(out) as writer, search.EarlyShards(writer, said.append) as early:
+    with SiteWriter(out) as writer, EarlyShards(writer, said.append) as early:
         assert early.take(root, made) is None  # none started
         early.start(project, list(reversed(mine)))
         taken = early.take(root, made)
@@ -816,7 +748,7 @@ def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(
         early.start(project, mine[1:])  # started again once taken: not the pages it ends with
         assert early.take(root, made) is None
     assert len(said) == 1 and largest in said[0] and "left out of the Pagefind index" in said[0]
-    with SiteWriter(out) as writer, search.EarlyShards(writer, said.append) as early:
+    with SiteWriter(out) as writer, EarlyShards(writer, said.append) as early:
         early.start(project, mine)
         writer.write(mine[0], site[mine[0]].replace(b"</main>", b"<p>more</p></main>"))  # the second pass
         assert early.take(root, made) is None
@@ -831,37 +763,37 @@ def test_the_pages_pagefind_reads_are_made_before_its_run_and_removed_after_it(
     monkeypatch.delenv("TMPDIR", raising=False)
     memory = tmp_path / "memory"
     memory.mkdir()
-    monkeypatch.setattr(search, "MEMORY_SCRATCH", memory)
+    monkeypatch.setattr("bough_site.search.pagefind_run.MEMORY_SCRATCH", memory)
     out = tmp_path / "site"
     run(make_history(tmp_path / "history"), out)
     project, mine = _first_project_pages(tree(out))
     root = f"pagefind/{project}"
-    binary = search.pagefind_binary()
+    binary = pagefind_binary()
     expected = site_bundle(out, mine, root)
     busy = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(busy.wait)  # the pool's one thread is taken: runs wait
         try:
-            waiting = search.prepare_pages(out, mine, root)
+            waiting = prepare_pages(out, mine, root)
             made = sorted(p.relative_to(memory).parts[2:] for p in memory.rglob("*.html"))
             assert made == sorted(tuple(page.split("/")) for page in mine)  # before any run
             cancelled = waiting.start(pool, binary, lambda line: None)
             assert cancelled.cancel() and list(memory.iterdir()) == []
         finally:
             busy.set()
-        done = search.prepare_pages(out, mine, root).start(pool, binary, lambda line: None)
+        done = prepare_pages(out, mine, root).start(pool, binary, lambda line: None)
         assert done.result() == expected and list(memory.iterdir()) == []
 
 
 def _first_project_pages(site: dict[str, bytes]) -> tuple[str, list[str]]:
     """The first project (by page path) of a built site, and its session pages."""
-    pages = sorted(p for p in site if search.SESSION_PAGE.match(p))
-    project = search.SESSION_PAGE.match(pages[0]).group(1)
-    return project, [p for p in pages if search.SESSION_PAGE.match(p).group(1) == project]
+    pages = sorted(p for p in site if SESSION_PAGE.match(p))
+    project = SESSION_PAGE.match(pages[0]).group(1)
+    return project, [p for p in pages if SESSION_PAGE.match(p).group(1) == project]
 
 
 def site_bundle(out: Path, pages: list[str], root: str) -> list[tuple[str, bytes]]:
-    return search._pagefind_bundle(out, pages, lambda line: None, root, search.pagefind_binary())
+    return _pagefind_bundle(out, pages, lambda line: None, root, pagefind_binary())
 
 
 # --- what a tool returned, in the index (issue #37) -----------------------------------------------
@@ -885,21 +817,21 @@ def test_a_result_is_indexed_within_its_budget_and_an_error_whole() -> None:
     words = " ".join(f"w{i:03d}" for i in range(200))  # 5 characters and a space each
     shown = '<span class="k">w000</span> ' + words[5:].replace("w010", "&lt;w10&gt;", 1)
     page = f"<p>before</p>{_output(shown, preview='w000 w001')}<p>between</p>{_output(shown, error=True)}<p>after</p>"
-    copy = search.outputs_as_text(search.strip_ignored(page.encode()), 60).decode()
+    copy = outputs_as_text(strip_ignored(page.encode()), 60).decode()
     result, error = re.findall(r'data-bough-output="\w+"><pre>(.*?)</pre></div>', copy, re.DOTALL)
     # 59 characters shown ("&lt;w10&gt;" shows 5), no part of w012
     assert result == "w000 w001 w002 w003 w004 w005 w006 w007 w008 w009 &lt;w10&gt; w011"
     assert error == words[:50] + "&lt;w10&gt;" + words[54:]  # whole, as escaped as before
     assert "Show all" not in copy and "exit code" not in copy and copy.count("w000") == 2
     assert copy.startswith("<p>before</p>") and copy.endswith("<p>after</p>") and "<p>between</p>" in copy
-    assert search.outputs_as_text(page.encode(), None).decode().count(words[-20:]) == 2  # --search-limit 0
-    assert search.pagefind_copy(page.encode(), 60) == search.outputs_as_text(search.strip_ignored(page.encode()), 60)
+    assert outputs_as_text(page.encode(), None).decode().count(words[-20:]) == 2  # --search-limit 0
+    assert pagefind_copy(page.encode(), 60) == outputs_as_text(strip_ignored(page.encode()), 60)
 
 
 def test_a_result_the_page_showed_before_is_indexed_once() -> None:
     """A file read again, a command run again: its words are in the index already."""
     again = _output("same text here")
-    copy = search.pagefind_copy((again + "<p>x</p>" + again + _output("other")).encode(), 1024).decode()
+    copy = pagefind_copy((again + "<p>x</p>" + again + _output("other")).encode(), 1024).decode()
     assert re.findall(r"<pre>(.*?)</pre>", copy, re.DOTALL) == ["same text here", "", "other"]
 
 
@@ -907,7 +839,7 @@ def test_escaped_line_ends_are_spaces_in_output_and_code() -> None:
     """"\\n" written out (JSON, a log line) would glue two words into one and show in
     an excerpt; a doubled backslash stays."""
     sql = _output("CREATE TABLE t (\\n  id TEXT,\\n  name\\tTEXT)")
-    copy = search.pagefind_copy(("<!DOCTYPE html>\n<html lang=\"en\"><head></head><body>"
+    copy = pagefind_copy(("<!DOCTYPE html>\n<html lang=\"en\"><head></head><body>"
                                  '<div data-pagefind-body><pre class="code"><code><span class="s">"a\\nb\\\\nc"</span>'
                                  f"</code></pre>{sql}</div></body></html>").encode(), 1024).decode()
     assert '<pre class="code"><code>"a b\\\\nc"</code></pre>' in copy  # the span gone too
@@ -923,8 +855,8 @@ def test_the_budget_keeps_every_whole_word_within_it_and_no_more(pieces: list[st
     import html
 
     text = "".join(pieces)
-    kept = search.output_text(f"<pre><code>{text}</code></pre>".encode(), chars).decode()
-    whole = search.output_text(f"<pre><code>{text}</code></pre>".encode(), None).decode()
+    kept = output_text(f"<pre><code>{text}</code></pre>".encode(), chars).decode()
+    whole = output_text(f"<pre><code>{text}</code></pre>".encode(), None).decode()
     shown, all_shown = html.unescape(kept), html.unescape(whole)
     assert whole.startswith(kept) and (len(shown) <= chars or kept == whole)
     assert kept.count("&") == len(re.findall(r"&\w+;", kept))
@@ -938,13 +870,13 @@ def test_a_tool_calls_status_on_its_line_is_not_indexed() -> None:
     page = (b'<details class="tool" id="r1-1" open>\n<summary>\n<span class="tool-name">Bash</span>'
             b'<span class="tool-sep">:</span>\n<code class="tool-arg">make</code>\n<small>exit 1 \xc2\xb7 40 lines'
             b'</small>\n</summary>\n<p><small>kept</small></p></details>')
-    assert search.strip_ignored(page) == page.replace(b"exit 1 \xc2\xb7 40 lines", b"")
+    assert strip_ignored(page) == page.replace(b"exit 1 \xc2\xb7 40 lines", b"")
 
 
 def test_code_keeps_its_text_without_its_highlighting() -> None:
     page = (b'<p><span class="a">x</span><span>y</span></p><pre class="code"><code><span class="k">def</span> '
             b'<span class="nf">f</span>()<span class="hl-plain" data-line="3"></span>rest</code></pre><preview>')
-    assert search.code_as_text(page) == (b'<p><span class="a">x</span><span>y</span></p>'
+    assert code_as_text(page) == (b'<p><span class="a">x</span><span>y</span></p>'
                                          b'<pre class="code"><code>def f()rest</code></pre><preview>')
 
 
@@ -958,18 +890,18 @@ def test_session_entries_hold_tool_calls_and_the_start_of_each_error() -> None:
     timeline = [Prompt("u1", "p1", None, [Text("run it")]),
                 Reply("m1", "r1", None, None, [Text("Running."), *calls], Usage())]
     session = Session("s", "claude", "/x", "t", None, None, [], [], None, [], timeline, {})
-    entries = search.session_entries(session)
+    entries = session_entries(session)
     assert [a for a, _ in entries] == ["p1", "r1", "r1-2", "r1-3"]
     bash, read = entries[2][1], entries[3][1]
     assert bash.startswith("Bash grep -rn wobbleshaft . ECONNREFUSED eee")
-    assert len(bash) == len("Bash grep -rn wobbleshaft .") + 1 + search.ERROR_CHARS
+    assert len(bash) == len("Bash grep -rn wobbleshaft .") + 1 + ERROR_CHARS
     assert read == "Read /src/app.py"  # what a call that worked returned is not in it
     many = [Prompt(f"u{n}", f"p{n + 2}", None, [Text("p" * 540)]) for n in range(11)]
-    squeezed = search.session_entries(Session("s", "claude", "/x", "t", None, None, [], [], None, [],
+    squeezed = session_entries(Session("s", "claude", "/x", "t", None, None, [], [], None, [],
                                               [*timeline, *many], {}))
     assert [a for a, _ in squeezed] == ["p1", "r1", "r1-2", *(f"p{n + 2}" for n in range(11))]
-    assert sum(len(t) for _, t in squeezed) == search.SESSION_CHARS  # the calls got what was left
-    assert len(squeezed[2][1]) == search.SESSION_CHARS - 11 * 540 - len("run it") - len("Running.") == 46
+    assert sum(len(t) for _, t in squeezed) == SESSION_CHARS  # the calls got what was left
+    assert len(squeezed[2][1]) == SESSION_CHARS - 11 * 540 - len("run it") - len("Running.") == 46
 
 
 def test_the_budget_is_an_option_in_the_digest_and_the_stamp(tmp_path: Path) -> None:
@@ -982,8 +914,8 @@ def test_the_budget_is_an_option_in_the_digest_and_the_stamp(tmp_path: Path) -> 
     assert options().search_limit == DEFAULT_SEARCH_LIMIT and options(search_limit=0).search_limit == 0
     assert options(search_limit=3).digest() != options().digest()
     assert options(search=False, search_limit=3).digest() == options(search=False).digest()
-    assert search.pagefind_identity(3)[1]["output_kb"] == 3
-    assert search.output_chars(3) == 3072 and search.output_chars(0) is None
+    assert pagefind_identity(3)[1]["output_kb"] == 3
+    assert output_chars(3) == 3072 and output_chars(0) is None
 
 
 def test_a_build_indexes_tool_output_within_its_search_limit(tmp_path: Path) -> None:
@@ -1002,5 +934,5 @@ def test_a_build_indexes_tool_output_within_its_search_limit(tmp_path: Path) -> 
         [content] = [json.loads(gzip.decompress(data).removeprefix(b"pagefind_dcd"))["content"]
                      for p, data in files.items() if "/fragment/" in p]
         assert "firstwordhere" in content and ("lastwordhere" in content) is last
-        [stamp] = [json.loads(data) for p, data in files.items() if p.endswith(search.SHARD_STAMP)]
+        [stamp] = [json.loads(data) for p, data in files.items() if p.endswith(SHARD_STAMP)]
         assert stamp["output_kb"] == limit

@@ -1,0 +1,163 @@
+"""The search index for ``file://``: ``search-index.js``.
+
+From ``file://`` a browser will not run Pagefind (no ``fetch``, no modules), so
+the search box falls back to ``search-index.js``: a classic script that sets
+``window.BOUGH_SEARCH_INDEX`` to every session's title, project, source, models
+and the text of its prompts, replies and tool calls (a call's input, and the
+start of its error; each item capped, and each session capped in all), loaded
+by a ``<script src>`` the box adds when first used; the box says what it holds.
+Its name carries no hash on purpose: every page would name it, so a hash would
+change every page whenever any session changed (incremental builds rewrite only
+what changed); it is read only where nothing caches it (``file://``) or when
+Pagefind could not load.
+
+What it keeps of a session (:func:`session_entries`) is taken in the worker, from
+the redacted timeline, when the session is summarized: a session kept from an
+earlier build has only its summary (``Session.search_items``), not its timeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from .. import urls
+from ..model import SOURCE_LABELS, Prompt, Reply, Session, Site, Text, ToolCall
+
+FALLBACK_PATH = "search-index.js"
+# What the fallback index keeps of a session: each prompt or reply text cut at
+# ITEM_CHARS, each tool call's input (its text values: the command, the path, the
+# pattern...) at CALL_CHARS and a failed call's error at ERROR_CHARS more; at most
+# SESSION_CHARS in all: prompts first, then replies, then tool calls.
+ITEM_CHARS = 600
+CALL_CHARS = 200
+ERROR_CHARS = 300
+SESSION_CHARS = 6000
+
+
+# --- per session (in the worker, from the redacted timeline) --------------------------------
+
+
+# The kinds of entries, in the order the session's budget goes to them.
+_PROMPT, _REPLY, _CALL = range(3)
+
+
+def session_entries(session: Session) -> list[list[str]]:
+    """``[anchor, text]`` for the session's prompts, replies and tool calls (a call's
+    anchor is its reply's and its block's number, as on the page: tools/default.html),
+    in timeline order: each text at most ITEM_CHARS (a call's CALL_CHARS and
+    ERROR_CHARS), all together at most SESSION_CHARS, prompts kept before replies
+    and replies before calls when the session is over its budget."""
+    items: list[tuple[int, int, str, str, int]] = []  # (item, block, anchor, text, kind)
+    for index, item in enumerate(session.timeline):
+        if isinstance(item, Prompt):
+            text = " ".join(part.text for part in item.content if isinstance(part, Text))
+            items.append((index, 0, item.anchor, _squeeze(text)[:ITEM_CHARS], _PROMPT))
+        elif isinstance(item, Reply):
+            text = " ".join(block.text for block in item.blocks if isinstance(block, Text))
+            items.append((index, 0, item.anchor, _squeeze(text)[:ITEM_CHARS], _REPLY))
+            items += [(index, number, f"{item.anchor}-{number}", _call_text(block), _CALL)
+                      for number, block in enumerate(item.blocks, 1) if isinstance(block, ToolCall)]
+    budget = SESSION_CHARS
+    kept: list[tuple[int, int, str, str]] = []
+    for kind in (_PROMPT, _REPLY, _CALL):
+        for index, number, anchor, text, of_kind in items:
+            if of_kind != kind or not text or budget <= 0:
+                continue
+            text = text[:budget]
+            budget -= len(text)
+            kept.append((index, number, anchor, text))
+    kept.sort()
+    return [[anchor, text] for _, _, anchor, text in kept]
+
+
+def _call_text(call: ToolCall) -> str:
+    """A tool call as the fallback index keeps it: its name and the text values of
+    its input, cut at CALL_CHARS; for a call that failed, the start of its error."""
+    words = [call.name]
+    size = len(call.name)
+    for value in _strings(call.input):
+        if size > CALL_CHARS:
+            break
+        value = _squeeze(value[: CALL_CHARS * 2])
+        words.append(value)
+        size += len(value) + 1
+    text = " ".join(words)[:CALL_CHARS]
+    result = call.result
+    if result is not None and result.is_error:
+        said = " ".join(part.text for part in result.content if isinstance(part, Text))
+        text += " " + _squeeze(said[: ERROR_CHARS * 2])[:ERROR_CHARS]
+    return text.strip()
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    """The strings in a JSON value (keys left out), in order; nothing below 8 levels."""
+    if isinstance(value, str):
+        yield value
+    elif depth < 8 and isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item, depth + 1)
+    elif depth < 8 and isinstance(value, list):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- the fallback index ----------------------------------------------------------------------
+
+
+def fallback_index(site: Site) -> dict[str, Any]:
+    """The data of ``search-index.js``: sessions newest first, projects, sources and
+    models named once and referred to by position."""
+    projects: list[str] = []
+    sources: list[str] = []
+    models: list[str] = []
+
+    def position(values: list[str], value: str) -> int:
+        if value not in values:
+            values.append(value)
+        return values.index(value)
+
+    sessions = []
+    for project in site.projects:
+        for session in project.sessions:
+            sessions.append({
+                "u": urls.session_html(project.id, session.slug),
+                "t": session.title or "Untitled session",
+                "p": position(projects, project.name),
+                "s": position(sources, SOURCE_LABELS.get(session.source, session.source)),
+                "m": [position(models, model) for model in session.models or ()],
+                "d": (session.started or "")[:10],
+                "i": _items(project.id, session),
+            })
+    sessions.sort(key=lambda s: (s["d"], s["u"]), reverse=True)
+    return {"v": 1, "projects": projects, "sources": sources, "models": models, "sessions": sessions}
+
+
+def _items(project_id: str, session: Session) -> list[list[str]]:
+    """``[anchor, text]`` per item, ``[anchor, text, page]`` for one on a later
+    part of a session page split in parts."""
+    items = session.search_items or []
+    parts = session.anchor_parts
+    if not parts:  # one page, as almost every session: the items as they are (orjson writes them)
+        return items
+    return [[*item, urls.session_part_html(project_id, session.slug, parts[item[0]])]
+            if item and item[0] in parts else item for item in items]
+
+
+def fallback_script(site: Site) -> bytes:
+    """``search-index.js``: one statement assigning the index to a global."""
+    data = orjson.dumps(fallback_index(site), option=orjson.OPT_SORT_KEYS)
+    # Safe in any context a script's text may be read in; \u2028 and \u2029 end lines in old engines.
+    # (Replaced in the UTF-8 bytes: neither character's encoding occurs inside another's.)
+    for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
+                         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
+        data = data.replace(raw, escaped)
+    # The comment names search.py, the module this was in: kept, so the output stays the same bytes.
+    return b"/* bough search index for file:// (see bough_site/search.py) */\nwindow.BOUGH_SEARCH_INDEX = " \
+        + data + b";\n"

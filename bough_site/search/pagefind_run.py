@@ -1,0 +1,237 @@
+"""Running Pagefind: the binary found, a scratch copy of some pages made, Pagefind
+run over it, and the bundle it wrote read back (made reproducible:
+``pagefind_format.canonical_bundle``). What is done with the bundle (a shard,
+kept or written) is ``shards``'.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from ..config import DEFAULT_SEARCH_LIMIT
+from ..errors import BoughError
+from .page_copy import output_chars, pagefind_copy
+from .pagefind_format import canonical_bundle
+
+# Where the bundles go under OUT (a shard is pagefind/<project id>/), and the
+# scratch folder a run writes its bundle to.
+PAGEFIND_DIR = "pagefind"
+# Session pages only (the index and project pages have no data-pagefind-body); group 1: the project's id.
+SESSION_PAGE = re.compile(r"^projects/([^/]+)/sessions/[^/]+\.html$")
+# A page larger than this is left out of Pagefind's index (its prompts and replies
+# stay in the fallback index): Pagefind's memory grows with the page it indexes
+# (docs/performance.md).
+MAX_INDEXED_PAGE = 8 << 20
+PAGEFIND_TIMEOUT = 600
+
+
+class SearchError(BoughError):
+    """The Pagefind index could not be built."""
+
+
+# The language Pagefind indexes every page as: one it has no stemmer for, so a word
+# is indexed as it is written and "refused" never finds "refusing" (ISO 639-2's
+# "no linguistic content"; docs/performance.md, Search).
+INDEX_LANGUAGE = "zxx"
+# Pagefind's own search interfaces and playground: bough's box is search.js, so
+# they would only be copied into every shard for nothing.
+UNUSED_FILES = re.compile(r"^(?:playground/|pagefind-(?:ui|modular-ui|component-ui|highlight)\.)")
+
+
+def pagefind_binary() -> Path:
+    """The Pagefind binary, looked up where the pagefind package looks: the file
+    ``PAGEFIND_BINARY_PATH`` names, the one its ``bin`` extra installs
+    (``pagefind_bin_extended``, then ``pagefind_bin``), else one on PATH. Not
+    through the package itself: its lookup imports asyncio, which every build
+    with search would pay for (docs/performance.md)."""
+    named = os.environ.get("PAGEFIND_BINARY_PATH")
+    if named:
+        return Path(named)
+    for module in ("pagefind_bin_extended", "pagefind_bin"):
+        try:
+            return Path(importlib.import_module(module).get_executable())
+        except (ImportError, OSError, AttributeError):
+            continue
+    found = shutil.which("pagefind_extended") or shutil.which("pagefind")
+    if found is None:
+        raise SearchError("search needs Pagefind (pip install 'pagefind[bin]'), or build with --no-search")
+    return Path(found)
+
+
+def pagefind_version(binary: Path) -> str:
+    """What ``pagefind --version`` says: a shard made by another Pagefind is made again
+    (a merged index must match the version of the pagefind.js that loads it)."""
+    try:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise SearchError(f"Pagefind could not run: {err}") from err
+    return done.stdout.decode("utf-8", "replace").strip()
+
+
+def pagefind_files(out: Path, pages: list[str], report: Callable[[str], None] = lambda line: None,
+                   *, root: str = PAGEFIND_DIR, search_limit: int = DEFAULT_SEARCH_LIMIT) -> list[tuple[str, bytes]]:
+    """Run Pagefind over the session pages among ``pages`` (paths under OUT) and
+    return its bundle under ``root`` as (path under OUT, bytes), sorted."""
+    pages = [p for p in pages if SESSION_PAGE.match(p)]
+    return _pagefind_bundle(out, pages, report, root, pagefind_binary(), search_limit)
+
+
+def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None], root: str, binary: Path,
+                     search_limit: int = DEFAULT_SEARCH_LIMIT) -> list[tuple[str, bytes]]:
+    """Pagefind's bundle of ``pages`` (session pages under OUT) under ``root``:
+    :func:`prepare_pages`, then :meth:`PreparedPages.run`."""
+    return prepare_pages(out, pages, root, search_limit).run(binary, report)
+
+
+def prepare_pages(out: Path, pages: list[str], root: str, search_limit: int = DEFAULT_SEARCH_LIMIT) -> PreparedPages:
+    """The temporary site Pagefind reads: copies of ``pages`` (session pages under
+    OUT) as ``page_copy.pagefind_copy`` makes them (tool output within ``search_limit``
+    KB), so a page that is about to be pruned, or a file bough does not own, is never
+    indexed. In memory when there is room (:func:`scratch_folder`); should that fail,
+    on disk.
+
+    Made in the calling thread: made in a thread of its own beside the build's Python
+    work, its hundreds of small reads and writes each waited for the interpreter's
+    lock (docs/performance.md)."""
+    where = scratch_folder(_pages_size(out, pages))
+    chars = output_chars(search_limit)
+    try:
+        return PreparedPages(where, out, pages, root, chars)
+    except OSError:
+        if where is None:
+            raise
+        return PreparedPages(None, out, pages, root, chars)  # memory ran short: on disk
+
+
+class PreparedPages:
+    """A temporary site of stripped pages, ready for one Pagefind run (:meth:`run`,
+    which may be in another thread), removed after it or by :meth:`close`."""
+
+    def __init__(self, where: str | None, out: Path, pages: list[str], root: str, chars: int | None) -> None:
+        self._where, self._out, self._pages, self._root, self._chars = where, out, pages, root, chars
+        self._tmp = tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where)
+        try:
+            self._too_large = _copy_stripped(out, pages, Path(self._tmp.name) / "site", chars)
+        except BaseException:
+            self.close()
+            raise
+
+    def run(self, binary: Path, report: Callable[[str], None]) -> list[tuple[str, bytes]]:
+        """Pagefind's bundle of the pages, the pages too large to index reported.
+        The bundle is written in the temporary folder too (an absolute path: Pagefind
+        resolves it against its working directory), so the site writer stays the one
+        that writes into OUT. No bundle when no page is small enough to index."""
+        try:
+            files = self._bundle(binary)
+        except (OSError, SearchError) as err:
+            self.close()
+            if self._where is None or isinstance(err.__cause__, subprocess.TimeoutExpired):
+                raise
+            return PreparedPages(None, self._out, self._pages, self._root, self._chars).run(binary, report)
+        self.close()
+        for page in self._too_large:
+            report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
+        return files
+
+    def start(self, pool: ThreadPoolExecutor, binary: Path,
+              report: Callable[[str], None]) -> Future[list[tuple[str, bytes]]]:
+        """:meth:`run` in ``pool``; the pages are removed even if it never runs (cancelled)."""
+        run = pool.submit(self.run, binary, report)
+        run.add_done_callback(lambda _run: self.close())
+        return run
+
+    def _bundle(self, binary: Path) -> list[tuple[str, bytes]]:
+        tmp = Path(self._tmp.name)
+        if not (tmp / "site").is_dir():
+            return []
+        files = _run_pagefind(binary, tmp / "site", tmp / PAGEFIND_DIR, self._root, str(tmp))
+        try:
+            files = canonical_bundle(files, self._root)
+        except (ValueError, TypeError, IndexError, KeyError, OSError, EOFError):
+            pass  # a Pagefind whose files bough cannot read: its bundle works as written, only not reproducibly
+        return sorted(files.items())
+
+    def close(self) -> None:
+        self._tmp.cleanup()
+
+
+# Pagefind's scratch files (a copy of each page it reads, the bundle it writes, read
+# back at once) need no disk: creating and deleting thousands of them on disk costs
+# the system's time in a cold build (docs/performance.md).
+MEMORY_SCRATCH = Path("/dev/shm")
+_SCRATCH_MARGIN = 64 << 20
+
+
+def scratch_folder(pages_size: int) -> str | None:
+    """Where Pagefind's temporary site goes: ``/dev/shm`` (memory, on Linux) when it
+    is a folder with room for twice the pages' bytes and a margin, and no TMPDIR
+    says where temporary files go; else None (tempfile's default)."""
+    if os.environ.get("TMPDIR"):
+        return None
+    try:
+        free = os.statvfs(MEMORY_SCRATCH)
+    except OSError:
+        return None
+    room = free.f_bavail * free.f_frsize >= 2 * pages_size + _SCRATCH_MARGIN
+    return str(MEMORY_SCRATCH) if room and os.access(MEMORY_SCRATCH, os.W_OK | os.X_OK) else None
+
+
+def _pages_size(out: Path, pages: list[str]) -> int:
+    """The pages' bytes together; a page that cannot be found counts nothing
+    (copying it says why)."""
+    size = 0
+    for page in pages:
+        try:
+            size += os.stat(out / page).st_size
+        except OSError:
+            continue
+    return size
+
+
+def _copy_stripped(out: Path, pages: list[str], site: Path, chars: int | None) -> list[str]:
+    """Each page small enough to index, stripped, into ``site``; the others."""
+    too_large = []
+    # In reverse: a tmpfs lists the last made first, and Pagefind numbers pages in
+    # the order it finds them, so its numbers are then already canonical_bundle's.
+    for page in sorted(pages, reverse=True):
+        data = (out / page).read_bytes()
+        if len(data) > MAX_INDEXED_PAGE:
+            too_large.insert(0, page)
+            continue
+        target = site / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(pagefind_copy(data, chars))
+    return too_large
+
+
+# What Pagefind 1.5 says when the pages it was given hold no word to index.
+_NOTHING_TO_INDEX = "Pagefind was not able to build an index"
+
+
+def _run_pagefind(binary: Path, site: Path, bundle: Path, root: str, cwd: str) -> dict[str, bytes]:
+    command = [str(binary), "--site", str(site.resolve()), "--output-path", str(bundle.resolve()), "--silent",
+               "--force-language", INDEX_LANGUAGE]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=PAGEFIND_TIMEOUT, cwd=cwd,
+                              env={**os.environ, "NO_COLOR": "1"}, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise SearchError(f"Pagefind could not run: {err}") from err
+    if done.returncode != 0:
+        message = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
+        if _NOTHING_TO_INDEX in message:
+            return {}  # pages with no word to index (a session of usage lines only): no bundle, and no error
+        raise SearchError(f"Pagefind failed (exit {done.returncode}): {message[-2000:]}")
+    files = {}
+    for path in sorted(p for p in bundle.rglob("*") if p.is_file()):
+        rel = path.relative_to(bundle).as_posix()
+        if not UNUSED_FILES.match(rel):
+            files[f"{root}/{rel}"] = path.read_bytes()
+    return files

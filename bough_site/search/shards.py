@@ -1,0 +1,269 @@
+"""The shards: one Pagefind bundle per project, and ``pagefind/shards.js``.
+
+Each project's session pages get a bundle of their own under pagefind/<project id>/
+(a "shard"), and pagefind/shards.js lists them; search.js loads the first and
+merges the others into it (Pagefind's mergeIndex), so a search covers them all,
+ranked together. A build runs Pagefind only for projects whose session pages it
+rendered, and over one project's pages at a time, so neither its time nor its
+memory grows with the rest of the site. Each shard holds a stamp
+(bough-shard.json: Pagefind's version, SHARD_FORMAT, its pages, its files'
+digests), which is how a later build tells that the shard is still current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..config import DEFAULT_SEARCH_LIMIT
+from ..write import SiteWriter, is_regular_file, json_bytes
+from . import pagefind_run
+from .pagefind_run import PAGEFIND_DIR, SESSION_PAGE, SearchError, pagefind_binary, pagefind_version, prepare_pages
+
+# The list of shards: a module (search.js imports it, as it imports pagefind.js) that
+# exports their paths under the site's root, sorted.
+SHARDS_PATH = f"{PAGEFIND_DIR}/shards.js"
+SHARD_STAMP = "bough-shard.json"
+# Bump when what a shard is made of changes (page_copy, canonical_bundle,
+# the files kept): shards stamped otherwise are then made again.
+SHARD_FORMAT = 4  # 2: pages numbered in the order of their URLs; 3: chunks compressed at level 6;
+# 4: tool output indexed (within the budget), code as plain text, no stemming
+
+
+class ShardRuns:
+    """The shards of a build: those kept, and the Pagefind runs making the others,
+    started by :func:`start_shards` and written by :meth:`finish`. Use it as a
+    context manager: leaving it waits for the runs still going."""
+
+    def __init__(self, owned: dict[str, list[str]], to_make: list[tuple[str, dict[str, Any]]],
+                 start: Callable[[ThreadPoolExecutor, str, list[str]], Future[list[tuple[str, bytes]]]],
+                 workers: int, started: dict[str, Future[list[tuple[str, bytes]]]] | None = None,
+                 report: Callable[[str], None] = lambda line: None) -> None:
+        self._owned = owned
+        self._report = report
+        self._to_make = to_make
+        started = started or {}
+        left = [job for job in to_make if job[0] not in started]
+        self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(left) or 1)))
+        # Every run started now (its pages prepared in this thread), but those the
+        # rendering already started.
+        try:
+            self._bundles = [started.get(root) or start(self._pool, root, made["pages"]) for root, made in to_make]
+        except BaseException:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+    def finish(self, write: Callable[[list[tuple[str, bytes]]], list[str]]) -> list[str]:
+        """Write each shard, in project order, as soon as it and those before it are
+        made (the main process holds a few at a time), then ``shards.js``; every
+        path written or kept."""
+        for (root, made), bundle in zip(self._to_make, self._bundles):
+            self._owned[root] = _write_shard(root, made, self._made(root, bundle), write)
+        paths: list[str] = []
+        shards = []
+        for root in sorted(self._owned):
+            paths += self._owned[root]
+            if self._owned[root]:
+                shards.append(f"{root}/")
+        return paths + write([(SHARDS_PATH, shards_module(shards))])
+
+    def _made(self, root: str, bundle: Future[list[tuple[str, bytes]]]) -> list[tuple[str, bytes]]:
+        """A shard's files; none when Pagefind failed on it: that costs its project's
+        search, not the site (docs/safety.md S11), and the next build tries again."""
+        try:
+            return bundle.result()
+        except SearchError as err:
+            project = root.removeprefix(PAGEFIND_DIR + "/")
+            self._report(f"warning: search: the sessions of project {project} are left out of the search index: {err}")
+            return []
+
+    def __enter__(self) -> ShardRuns:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], None],
+                 report: Callable[[str], None] = lambda line: None, *, workers: int = 1,
+                 early: EarlyShards | None = None, search_limit: int = DEFAULT_SEARCH_LIMIT) -> ShardRuns:
+    """Keep each project's shard that still holds, and start Pagefind for the others,
+    up to ``workers`` runs at once in threads (each run is a process of its own), so
+    that the build renders the index and project pages meanwhile. ``writer`` (the
+    build's SiteWriter, its session pages all written) tells the pages this build owns
+    and which of them it rendered; ``previous`` is what the last build's site pages
+    were (its shards among them); ``keep`` is the build's, so what is kept is neither
+    written again nor pruned. Only this thread uses ``writer`` and ``keep``.
+    ``search_limit`` is the budget of each tool result in KB (``page_copy.output_chars``);
+    with ``early``, the one it was made with counts."""
+    out = Path(writer.out)
+    rendered = set(writer.written) | set(writer.unchanged)
+    by_project: dict[str, list[str]] = {}
+    for page in writer.written + writer.unchanged + writer.kept:
+        match = SESSION_PAGE.match(page)
+        if match:
+            by_project.setdefault(match.group(1), []).append(page)
+    binary, stamp = early.identity() if early is not None else pagefind_identity(search_limit)
+    owned_before = set(previous)
+    owned: dict[str, list[str]] = {}
+    to_make: list[tuple[str, dict[str, Any]]] = []
+    started: dict[str, Future[list[tuple[str, bytes]]]] = {}
+    for project in sorted(by_project):
+        pages = sorted(by_project[project])
+        root = f"{PAGEFIND_DIR}/{project}"
+        made = {**stamp, "pages": pages}
+        kept = None if rendered.intersection(pages) else _keep_shard(out, root, made, owned_before, keep)
+        if kept is None:
+            to_make.append((root, made))
+            run = early.take(root, made) if early is not None else None
+            if run is not None:
+                started[root] = run
+        else:
+            owned[root] = kept
+    return ShardRuns(owned, to_make,
+                     lambda pool, root, pages: prepare_pages(out, pages, root, stamp["output_kb"])
+                     .start(pool, binary, report),
+                     workers, started, report)
+
+
+class EarlyShards:
+    """Pagefind runs started while the build still renders: once the first pass has
+    written every page of a project new to OUT, that project is indexed beside the
+    rendering of the others (one run at a time), instead of after all of it. A run is
+    used (:meth:`take`) only when it was made from what the shard would be made from
+    at the end: the same stamp (Pagefind, SHARD_FORMAT, the very pages) and none of
+    its pages written again since it started (the second pass); otherwise the shard
+    is made again as any other. Use it as a context manager: leaving it waits for the
+    run still going."""
+
+    def __init__(self, writer: SiteWriter, report: Callable[[str], None],
+                 search_limit: int = DEFAULT_SEARCH_LIMIT) -> None:
+        self._writer = writer
+        self._report = report
+        self._search_limit = search_limit
+        self._pool = ThreadPoolExecutor(max_workers=1)
+        self._runs: dict[str, tuple[dict[str, Any], int, list[str], Future[list[tuple[str, bytes]]]]] = {}
+        self._identity: tuple[Path, dict[str, Any]] | None = None
+
+    def identity(self) -> tuple[Path, dict[str, Any]]:
+        """:func:`pagefind_identity`, found once for the build (publishing asks too)."""
+        if self._identity is None:
+            self._identity = pagefind_identity(self._search_limit)
+        return self._identity
+
+    def start(self, project: str, pages: list[str]) -> None:
+        """Index ``pages`` (the project's session pages, all written) as its shard."""
+        root = f"{PAGEFIND_DIR}/{project}"
+        if root in self._runs:
+            return
+        try:
+            binary, stamp = self.identity()
+        except SearchError:
+            return  # publishing says why
+        made = {**stamp, "pages": sorted(pages)}
+        try:
+            prepared = prepare_pages(Path(self._writer.out), made["pages"], root, made["output_kb"])
+        except OSError:
+            return  # publishing makes it, and says why it cannot
+        lines: list[str] = []  # its warnings, said when it is taken
+        run = prepared.start(self._pool, binary, lines.append)
+        self._runs[root] = (made, len(self._writer.written), lines, run)
+
+    def take(self, root: str, made: dict[str, Any]) -> Future[list[tuple[str, bytes]]] | None:
+        """The run that made ``root``'s shard from ``made``, when there is one."""
+        if root not in self._runs:
+            return None
+        started, mark, lines, run = self._runs.pop(root)
+        if started != made or not set(self._writer.written[mark:]).isdisjoint(made["pages"]):
+            run.cancel()
+            return None
+        # Its warnings are said once it is done (now, if it is), as any shard's are.
+        run.add_done_callback(lambda _run: [self._report(line) for line in lines])
+        return run
+
+    def __enter__(self) -> EarlyShards:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def pagefind_identity(search_limit: int = DEFAULT_SEARCH_LIMIT) -> tuple[Path, dict[str, Any]]:
+    """The Pagefind binary, and what every shard's stamp says but its pages and files
+    (SearchError when there is no Pagefind to run): a shard made with another budget
+    for tool output is made again."""
+    binary = pagefind_binary()
+    return binary, {"format": SHARD_FORMAT, "max_page": pagefind_run.MAX_INDEXED_PAGE,
+                    "pagefind": pagefind_version(binary), "language": pagefind_run.INDEX_LANGUAGE,
+                    "output_kb": max(0, search_limit)}
+
+
+def shards_module(shards: list[str]) -> bytes:
+    """``pagefind/shards.js``: ``export default`` the shards' paths (project ids are
+    slugs: the JSON of the list is safe as it is)."""
+    listed = orjson.dumps(shards, option=orjson.OPT_INDENT_2).decode()
+    # The comment names search.py, the module this was in: kept, so the output stays the same bytes.
+    return f"/* bough: the Pagefind bundles, one per project (bough_site/search.py) */\nexport default {listed};\n".encode()
+
+
+# A shard is kept only when none of its pages was rendered by this build: a page
+# rendered with the very bytes it already had may still differ from what the shard
+# was made from (an earlier build that failed before its shard wrote it), and digests
+# of the pages cannot be published (a kept-by-bough page differs from its original
+# by a note Pagefind does not index: both must give the same search files). Its stamp
+# names its pages and the digest of each of its files: it is kept whole, and only
+# when every file is still the last successful build's own, with those bytes.
+
+
+def _keep_shard(out: Path, root: str, made: dict[str, Any], owned_before: set[str],
+                keep: Callable[[str], None]) -> list[str] | None:
+    """Keep the shard the last build made from these pages (``made``: the stamp it
+    would have, but its files); None when it must be made again."""
+    stamp_path = f"{root}/{SHARD_STAMP}"
+    if stamp_path not in owned_before or not is_regular_file(out / stamp_path):
+        return None
+    try:
+        stamp = orjson.loads((out / stamp_path).read_bytes())
+        files = stamp.pop("files")
+    except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError):
+        return None
+    if stamp != made or not isinstance(files, dict):
+        return None
+    names = sorted(files)
+    paths = [f"{root}/{name}" for name in names]
+    for name, path in zip(names, paths):
+        if path not in owned_before or _digest_of(out / path) != files[name]:
+            return None
+    for path in [*paths, stamp_path]:  # all checked first: a shard is kept whole or made again whole
+        keep(path)
+    return [*paths, stamp_path]
+
+
+def _write_shard(root: str, made: dict[str, Any], files: list[tuple[str, bytes]],
+                 write: Callable[[list[tuple[str, bytes]]], list[str]]) -> list[str]:
+    """Write a shard Pagefind made from the pages ``made`` names, its stamp last (so
+    a stamp never names files that were not written); nothing when none of the
+    pages could be indexed."""
+    if not files:
+        return []
+    stamp = {**made, "files": {path.removeprefix(root + "/"): _digest(data) for path, data in files}}
+    return write(files) + write([(f"{root}/{SHARD_STAMP}", json_bytes(stamp))])
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _digest_of(path: Path) -> str | None:
+    """The digest of a regular file's bytes (never through a symlink); None when there is none."""
+    if not is_regular_file(path):
+        return None
+    try:
+        return _digest(path.read_bytes())
+    except OSError:
+        return None
