@@ -55,7 +55,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("Jinja templates", ("/jinja2/", "/templates/", ".html")),
     ("render helpers (pages.py, times, links, charts, built)", ("bough_site/render/",)),
     ("reading (readers)", ("bough_site/readers/",)),
-    ("redaction", ("bough_site/redact.py", "bough_site/scrub.py")),
+    ("redaction", ("bough_site/redact", "bough_site/scrub.py")),  # redact.py, redact_*.py
     ("work summaries", ("bough_site/work.py",)),
     ("sidecars", ("bough_site/sidecars.py",)),
     ("writing", ("bough_site/write.py",)),

@@ -22,41 +22,12 @@ import math
 import re
 from typing import Any
 
-from bough_site import redact as live
-from bough_site.redact import (
-    _ANCHOR_REACH,
-    _BY_ANCHOR,
-    _BY_HEAD,
-    _CLASS_MAP,
-    _DENSE_HITS,
-    _FALLBACK_MAX_RUN,
-    _ID_PREFIXES,
-    _KEYWORD_AFTER,
-    _KEYWORD_BEFORE,
-    _LONG_ANCHOR_RE,
-    _LOWER_RUN_RE,
-    _PREFIXED_KEY_RE,
-    _RUN_MIN,
-    _SECRET_WORD_RE,
-    _SHAPE_BASE,
-    _SHORT,
-    _SHORT_ANCHORS,
-    _CONTEXT_BASE,
-    _WIDE_SHAPES,
-    CONTEXT_SHAPES,
-    RULES,
-    SHAPES,
-    TIER_FALLBACK,
-    TIER_PROVIDER,
-    Redactor,
-    Rule,
-    _BodyEnds,
-    _loose_vendor_key,
-    _named_key,
-    _prefix_re,
-    _providers_named,
-    _same_sentence_keyword,
-)
+from bough_site import redact_search as live
+from bough_site.redact import Redactor
+from bough_site.redact_rules import CONTEXT_SHAPES, SHAPES
+from bough_site.redact_search import _DENSE_HITS, _RUN_MIN, _SHORT
+from bough_site.redact_shapes import _ANCHOR_REACH, _BY_ANCHOR, _BY_HEAD, _BodyEnds, _CLASS_MAP, _CONTEXT_BASE, _FALLBACK_MAX_RUN, _ID_PREFIXES, _KEYWORD_AFTER, _KEYWORD_BEFORE, _LONG_ANCHOR_RE, _LOWER_RUN_RE, _PREFIXED_KEY_RE, _SECRET_WORD_RE, _SHAPE_BASE, _SHORT_ANCHORS, _WIDE_SHAPES, _loose_vendor_key, _named_key, _prefix_re, _providers_named, _same_sentence_keyword
+from bough_site.redact_table import RULES, Rule, TIER_FALLBACK, TIER_PROVIDER
 
 Span = tuple[int, int]
 _Candidate = tuple[int, int, int, str, int]

@@ -39,8 +39,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bough_site import redact
-from bough_site.redact import RULES, Redactor
+from bough_site import redact, redact_files, redact_search, redact_shapes, redact_table
+from bough_site.redact import Redactor
+from bough_site.redact_table import RULES
 from bough_site.redact_rules import CONTEXT_SHAPES, SHAPES, lookalike, sample
 
 from corpus.redact_reference import _LOOSE_TOKEN_RE, ReferenceRedactor
@@ -139,7 +140,7 @@ def _check_tree(root: Path, **options: Any) -> int:
             for key in keys:
                 pair.same("text", key)
             for name in _paths(record):
-                if FULL or redact.is_sensitive_path(name):  # else file_text is text, compared above
+                if FULL or redact_files.is_sensitive_path(name):  # else file_text is text, compared above
                     for value in values:
                         pair.same("file_text", name, value)
         pair.done()
@@ -278,7 +279,7 @@ def test_any_text_of_token_characters_and_separators(s: str) -> None:
 # and a lookbehind reaches at most one character before the match, through a class of token
 # characters (the space and whatever stands before a run in s are both outside it).
 
-_RUN_CHARS = frozenset(redact._RUN_CHARS)
+_RUN_CHARS = frozenset(redact_search._RUN_CHARS)
 _BAD = object()
 
 
@@ -340,8 +341,8 @@ def _edge_problems(pattern: re.Pattern[str]) -> list[str]:
 def _joined_patterns() -> list[tuple[str, re.Pattern[str]]]:
     out = [(f"shape {s.provider}", s.regex) for s in SHAPES]
     out += [(f"named by its provider: {s.provider}", s.regex) for s in CONTEXT_SHAPES]
-    return out + [("prefix trie", redact._prefix_re()), ("signatures", redact._LONG_ANCHOR_RE),
-                  ("prefixed-key", redact._PREFIXED_KEY_RE), ("keyword-secret tokens", redact._MIXED_TOKEN_RE)]
+    return out + [("prefix trie", redact_shapes._prefix_re()), ("signatures", redact_shapes._LONG_ANCHOR_RE),
+                  ("prefixed-key", redact_shapes._PREFIXED_KEY_RE), ("keyword-secret tokens", redact_shapes._MIXED_TOKEN_RE)]
 
 
 @pytest.mark.parametrize(("name", "pattern"), _joined_patterns(), ids=[n for n, _ in _joined_patterns()])
@@ -377,10 +378,10 @@ _POSITIVES = _positives()
 @pytest.mark.parametrize("index", [i for i, r in enumerate(RULES) if r.in_runs])
 def test_in_runs_rules_match_only_inside_runs(index: int) -> None:
     """A keyword of an in_runs rule is looked up in the runs of 15 or more token characters only
-    (redact.Rule.in_runs): every match must be that long, of token characters, holding a keyword."""
+    (redact_table.Rule.in_runs): every match must be that long, of token characters, holding a keyword."""
     rule = RULES[index]
     tree = _P.parse(rule.pattern, rule.flags)
-    assert tree.getwidth()[0] >= redact._RULE_RUN_MIN
+    assert tree.getwidth()[0] >= redact_search._RULE_RUN_MIN
     assert rule.case_sensitive and not rule.flags & re.IGNORECASE and rule.reach == 0
 
     def consumed(seq: Any) -> set[str]:
@@ -422,7 +423,7 @@ def test_rules_tried_at_their_first_characters_start_with_them(index: int) -> No
                 max_size=80).map("".join))
 def test_matches_starting_at_their_characters_are_finditer_s(s: str) -> None:
     for rule in [r for r in RULES if r.starts]:
-        assert [m.span() for m in redact._matches_starting(rule.regex, s, rule.starts)] == [
+        assert [m.span() for m in redact_search._matches_starting(rule.regex, s, rule.starts)] == [
             m.span() for m in rule.regex.finditer(s)]
 
 
@@ -442,14 +443,14 @@ def test_mixed_tokens_are_the_loose_tokens_with_all_three_classes(s: str) -> Non
     loose = [m.span() for m in _LOOSE_TOKEN_RE.finditer(s)
              if any(c.isupper() for c in m.group()) and any(c.islower() for c in m.group())
              and any(c.isdigit() for c in m.group())]
-    assert [m.span() for m in redact._MIXED_TOKEN_RE.finditer(s)] == loose
+    assert [m.span() for m in redact_shapes._MIXED_TOKEN_RE.finditer(s)] == loose
 
 
 @settings(max_examples=500 if FULL else 150, deadline=None)
 @given(st.text(alphabet=st.sampled_from([*_TOKEN_CHARS, "é", "Ǆ", "٣", "\u212a", ".", " "]), max_size=80),
        st.integers(0, 40))
 def test_looks_random_is_what_it_was(token: str, least: int) -> None:
-    assert redact.looks_random(token, least=least) == reference_looks_random(token, least=least)
+    assert redact_shapes.looks_random(token, least=least) == reference_looks_random(token, least=least)
 
 
 @pytest.mark.parametrize("index", [i for i, r in enumerate(RULES) if r.holds])
@@ -467,17 +468,17 @@ def test_rules_hold_the_literal_they_name(index: int) -> None:
 @given(st.lists(st.sampled_from(["-", "--", "key", "KEY", "token", "secret", "u", "U", "x", " ", "-u", "-k"]),
                 max_size=40).map("".join))
 def test_dash_keywords_are_found_where_find_finds_them(s: str) -> None:
-    scan = redact._Scan(s)
-    for kw in redact._DASH_KEYWORDS:
+    scan = redact_search._Scan(s)
+    for kw in redact_search._DASH_KEYWORDS:
         assert scan.occurs(kw, False) is (kw in s.lower())
         assert scan.hits(kw, False) == [i for i in range(len(s)) if s.lower().startswith(kw, i)]
 
 
 def test_a_prefixed_key_holds_32_letters_and_digits_in_a_row() -> None:
-    """Text without 32 letters and digits in a row skips the prefixed-key search (redact._ALNUM_32)."""
-    tree = _P.parse(redact._PREFIXED_KEY_RE.pattern)
-    body = next(av for op, av in tree if op is _C.SUBPATTERN and av[0] == redact._PREFIXED_KEY_RE.groupindex["r"])[3]
+    """Text without 32 letters and digits in a row skips the prefixed-key search (redact_shapes._ALNUM_32)."""
+    tree = _P.parse(redact_shapes._PREFIXED_KEY_RE.pattern)
+    body = next(av for op, av in tree if op is _C.SUBPATTERN and av[0] == redact_shapes._PREFIXED_KEY_RE.groupindex["r"])[3]
     (op, (least, _most, item)), = body
-    assert op is _C.MAX_REPEAT and least == len(redact._ALNUM_32)
+    assert op is _C.MAX_REPEAT and least == len(redact_shapes._ALNUM_32)
     assert _chars_of(item[0]) == set(string.ascii_letters + string.digits)
-    assert bytes(redact._ALNUM_MAP).count(b"a") == 62
+    assert bytes(redact_shapes._ALNUM_MAP).count(b"a") == 62
