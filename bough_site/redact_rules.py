@@ -28,7 +28,7 @@ in C); only those runs, joined into one text, are searched, by one trie of every
 prefix and one alternation of every signature, and a hit is confirmed by its
 shape's own pattern. So a part is a literal or a class of token characters
 (``redact_search._RUN_CHARS``: letters, digits and ``_-.+/=:~$!@%``), never a space or
-a quote: tests/test_redact_same.py checks every pattern for it. Every quantifier
+a quote: tests/test_redact_found.py checks every pattern for it. Every quantifier
 is bounded and none is nested, so each pattern is linear in its input.
 """
 
