@@ -56,7 +56,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("render helpers (pages.py, times, links, charts, built)", ("bough_site/render/",)),
     ("reading (readers)", ("bough_site/readers/",)),
     ("redaction", ("bough_site/redact", "bough_site/scrub.py")),  # redact.py, redact_*.py
-    ("work summaries", ("bough_site/work.py",)),
+    ("work summaries", ("bough_site/work.py", "bough_site/git_commands.py")),
     ("sidecars", ("bough_site/sidecars.py",)),
     ("writing", ("bough_site/write.py",)),
     ("archive", ("bough_site/archive",)),  # archive.py, archive_sync.py
