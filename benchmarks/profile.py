@@ -58,7 +58,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("redaction", ("bough_site/redact", "bough_site/scrub.py")),  # redact.py, redact_*.py
     ("work summaries", ("bough_site/work.py", "bough_site/git_commands.py")),
     ("sidecars", ("bough_site/sidecars.py",)),
-    ("writing", ("bough_site/write.py",)),
+    ("writing", ("bough_site/write.py", "bough_site/slugs.py", "bough_site/out_place.py")),
     ("archive", ("bough_site/archive",)),  # archive.py, archive_sync.py
     ("search (Pagefind: stripping pages, the wait for it)", ("bough_site/search.py",)),
     ("manifest, state, summaries", ("bough_site/manifest.py", "bough_site/state.py", "bough_site/summaries.py")),

@@ -54,7 +54,9 @@ from .state import StateStore, state_name
 from .stats import Tally
 from .summaries import session_from_summary, tally_from_bytes, tally_from_json
 from .work import summarize_work
-from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file, locked, unique_slugs
+from .out_place import check_outside_agent_homes, check_separate
+from .slugs import unique_slugs
+from .write import SiteWriter, is_regular_file, locked
 
 
 @dataclass

@@ -18,7 +18,7 @@ from .config import (DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, SOURCE_CHOIC
 from .errors import BoughError, OutputError
 from .model import UNKNOWN_TOKENS_KEY
 from .quick import unsaid_notes
-from .write import check_outside_agent_homes
+from .out_place import check_outside_agent_homes
 
 
 def _stderr(line: str) -> None:
