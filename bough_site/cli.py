@@ -274,7 +274,7 @@ def archive_command(archive: Path | None, verify: bool) -> None:
 
 
 def archive_report(report) -> str:
-    """The lines ``bough archive`` prints for an archive.Summary."""
+    """The lines ``bough archive`` prints for an archive_report.Summary."""
     kinds = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
     by_kind = ", ".join(f"{report.by_kind[k]:,} {kinds[k]}" for k in sorted(report.by_kind))
     lines = [
