@@ -87,9 +87,8 @@ DATA_SUFFIX = ".gz"
 _TMP_PREFIX = ".bough-tmp-"
 _CHUNK = 1 << 20
 _FSYNC_EACH = 16  # up to this many copies: an fsync each; more: one syncfs (Archive.commit)
-# The fastest level: ISA-L's compresses transcripts 4.5 times faster than zlib's
-# and a tenth smaller; zlib's is four times faster than its 6, for copies a third
-# larger (measured on transcripts; docs/performance.md).
+# The fastest level: a build copies every file that grew, so speed matters more than
+# size here (what each level costs on transcripts: docs/performance.md).
 _LEVEL = gz.FAST
 INDEX = ".bough-index"
 INDEX_SCHEMA = "bough.archive-index/3"
@@ -372,7 +371,7 @@ class Archive:
         file renamed over the copy it replaces. A few copies (a session grew) are
         fsynced one by one; many (a first build) at once, by one sync of the
         archive's file system, which would otherwise also wait for every page a
-        build before this one left unwritten (0.4 s of a one-turn rebuild)."""
+        build before this one left unwritten (docs/performance.md says what that cost)."""
         pending = [copy for copy in copies if copy.temp is not None]
         if not pending:
             return

@@ -55,7 +55,8 @@ STATE_DIR = ".bough-state"
 
 def json_bytes(value: Any, *, compact: bool = False) -> bytes:
     """JSON the way every bough file is written: sorted keys, a final newline, and a
-    2-space indent unless ``compact`` (session sidecars: the indent was 6% of them)."""
+    2-space indent unless ``compact`` (session sidecars: the indent is a share of them
+    worth saving, docs/performance.md)."""
     option = orjson.OPT_SORT_KEYS if compact else orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
     return orjson.dumps(value, option=option) + b"\n"
 
