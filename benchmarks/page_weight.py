@@ -36,7 +36,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bough_site.manifest import Manifest, session_from_summary  # noqa: E402
+from bough_site.manifest import Manifest  # noqa: E402
+from bough_site.summaries import session_from_summary  # noqa: E402
 from bough_site.model import Project, Site  # noqa: E402
 from bough_site.render.pages import Renderer  # noqa: E402
 from corpus.claude import generate_claude_history  # noqa: E402

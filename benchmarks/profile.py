@@ -57,10 +57,10 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("Jinja templates", ("/jinja2/", "/templates/", ".html")),
     ("render helpers (pages.py, times, links, charts, built)", ("bough_site/render/",)),
     ("reading (readers)", ("bough_site/readers/",)),
-    ("redaction", ("bough_site/redact.py", "bough_site/scrub.py")),
-    ("work summaries", ("bough_site/work.py",)),
+    ("redaction", ("bough_site/redact", "bough_site/scrub.py")),  # redact.py, redact_*.py
+    ("work summaries", ("bough_site/work.py", "bough_site/git_commands.py")),
     ("sidecars", ("bough_site/sidecars.py",)),
-    ("writing", ("bough_site/write.py",)),
+    ("writing", ("bough_site/write.py", "bough_site/slugs.py", "bough_site/out_place.py")),
     ("archive", ("bough_site/archive",)),  # archive.py, archive_sync.py
     ("search (Pagefind: stripping pages, the wait for it)", ("bough_site/search/",)),
     ("manifest, state, summaries", ("bough_site/manifest.py", "bough_site/state.py", "bough_site/summaries.py")),

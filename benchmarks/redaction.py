@@ -2,7 +2,8 @@
 """The redactor alone, over the strings a build of one benchmark project passes it.
 
     python3 benchmarks/redaction.py --history realcode --project work-spotter
-    python3 benchmarks/redaction.py --history realcode --project work-spotter --against corpus/redact_reference.py
+    python3 benchmarks/redaction.py --history realcode --project work-spotter --expected /tmp/redaction-expected.json.gz
+    python3 benchmarks/redaction.py --tiny --rounds 1
 
 First (once per history and project, kept in the work directory) a build of the
 project runs in this process at ``-j 1`` with rendering left out, and every call
@@ -10,10 +11,11 @@ the build makes into a session's ``Redactor`` (``text``, ``value``, ``file_text`
 from scrub.py and jobs.py) is recorded, per session. Then those calls are replayed,
 one fresh ``Redactor`` per session as a build makes them, ``--rounds`` times, and
 the best ``time.process_time`` of the replays is printed, with the number of
-strings and characters. ``--against FILE`` also replays them through the redactor
-of another copy of ``redact.py`` (corpus/redact_reference.py, the implementation
-before the redactor was made cheaper) and checks that both return the same values
-and the same counts.
+strings and characters. ``--expected FILE`` keeps what the calls returned (every
+value and each session's counts, gzipped JSON): the first run writes it, each later
+run compares its own with it and fails on the first call that differs, so a change
+meant to make redaction cheaper can show it changed no output (record it before the
+change, compare after). ``--tiny`` uses the history's small shape, a quick run.
 
 Seconds depend on the machine and on what else runs on it (docs/performance.md,
 "Redaction"); the recording does not.
@@ -23,7 +25,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
+import gzip
+import json
 import os
 import pickle
 import shutil
@@ -101,7 +104,7 @@ def project_tree(projects: Path, project: str | None, place: Path) -> Path:
 def replay(redactor_class: type, key: bytes, sessions: list[list[Call]]) -> tuple[float, list[Any]]:
     """Seconds of CPU for every call, one Redactor per session; what each call returned and the counts."""
     results: list[Any] = []
-    getattr(sys.modules[redactor_class.__module__], "_FOUND", {}).clear()  # as in a new process
+    sys.modules[redactor_class.__module__]._FOUND.clear()  # as in a new process
     gc.collect()
     started = time.process_time()
     for calls in sessions:
@@ -112,13 +115,24 @@ def replay(redactor_class: type, key: bytes, sessions: list[list[Call]]) -> tupl
     return time.process_time() - started, results
 
 
-def load_redactor(path: Path) -> type:
-    spec = importlib.util.spec_from_file_location("redact_other", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return getattr(module, "ReferenceRedactor", None) or module.Redactor
+def compare_expected(path: Path, calls: list[Call], results: list[Any]) -> bool:
+    """Write ``path`` (what the calls returned, as JSON) if it is not there; else is it what they return now?"""
+    now = json.loads(json.dumps(results))  # tuples as lists, as the file holds them (json: lone surrogates too)
+    if not path.is_file():
+        path.write_bytes(gzip.compress(json.dumps(now).encode()))
+        print(f"wrote what the calls returned to {path}")
+        return True
+    expected = json.loads(gzip.decompress(path.read_bytes()))
+    if len(expected) != len(now):
+        print(f"{path}: {len(expected):,} results, this run {len(now):,}: not the same calls", file=sys.stderr)
+        return False
+    for i, (was, got) in enumerate(zip(expected, now)):
+        if was != got:
+            what = calls[i] if i < len(calls) else ("counts", ())
+            print(f"result {i:,} DIFFERS from {path} ({what[0]} of {str(what[1])[:200]})", file=sys.stderr)
+            return False
+    print(f"same values and counts as {path}")
+    return True
 
 
 def strings_of(v: Any) -> list[str]:
@@ -141,13 +155,15 @@ def main() -> int:
     parser.add_argument("--project", help="a project directory of the history, or how its name ends "
                                            "(default: the whole history)")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--against", type=Path, help="another redact.py to replay the same calls through and compare")
+    parser.add_argument("--tiny", action="store_true", help="the history's small shape (a quick run)")
+    parser.add_argument("--expected", type=Path, help="what the calls return: written by the first run, "
+                                                       "compared by the later ones (gzipped JSON)")
     args = parser.parse_args()
 
     work = args.work.resolve()
     os.environ.update(bench.environment(work))
-    projects, _facts = bench.generate(work, args.history, tiny=False)
-    name = "-".join([args.history, *([args.project.strip("-")] if args.project else [])])
+    projects, _facts = bench.generate(work, args.history, tiny=args.tiny)
+    name = "-".join([args.history, *(["tiny"] if args.tiny else []), *([args.project.strip("-")] if args.project else [])])
     recording = work / f"redaction-calls-{name}.pickle"
     stamp = projects.parent / ".params"  # rewritten whenever the history is generated again
     if not recording.is_file() or recording.stat().st_mtime < stamp.stat().st_mtime:
@@ -162,22 +178,13 @@ def main() -> int:
     strings = [s for calls in sessions for _, call_args in calls for s in strings_of(list(call_args))]
     print(f"{name}: {len(sessions)} sessions, {sum(map(len, sessions)):,} calls, {len(strings):,} strings, "
           f"{sum(map(len, strings)) / 1e6:.1f} M characters")
-    other = load_redactor(args.against) if args.against else None
-    mine: list[tuple[float, list[Any]]] = []
-    theirs: list[tuple[float, list[Any]]] = []
-    for _ in range(args.rounds):  # alternately, so that a busy spell of the machine hits both
-        mine.append(replay(Redactor, b"benchmark", sessions))
-        if other is not None:
-            theirs.append(replay(other, b"benchmark", sessions))
+    mine = [replay(Redactor, b"benchmark", sessions) for _ in range(args.rounds)]
     best, results = min(mine, key=lambda r: r[0])
     print(f"this redactor: best of {args.rounds}: {best:.3f} s of CPU")
-    if other is not None:
-        other_best, other_results = min(theirs, key=lambda r: r[0])
-        print(f"{args.against}: best of {args.rounds}: {other_best:.3f} s of CPU ({other_best / best:.2f}x)")
-        if other_results != results:
-            print("the two redactors DIFFER on these calls", file=sys.stderr)
+    if args.expected is not None:
+        calls = [call for session in sessions for call in [*session, ("counts", ())]]
+        if not compare_expected(args.expected, calls, results):
             return 1
-        print("same values and counts")
     return 0
 
 

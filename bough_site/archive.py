@@ -4,8 +4,9 @@ Claude Code deletes transcripts older than ``cleanupPeriodDays`` (30 by default)
 each time it starts, and Gemini CLI sessions older than 30 days by default
 (docs/formats-gemini.md §1), so every build copies what it reads into the archive
 and reads the archive back for what the agents have deleted (archive_sync.py does
-that for a build). This module is the store alone: its layout, its records,
-copying a file in, reading a copy back, and ``bough archive``'s report and check.
+that for a build). This module is the store alone: its layout, copying a file in,
+reading a copy back; a copy's record is archive_entry.py's, ``bough archive``'s report
+and check archive_report.py's.
 
 Layout, under the archive directory (mode 0700, files 0600)::
 
@@ -62,11 +63,10 @@ import hashlib
 import os
 import shutil
 import stat
-import tempfile
 import time
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -74,23 +74,21 @@ from typing import Any
 import orjson
 
 from . import gz
+from .archive_entry import KINDS, RECORD_SUFFIX, Copied, Entry, _record_bytes, _record_name, label_problem, rewritten_whole
+from .archive_report import SessionCount, Summary, _parse_problem
+from .archive_restore import RESTORE_PREFIX, RestoreDir
 from .errors import BoughError
-from .readers.lines import MAX_LINE_BYTES, open_regular, parse_line
-from .write import create_temp, json_bytes, replace_file, write_temp
+from .readers.lines import open_regular
+from .write import create_temp, replace_file, write_temp
 
 MARKER = ".bough-archive"
 LOCK = ".bough-lock"
-KINDS = ("claude", "codex", "gemini")
-ENTRY_SCHEMA = "bough.archive-entry/1"
 DATA_SUFFIX = ".gz"
-RECORD_SUFFIX = ".gz.json"
 _TMP_PREFIX = ".bough-tmp-"
-RESTORE_PREFIX = ".bough-restore-"
 _CHUNK = 1 << 20
 _FSYNC_EACH = 16  # up to this many copies: an fsync each; more: one syncfs (Archive.commit)
-# The fastest level: ISA-L's compresses transcripts 4.5 times faster than zlib's
-# and a tenth smaller; zlib's is four times faster than its 6, for copies a third
-# larger (measured on transcripts; docs/performance.md).
+# The fastest level: a build copies every file that grew, so speed matters more than
+# size here (what each level costs on transcripts: docs/performance.md).
 _LEVEL = gz.FAST
 INDEX = ".bough-index"
 INDEX_SCHEMA = "bough.archive-index/3"
@@ -124,115 +122,6 @@ _CANNOT_WRITE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 class Damaged(Exception):
     """An archived copy that does not decompress to the bytes its record names."""
 
-
-@dataclass(frozen=True)
-class Copied:
-    """A copy made and not yet in place: its record to be, and its temporary file
-    (None when the archive already held these very bytes); with a temporary file,
-    the record's own, written beside it by the same process."""
-
-    entry: Entry
-    temp: str | None
-    record_temp: str | None = None
-
-
-@dataclass(frozen=True)
-class Entry:
-    """The record of one archived file."""
-
-    kind: str  # "claude" | "codex" | "gemini"
-    label: str
-    role: str  # "session" | "subagent" | "meta" (Claude, Gemini); "rollout" (Codex)
-    size: int  # bytes of the source copied
-    mtime_ns: int  # the source's mtime when copied
-    sha256: str  # of those bytes
-    archived: str  # when bough first kept this file (ISO, UTC): "kept by bough since"
-    updated: str  # when the copy was last replaced
-    origins: tuple[str, ...] = ()  # absolute paths it was copied from, newest last
-    session: str | None = None  # sub-agents and meta files: the label of their session's file
-    subagents: tuple[str, ...] = ()  # Claude sessions: their sub-agents' labels, in reading order
-    orphan: bool = False  # an old-layout sub-agent read as a session of its own
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.kind, self.label)
-
-    def is_session(self) -> bool:
-        return self.role in ("session", "rollout")
-
-    def to_json(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["origins"] = list(self.origins)
-        data["subagents"] = list(self.subagents)
-        return {"schema": ENTRY_SCHEMA, **data}
-
-    def to_row(self) -> list[Any]:
-        """The record as one list, in field order: how the index holds it."""
-        return [getattr(self, f.name) for f in fields(self)]
-
-    @classmethod
-    def from_row(cls, row: Any) -> Entry:
-        """A record from the index; ValueError when it is not one this bough writes.
-        The index is bough's own (in a directory only its user reads): the kinds
-        of the values are checked, and the label, as the path it becomes."""
-        (kind, label, role, size, mtime_ns, sha256, archived, updated, origins, session, subagents,
-         orphan) = row
-        if kind not in KINDS or not isinstance(label, str) or label_problem(label) or \
-                type(size) is not int or type(mtime_ns) is not int or size < 0 or \
-                not all(isinstance(v, str) for v in (role, sha256, archived, updated)) or \
-                not isinstance(origins, list) or not isinstance(subagents, list) or \
-                not (session is None or isinstance(session, str)):
-            raise ValueError("not a bough archive record")
-        return cls(kind, label, role, size, mtime_ns, sha256, archived, updated, tuple(origins), session,
-                   tuple(subagents), orphan is True)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Entry:
-        """An Entry from a parsed record; ValueError when it is not a valid one."""
-        if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA:
-            raise ValueError("not a bough archive record")
-        strings = ("kind", "label", "role", "sha256", "archived", "updated")
-        if not all(isinstance(data.get(name), str) for name in strings):
-            raise ValueError("a field is missing")
-        for name in ("size", "mtime_ns"):
-            value = data.get(name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{name} is not a count")
-        origins, subagents = data.get("origins", []), data.get("subagents", [])
-        if not all(isinstance(v, list) and all(isinstance(s, str) for s in v) for v in (origins, subagents)):
-            raise ValueError("origins or subagents is not a list of strings")
-        session = data.get("session")
-        if session is not None and not isinstance(session, str):
-            raise ValueError("session is not a string")
-        if data["kind"] not in KINDS or label_problem(data["label"]):
-            raise ValueError("kind or label is not one bough writes")
-        return cls(
-            kind=data["kind"], label=data["label"], role=data["role"], size=data["size"],
-            mtime_ns=data["mtime_ns"], sha256=data["sha256"], archived=data["archived"],
-            updated=data["updated"], origins=tuple(origins), session=session,
-            subagents=tuple(subagents), orphan=data.get("orphan") is True,
-        )
-
-
-def rewritten_whole(kind: str, label: str) -> bool:
-    """Whether the agent rewrites this file whole rather than appending to it: Gemini
-    CLI's legacy ``.json`` sessions and the files naming its roots. Such a file may
-    legitimately shrink (a ``/rewind`` of the JSON era takes records out, and the
-    CLI no longer shows them either), so a changed one replaces its copy; every
-    other transcript only grows, and a shorter one loses to its copy."""
-    return kind == "gemini" and not label.endswith(".jsonl")
-
-
-def label_problem(label: str) -> str | None:
-    """Why ``label`` cannot name a file in the archive, or None when it can."""
-    if not label or "\x00" in label or label.startswith("/"):
-        return "it is empty, absolute or holds a NUL"
-    parts = label.split("/")
-    if any(part in ("", ".", "..") for part in parts):
-        return "it has an empty, '.' or '..' component"
-    if any(part.startswith(".bough-") for part in parts):
-        return "names starting '.bough-' are the archive's own"
-    return None
 
 
 # --------------------------------------------------------------------------- the store
@@ -482,7 +371,7 @@ class Archive:
         file renamed over the copy it replaces. A few copies (a session grew) are
         fsynced one by one; many (a first build) at once, by one sync of the
         archive's file system, which would otherwise also wait for every page a
-        build before this one left unwritten (0.4 s of a one-turn rebuild)."""
+        build before this one left unwritten (docs/performance.md says what that cost)."""
         pending = [copy for copy in copies if copy.temp is not None]
         if not pending:
             return
@@ -713,191 +602,6 @@ class Archive:
         return problems
 
 
-@dataclass
-class Summary:
-    root: Path
-    files: int = 0
-    sessions: int = 0  # as a site counts them (SessionCount)
-    by_kind: dict[str, int] = field(default_factory=dict)
-    bytes: int = 0  # of the transcripts, uncompressed
-    disk_bytes: int = 0  # the compressed copies on disk
-    gone: int = 0  # sessions none of whose files' source paths exist any more
-    oldest: tuple[str, str] | None = None  # (ISO start, label) of the session that started first
-    newest: tuple[str, str] | None = None  # (ISO start, label) of the one that started last
-    kept_since: str | None = None  # when bough first kept one of them (ISO)
-    problems: list[str] = field(default_factory=list)
-
-
-
-@dataclass
-class _Counted:
-    """One session as a site shows it: its first file's label, when it started, and
-    whether every one of its files is gone from where it was copied from."""
-
-    kind: str
-    label: str
-    started: str | None
-    gone: bool
-
-
-class SessionCount:
-    """The sessions an archive holds, counted as a build of it would show them (the
-    readers' rules, told from each copy's first bytes): a Claude Code main file is
-    one (an old sub-agent file read alone included: docs/formats-claude.md C2); a
-    Codex rollout is one unless it is a sub-agent whose parent thread is here, or
-    Codex's own work (docs/formats-codex.md X10), its copies under ``sessions/`` and
-    ``archived_sessions/`` one; Gemini CLI's files sharing a ``sessionId`` are one,
-    and a sub-agent's file is one only when its session is not here
-    (docs/formats-gemini.md §2, §5)."""
-
-    def __init__(self, codex_home: Path | None = None) -> None:
-        self.codex_home = os.path.normpath(str(codex_home)).rstrip("/") if codex_home is not None else None
-        self.claude: list[_Counted] = []
-        self.codex: dict[str, tuple[_Counted, str | None]] = {}  # thread id -> (session, parent thread)
-        self.gemini: dict[str, list[_Counted]] = {}  # sessionId -> its files
-        self.gemini_agents: list[tuple[_Counted, str]] = []  # (a sub-agent's file, its session's id)
-
-    def add(self, entry: Entry, head: bytes) -> None:
-        gone = not any(os.path.lexists(origin) for origin in entry.origins)
-        if entry.kind == "claude":
-            self.claude.append(_Counted("claude", entry.label, _claude_start(head), gone))
-        elif entry.kind == "codex":
-            self._codex(entry, head, gone)
-        else:
-            self._gemini(entry, head, gone)
-
-    def _codex(self, entry: Entry, head: bytes, gone: bool) -> None:
-        from .readers.codex_rollouts import rollout_identity
-
-        thread, parent, started, cwd = rollout_identity(_head_objects(head), Path(entry.label))
-        if self.codex_home and cwd and (os.path.normpath(cwd) + "/").startswith(self.codex_home + "/"):
-            return  # Codex's own work, on no site (readers/codex.py: _drop_internal)
-        counted = _Counted("codex", entry.label, started, gone)
-        kept = self.codex.get(thread)
-        if kept is not None:  # the same thread under sessions/ and archived_sessions/: named as it is live
-            live = counted if kept[0].label.startswith("archived_sessions/") else kept[0]
-            counted = replace(live, gone=kept[0].gone and gone)
-        self.codex[thread] = (counted, parent)
-
-    def _gemini(self, entry: Entry, head: bytes, gone: bool) -> None:
-        from .readers.gemini_files import head_identity
-        from .readers.values import normalize_timestamp
-
-        session, start = head_identity(head)
-        counted = _Counted("gemini", entry.label, normalize_timestamp(start), gone)
-        session = session or entry.label
-        if entry.role == "subagent":  # chats/<its session's id>/<file>
-            self.gemini_agents.append((counted, entry.label.rsplit("/", 2)[-2] if "/" in entry.label else ""))
-        else:
-            self.gemini.setdefault(session, []).append(counted)
-
-    def sessions(self) -> list[_Counted]:
-        out = list(self.claude)
-        out += [counted for counted, parent in self.codex.values() if parent is None or parent not in self.codex]
-        for files in self.gemini.values():
-            first = min(files, key=lambda f: (f.started or "9", f.label))
-            out.append(replace(first, gone=all(f.gone for f in files)))
-        out += [counted for counted, parent in self.gemini_agents if parent not in self.gemini]
-        return out
-
-    def tell(self, report: Summary) -> None:
-        """Put the count, by agent, the gone and the first and last starts into ``report``."""
-        for counted in self.sessions():
-            report.sessions += 1
-            report.by_kind[counted.kind] = report.by_kind.get(counted.kind, 0) + 1
-            report.gone += counted.gone
-            if counted.started is None:
-                continue
-            moment = (counted.started, counted.label)
-            report.oldest = moment if report.oldest is None else min(report.oldest, moment)
-            report.newest = moment if report.newest is None else max(report.newest, moment)
-
-
-def _head_objects(head: bytes) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a copy's first whole lines."""
-    lines = head.split(b"\n")[:-1] if b"\n" in head else [head]  # the last one may be cut by the head's end
-    for line in lines:
-        obj, _ = parse_line(line, shallow=True)
-        if isinstance(obj, dict):
-            yield obj
-
-
-def _claude_start(head: bytes) -> str | None:
-    """When a Claude Code session started, as its page says: its earliest record time,
-    among its first lines (a resume's copied history comes first: docs/formats-claude.md C11)."""
-    from .readers.values import normalize_timestamp
-
-    times = [stamp for obj in _head_objects(head) if obj.get("type") in ("user", "assistant", "system")
-             and (stamp := normalize_timestamp(obj.get("timestamp")))]
-    return min(times) if times else None
-
-
-def _parse_problem(entry: Entry, chunks: Iterable[bytes]) -> str:
-    if entry.kind == "gemini" and not entry.label.endswith((".json", ".jsonl")):
-        for _ in chunks:  # a .project_root: a path, as text (read to the end: the sha256 covers it)
-            pass
-        return ""
-    if entry.label.endswith(".meta.json") or (entry.kind == "gemini" and entry.label.endswith(".json")):
-        data = b"".join(chunks)
-        try:
-            orjson.loads(data)
-        except orjson.JSONDecodeError as err:
-            return f"not valid JSON ({err})"
-        return ""
-    parsed = False
-    rest = b""
-    for chunk in chunks:  # read to the end even once a line parsed: the sha256 covers every byte
-        if parsed:
-            continue
-        lines = (rest + chunk).split(b"\n")
-        rest = lines.pop()
-        parsed = any(line.strip() and parse_line(line)[0] is not None for line in lines)
-        if len(rest) > MAX_LINE_BYTES:
-            rest = b""  # a line the reader would skip too
-    if not parsed and rest.strip():
-        parsed = parse_line(rest)[0] is not None
-    return "" if parsed or entry.size == 0 else "no line of it parses as a JSON object"
-
-
-class RestoreDir:
-    """A build's private directory of decompressed copies, removed by :meth:`close`.
-
-    It holds an flock on a file inside for as long as it lives, so another build
-    can tell an abandoned one (no lock held) from one in use."""
-
-    _LOCK = ".lock"
-
-    def __init__(self, root: Path | None):
-        self.path = Path(tempfile.mkdtemp(prefix=RESTORE_PREFIX, dir=root))  # mode 0700
-        self._fd: int | None = os.open(self.path / self._LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-
-    def close(self) -> None:
-        if self._fd is None:
-            return
-        shutil.rmtree(self.path, ignore_errors=True)
-        os.close(self._fd)
-        self._fd = None
-
-    @classmethod
-    def remove_if_abandoned(cls, path: Path) -> None:
-        try:
-            if not stat.S_ISDIR(os.lstat(path).st_mode):
-                return
-            fd = os.open(path / cls._LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            fd = None
-        try:
-            if fd is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return  # a running build holds it
-        finally:
-            if fd is not None:
-                os.close(fd)
-        shutil.rmtree(path, ignore_errors=True)
-
-
 def check_place(archive: Path, out: Path | None, inputs: list[Path]) -> None:
     """Refuse an archive inside OUT (it would be published) or OUT inside it, and an
     archive inside an input or the agents' homes (or one of those inside it)."""
@@ -964,14 +668,6 @@ def _lstat_mode(path: Path) -> int:
         return os.lstat(path).st_mode
     except OSError:
         return 0
-
-
-def _record_name(entry: Entry) -> str:
-    return entry.label.rsplit("/", 1)[-1] + RECORD_SUFFIX
-
-
-def _record_bytes(entry: Entry) -> bytes:
-    return json_bytes(entry.to_json())
 
 
 def is_regular(path: Path) -> bool:

@@ -33,16 +33,13 @@ from .archive import (
     MAX_RECORD,
     Archive,
     ArchiveError,
-    Copied,
     Damaged,
-    Entry,
     ReadOnly,
-    RestoreDir,
     check_place,
-    label_problem,
-    rewritten_whole,
     utc_now,
 )
+from .archive_entry import Copied, Entry, label_problem, rewritten_whole
+from .archive_restore import RestoreDir
 from .config import BuildConfig, agent_homes, claude_settings_files, gemini_settings_file
 from .discover import ORPHAN_AGENT, Discovered, transcript_label
 from .model import Session, InputWarning

@@ -30,7 +30,7 @@ from .plan.units import Unit
 from .site import latest, project_of, session_order
 from .state import state_name
 from .summaries import session_from_summary
-from .write import unique_slugs
+from .slugs import unique_slugs
 
 
 class Status(enum.Enum):

@@ -60,7 +60,8 @@ from .state import StateStore
 from .stats import Tally
 from .summaries import tally_from_bytes, tally_from_json
 from .work import summarize_work
-from .write import SiteWriter, check_outside_agent_homes, check_separate, is_regular_file
+from .out_place import check_outside_agent_homes, check_separate
+from .write import SiteWriter, is_regular_file
 
 
 @dataclass

@@ -18,7 +18,7 @@ from .config import (DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, SOURCE_CHOIC
 from .errors import BoughError, OutputError
 from .model import UNKNOWN_TOKENS_KEY
 from .quick import unsaid_notes
-from .write import check_outside_agent_homes
+from .out_place import check_outside_agent_homes
 
 
 def _stderr(line: str) -> None:
@@ -274,7 +274,7 @@ def archive_command(archive: Path | None, verify: bool) -> None:
 
 
 def archive_report(report) -> str:
-    """The lines ``bough archive`` prints for an archive.Summary."""
+    """The lines ``bough archive`` prints for an archive_report.Summary."""
     kinds = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
     by_kind = ", ".join(f"{report.by_kind[k]:,} {kinds[k]}" for k in sorted(report.by_kind))
     lines = [

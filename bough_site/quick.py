@@ -54,7 +54,8 @@ from typing import Any
 
 import orjson
 
-from .archive import INDEX, RESTORE_PREFIX
+from .archive import INDEX
+from .archive_restore import RESTORE_PREFIX
 from .config import BuildConfig, claude_settings_files, gemini_settings_file
 from .errors import BoughError
 from .model import InputWarning

@@ -18,17 +18,17 @@ the two cannot drift apart. ``source`` says where the facts come from:
 - ``docs:<what>``: the provider's own documentation or changelog.
 
 The patterns are our own; none is copied. Shapes marked ``legacy`` are found by
-the older provider rules of ``redact.RULES`` (kept as they were, with their
+the older provider rules of ``redact_table.RULES`` (kept as they were, with their
 tests); they are listed here so that every shape bough knows has a source, a
 family and the same three-placement test.
 
-How they are matched (``redact.Redactor``): a string is first cut into runs of
+How they are matched (``redact.Redactor``, ``redact_shapes``): a string is first cut into runs of
 token characters 20 or more long (one ``bytes.translate`` and a few ``find``s,
 in C); only those runs, joined into one text, are searched, by one trie of every
 prefix and one alternation of every signature, and a hit is confirmed by its
 shape's own pattern. So a part is a literal or a class of token characters
-(``redact._RUN_CHARS``: letters, digits and ``_-.+/=:~$!@%``), never a space or
-a quote: tests/test_redact_same.py checks every pattern for it. Every quantifier
+(``redact_search._RUN_CHARS``: letters, digits and ``_-.+/=:~$!@%``), never a space or
+a quote: tests/test_redact_found.py checks every pattern for it. Every quantifier
 is bounded and none is nested, so each pattern is linear in its input.
 """
 
@@ -139,7 +139,7 @@ class Shape:
     @property
     def vendor(self) -> str:
         """The vendor's part of the literal prefix (``sntrys_`` of ``sntrys_eyJpYXQiO``), for
-        the loose check of redact.py: the prefix up to its last ``_``, ``-`` or ``.``; empty
+        the loose check of redact_shapes.py: the prefix up to its last ``_``, ``-`` or ``.``; empty
         when that is shorter than 4 characters (``sk_``, ``hf_``: too common to tell a key
         by), an ordinary word (``key-``, ``api-``) or part of a URL or a ``$`` layout."""
         prefix = self.prefix
@@ -221,7 +221,7 @@ def _azure32(signature: str, provider: str) -> Shape:
 
 
 SHAPES: tuple[Shape, ...] = (
-    # ---- already found by redact.RULES (kept as they were) ----
+    # ---- already found by redact_table.RULES (kept as they were) ----
     _s("aws-access-key", "cloud", "AWS access key id", ["AKIA", c("A-Z2-7", 16)], "docs:AWS IAM identifiers", legacy=True),
     _s("aws-access-key", "cloud", "AWS temporary (STS) key id", ["ASIA", c("A-Z2-7", 16)], "docs:AWS IAM identifiers", legacy=True),
     _s("aws-access-key", "cloud", "AWS key id (ABIA)", ["ABIA", c("A-Z2-7", 16)], "gitleaks:aws-access-token", legacy=True),
@@ -486,7 +486,7 @@ SHAPES: tuple[Shape, ...] = (
 # listed as not covered (Datadog, Mistral, Azure), with Cloudflare's keys from before cfut_.
 # Not Heroku's older keys: a UUID, which its own logs print as request ids, and which is in
 # nearly every string of a transcript (looking at each cost more than all of these).
-# Each is either 32 or 37 letters and digits ("stretch") or random base64 (redact.py,
+# Each is either 32 or 37 letters and digits ("stretch") or random base64 (redact_shapes.py,
 # "Keys told by their provider's name", searches them that way).
 
 
@@ -498,7 +498,7 @@ class ContextShape:
 
     ``before``/``after``: class bodies of the characters that may not stand right before or
     right after the token (a longer run of its alphabet is something else). ``random``: the
-    token must look randomly drawn (``redact.looks_random``), which spares names, paths and
+    token must look randomly drawn (``redact_shapes.looks_random``), which spares names, paths and
     git SHAs; the hex shapes (``random=False``) must hold a letter and a digit instead.
     """
 

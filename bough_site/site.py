@@ -21,7 +21,7 @@ from .model import InputWarning, Project, Session, Site
 from .plan.units import project_identity
 from .stats import Tally
 from .summaries import session_from_summary
-from .write import unique_slugs
+from .slugs import unique_slugs
 
 
 def session_order(session: Session) -> tuple[str, str]:

@@ -17,10 +17,9 @@ keep a build from damaging anything live in one place:
   and the temporary files of a build that was killed before it could remove
   them (the lock file says a build began and never ended: :func:`_began`).
 
-:func:`slug` and :func:`unique_slugs` turn untrusted names into file names;
-:func:`check_separate` keeps OUT away from the inputs, and
-:func:`check_outside_agent_homes` out of the agents' own directories (``~/.claude``,
-``~/.codex``, ``~/.gemini``). A full disk is said in one line (:func:`output_error`).
+slugs.py turns untrusted names into file names; out_place.py keeps OUT away from the
+inputs and out of the agents' own directories (``~/.claude``, ``~/.codex``, ``~/.gemini``).
+A full disk is said in one line (:func:`output_error`).
 """
 
 from __future__ import annotations
@@ -28,14 +27,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import os
 import re
 import secrets
 import stat
 import time
-import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,102 +40,11 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from bough_site.config import agent_homes
 from bough_site.errors import OutputError
+from bough_site.out_place import _resolve, check_outside_agent_homes
 from bough_site.state_paths import LOCK, MARKER, OWN_PREFIX, STATE_DIR, TMP_PREFIX
 
-__all__ = ["SiteWriter", "Staged", "Stager", "check_outside_agent_homes", "check_separate", "discard",
-           "is_regular_file", "json_bytes", "output_error", "slug", "unique_slugs"]
-
-# --------------------------------------------------------------------------- names
-
-_SAFE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
-# Windows refuses these as a file's stem (`con`, `con.html`) whatever the extension.
-_WINDOWS_RESERVED = frozenset(
-    {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(10)} | {f"lpt{i}" for i in range(10)}
-)
-_HASH_LEN = 8
-_DEFAULT_MAX_LEN = 48
-
-
-def slug(text: str, *, max_len: int = _DEFAULT_MAX_LEN) -> str:
-    """A safe file-name component made from untrusted ``text``.
-
-    The result uses only ``[a-z0-9._-]``, never starts with a dot or dash, never
-    contains ``..``, is never empty and is never a Windows-reserved name. A text
-    that is already such a name (a UUID, say) comes back unchanged; any other gets
-    ``-`` plus 8 hex chars of sha256(text), so texts differing only in what was
-    dropped or changed still get different slugs.
-    """
-    return _slug(text, max_len)
-
-
-def unique_slugs(names: list[str]) -> list[str]:
-    """Slugs for ``names`` that are pairwise different, also case-insensitively.
-
-    Where two names would share a slug, each gets the hash suffix of its own text.
-    Only equal names (or a sha256-prefix collision) are still equal after that;
-    those are numbered in list order (``-2``, ``-3``), so the same list always
-    gives the same slugs.
-    """
-    slugs = [_slug(name, _DEFAULT_MAX_LEN) for name in names]
-    counts = Counter(slugs)  # slugs are lower-case, so equal here == equal on a case-folding FS
-    for i, name in enumerate(names):
-        if counts[slugs[i]] > 1:
-            slugs[i] = _slug(name, _DEFAULT_MAX_LEN, force_hash=True)
-    taken: set[str] = set()
-    for i, name in enumerate(names):
-        number = 1
-        while slugs[i] in taken:
-            number += 1
-            slugs[i] = _slug(name, _DEFAULT_MAX_LEN, force_hash=True, tag=f"-{number}")
-        taken.add(slugs[i])
-    return slugs
-
-
-def _slug(text: str, max_len: int, *, force_hash: bool = False, tag: str = "") -> str:
-    if max_len < _HASH_LEN + len(tag):
-        raise ValueError(f"max_len must be at least {_HASH_LEN + len(tag)}, got {max_len}")
-    if not force_hash and not tag and len(text) <= max_len and _ALREADY_SAFE.fullmatch(text) and \
-            not _is_reserved(text):
-        return text  # a UUID, say: _fold would give it back as it is (checked in the tests)
-    suffix = _short_hash(text) + tag
-    base = _fold(text)
-    if not (force_hash or base != text or not base or len(base) > max_len or _is_reserved(base)):
-        return base
-    if _is_reserved(base):
-        # "con.txt" is as reserved as "con": a suffix after the dot would not help.
-        base = base.replace(".", "-", 1)
-    # Cutting can leave a trailing dot or dash; Windows drops trailing dots silently.
-    base = base[: max(max_len - len(suffix) - 1, 0)].rstrip(".-")
-    return f"{base}-{suffix}" if base else suffix
-
-
-# Text that _fold leaves as it is: safe characters, starting with a letter or digit,
-# each "." or "-" followed by a letter, digit or "_" (no "..", "--", ".-", nor one at the end).
-_ALREADY_SAFE = re.compile(r"[a-z0-9](?:[a-z0-9_]|[.-](?=[a-z0-9_]))*")
-
-
-def _fold(text: str) -> str:
-    """Map text onto the safe alphabet: accents dropped, ASCII lower-cased, anything else a dash."""
-    chars = []
-    for ch in unicodedata.normalize("NFKD", text):
-        if unicodedata.combining(ch):
-            continue  # "é" decomposes to "e" + an accent: keep the "e"
-        ch = ch.lower() if ch.isascii() else "-"
-        chars.append(ch if ch in _SAFE_CHARS else "-")
-    folded = re.sub(r"-{2,}", "-", "".join(chars))
-    folded = re.sub(r"\.{2,}", ".", folded)  # never "..", even inside a name
-    return folded.strip(".-")
-
-
-def _is_reserved(name: str) -> bool:
-    return name.split(".", 1)[0] in _WINDOWS_RESERVED
-
-
-def _short_hash(text: str) -> str:
-    # surrogatepass: JSON can carry lone surrogates, and a name must never crash the build.
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_LEN]
+__all__ = ["SiteWriter", "Staged", "Stager", "discard", "is_regular_file", "json_bytes", "output_error"]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -147,53 +52,10 @@ def _short_hash(text: str) -> str:
 
 def json_bytes(value: Any, *, compact: bool = False) -> bytes:
     """JSON the way every bough file is written: sorted keys, a final newline, and a
-    2-space indent unless ``compact`` (session sidecars: the indent was 6% of them)."""
+    2-space indent unless ``compact`` (session sidecars: the indent is a share of them
+    worth saving, docs/performance.md)."""
     option = orjson.OPT_SORT_KEYS if compact else orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
     return orjson.dumps(value, option=option) + b"\n"
-
-
-def check_separate(out: Path, inputs: list[Path]) -> None:
-    """Refuse an OUT inside an input directory, or an input inside OUT.
-
-    Compares fully resolved paths (symlinks followed) with ``is_relative_to``:
-    string prefixes would call ``/a/bc`` part of ``/a/b``.
-    """
-    real_out = _resolve(Path(out))
-    for given in inputs:
-        real_in = _resolve(Path(given))
-        if real_out.is_relative_to(real_in):
-            raise OutputError(
-                f"the output directory {out} is inside the input {given}; "
-                "bough never writes into its inputs: choose an output directory elsewhere"
-            )
-        if real_in.is_relative_to(real_out):
-            raise OutputError(
-                f"the input {given} is inside the output directory {out}; "
-                "choose an output directory that holds no input"
-            )
-
-
-def check_outside_agent_homes(out: Path, homes: list[Path] | None = None) -> None:
-    """Refuse an OUT inside (or equal to) an agent's own directory: ``homes``, by
-    default those config.py names (``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME``,
-    ``$GEMINI_CLI_HOME/.gemini`` and ``~/.claude``, ``~/.codex``, ``~/.gemini``).
-    Resolved paths are compared (docs/safety.md S8), so a link to one is refused
-    too, and ``cd ~/.claude && bough build`` writes nothing there."""
-    real_out = _resolve(Path(out).absolute())
-    named = f"{out} ({real_out})" if str(out) != str(real_out) else str(out)
-    for home in agent_homes() if homes is None else homes:
-        if real_out.is_relative_to(_resolve(Path(home).absolute())):
-            raise OutputError(
-                f"the output directory {named} is inside {home}, an AI agent's own directory; "
-                "bough never writes there: choose an output directory elsewhere (-o)"
-            )
-
-
-def _resolve(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop, on Python 3.11
-        raise OutputError(f"cannot resolve {path}: {err}") from err
 
 
 # What a file system says when it has no room left for a write: full, or the user's quota used up.

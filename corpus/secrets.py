@@ -45,7 +45,7 @@ from typing import Any
 
 import orjson
 
-from bough_site.redact import looks_random
+from bough_site.redact_shapes import looks_random
 from bough_site.redact_rules import CONTEXT_SHAPES, SHAPES, lookalike, sample
 
 _SEED = 20261215

@@ -22,7 +22,8 @@ import pytest
 from click.testing import CliRunner
 
 from bough_site import gz
-from bough_site.archive import Archive, ArchiveError, Entry, check_place
+from bough_site.archive import Archive, ArchiveError, check_place
+from bough_site.archive_entry import Entry
 from bough_site.archive_sync import claude_cleanup_days, sync_archive
 from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main, summary
@@ -655,7 +656,7 @@ def test_two_builds_at_once_share_a_new_archive(home: Path, tmp_path: Path) -> N
 
 
 def test_a_crashed_builds_copies_are_removed_by_the_next(home: Path, tmp_path: Path) -> None:
-    from bough_site.archive import RestoreDir
+    from bough_site.archive_restore import RestoreDir
 
     run(tmp_path / "site")
     root = the_archive()

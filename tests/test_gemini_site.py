@@ -13,7 +13,8 @@ from typing import Any
 import orjson
 import pytest
 
-from bough_site.archive import Archive, rewritten_whole
+from bough_site.archive import Archive
+from bough_site.archive_entry import rewritten_whole
 from bough_site.archive_sync import cleanup_notes, gemini_retention
 from bough_site.build import BuildResult, build, load_site
 from bough_site.config import BuildConfig, agent_homes, agent_roots, archive_dir
@@ -249,7 +250,7 @@ def test_archive_verify_parses_legacy_files_and_skips_root_files(gemini_home: Pa
 
 
 def test_the_archive_report_names_gemini_cli() -> None:
-    from bough_site.archive import Summary
+    from bough_site.archive_report import Summary
     from bough_site.cli import archive_report
 
     report = Summary(root=Path("/a"), files=3, sessions=2, by_kind={"gemini": 2})

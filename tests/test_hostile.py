@@ -33,7 +33,7 @@ from corpus.hostile import (
 from bough_site.model import Prompt, Reply, Site, Text, ToolCall
 from bough_site.readers.lines import CUT_TEXT, MAX_DEPTH
 from bough_site.redact import Redactor
-from bough_site.write import slug
+from bough_site.slugs import slug
 
 from .helpers import (
     KEY,

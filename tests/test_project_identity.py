@@ -16,7 +16,7 @@ from bough_site.build import build
 from bough_site.config import BuildConfig
 from bough_site.plan.units import project_identity
 from bough_site.readers.gemini_files import project_hash
-from bough_site.write import slug
+from bough_site.slugs import slug
 
 HASH = project_hash("/home/ada/src/moved-away")
 

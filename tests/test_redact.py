@@ -20,7 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bough_site import redact
-from bough_site.redact import RULES, Redactor, Rule, is_sensitive_path
+from bough_site.redact import Redactor
+from bough_site.redact_files import is_sensitive_path
+from bough_site.redact_table import RULES, Rule
 from corpus.secrets import id_lookalikes
 
 from .helpers import CODE, FILLER, PROSE

@@ -175,7 +175,7 @@ _crng = random.Random(20261237)
 
 def _random(alphabet: str, n: int) -> str:
     """A draw that looks random to bough (about one draw in 60 of 24 or more characters does not)."""
-    from bough_site.redact import looks_random
+    from bough_site.redact_shapes import looks_random
 
     while True:
         value = chars(_crng, alphabet, n)
@@ -270,17 +270,17 @@ def test_what_is_no_key_stays_beside_a_providers_name(text_: str) -> None:
 
 
 def test_the_table_of_keys_told_by_their_provider() -> None:
-    """Each is found the way redact.py says (a stretch of letters and digits, or a random token
+    """Each is found the way redact_shapes.py says (a stretch of letters and digits, or a random token
     of all three classes), and each kind above is the table's."""
-    from bough_site import redact
+    from bough_site import redact_shapes
     from bough_site.redact_rules import CONTEXT_SHAPES
 
     assert {s.kind for s in CONTEXT_SHAPES} == {kind for _, kind, _ in NAMED}
-    stretch = {j for js in redact._STRETCH_BY_LENGTH.values() for j in js}
-    assert stretch | set(redact._WIDE_SHAPES) == set(range(len(CONTEXT_SHAPES)))
-    assert stretch.isdisjoint(redact._WIDE_SHAPES)
-    for j in redact._WIDE_SHAPES:
-        assert CONTEXT_SHAPES[j].random and CONTEXT_SHAPES[j].length >= redact._WIDE_LEAST
+    stretch = {j for js in redact_shapes._STRETCH_BY_LENGTH.values() for j in js}
+    assert stretch | set(redact_shapes._WIDE_SHAPES) == set(range(len(CONTEXT_SHAPES)))
+    assert stretch.isdisjoint(redact_shapes._WIDE_SHAPES)
+    for j in redact_shapes._WIDE_SHAPES:
+        assert CONTEXT_SHAPES[j].random and CONTEXT_SHAPES[j].length >= redact_shapes._WIDE_LEAST
     for shape in CONTEXT_SHAPES:
         value = sample(shape, random.Random(1))
         assert shape.regex.fullmatch(value), shape.provider
@@ -326,14 +326,14 @@ def test_a_vendor_prefix_before_what_is_not_random_is_left(text_: str) -> None:
 
 
 def test_each_vendor_prefix_names_one_kind() -> None:
-    from bough_site import redact
+    from bough_site import redact_shapes
 
     kinds: dict[str, set[str]] = {}
     for shape in SHAPES:
         if shape.vendor:
             kinds.setdefault(shape.vendor, set()).add(shape.kind)
     assert {v: k for v, k in kinds.items() if len(k) > 1} == {}
-    assert set(redact._VENDORS) == set(kinds)
+    assert set(redact_shapes._VENDORS) == set(kinds)
     assert {"sntrys_", "ghp_", "dp.st.", "shpat_", "github_pat_", "sk-ant-api03-"} <= set(kinds)
     assert {"sk_", "hf_", "key-", "api-", "secret_", "access_"}.isdisjoint(kinds)
 
@@ -341,11 +341,11 @@ def test_each_vendor_prefix_names_one_kind() -> None:
 def test_vendor_prefixes_over_and_over_stay_linear() -> None:
     """A vendor prefix every few characters ("ghp_ghp_…", a run of 64 KB, the longest the loose
     check reads, and one of 1 MB it skips as encoded data): a bisection per prefix, not a scan of
-    the run after each (redact._BodyEnds). Quadratic, the 64 KB runs took seconds each."""
-    from bough_site import redact
+    the run after each (redact_shapes._BodyEnds). Quadratic, the 64 KB runs took seconds each."""
+    from bough_site import redact_shapes
 
     slowest, worst = 0.0, ""
-    vendors = sorted(redact._VENDORS)
+    vendors = sorted(redact_shapes._VENDORS)
     with deadline(600):
         for vendor in vendors:
             texts = [vendor * (65_000 // len(vendor)), (vendor + "aZ9" * 300 + ".") * 70]

@@ -15,8 +15,10 @@ import time
 
 import pytest
 
-from bough_site import redact
-from bough_site.redact import RULES, Redactor, looks_random
+from bough_site import redact_search, redact_shapes
+from bough_site.redact import Redactor
+from bough_site.redact_shapes import looks_random
+from bough_site.redact_table import RULES, TIER_PROVIDER
 from bough_site.redact_rules import FAMILIES, SHAPES, Shape, lookalike, sample
 
 from .helpers import CODE, KEY, PROSE, deadline
@@ -63,7 +65,7 @@ def test_the_table_holds_150_shapes_or_more_each_with_a_source_and_family() -> N
 
 
 def test_every_shape_kind_is_distinct_from_the_generic_kinds() -> None:
-    generic = {r.kind for r in RULES if r.tier > redact.TIER_PROVIDER}
+    generic = {r.kind for r in RULES if r.tier > TIER_PROVIDER}
     assert {s.kind for s in SHAPES} & generic == set()
 
 
@@ -250,8 +252,8 @@ def _patterns() -> list[tuple[re.Pattern[str], list[str]]]:
     out: list[tuple[re.Pattern[str], list[str]]] = [(s.regex, [s.prefix or s.anchor or ""]) for s in SHAPES]
     out += [(r.regex, list(r.keywords)) for r in RULES]
     every = sorted({s.prefix or s.anchor or "" for s in SHAPES} | {k for r in RULES for k in r.keywords})
-    out += [(p, every) for p in (redact._prefix_re(), redact._LONG_ANCHOR_RE, redact._PREFIXED_KEY_RE,
-                                 redact._MIXED_TOKEN_RE, redact._SECRET_WORD_RE, redact._any_keyword())]
+    out += [(p, every) for p in (redact_shapes._prefix_re(), redact_shapes._LONG_ANCHOR_RE, redact_shapes._PREFIXED_KEY_RE,
+                                 redact_shapes._MIXED_TOKEN_RE, redact_shapes._SECRET_WORD_RE, redact_search._any_keyword())]
     return out
 
 
@@ -288,9 +290,9 @@ def test_the_redactor_stays_linear_on_hostile_input() -> None:
 
 def test_runs_are_found_in_any_text() -> None:
     s = "é " + "a" * 19 + " 日本 " + "b" * 20 + "\ud800" + "c/d:e" * 5
-    assert redact._runs(s) == [(25, 45), (46, 71)]
-    assert redact._runs("x" * 19) == []
-    assert redact._runs("") == []
+    assert redact_search._runs(s) == [(25, 45), (46, 71)]
+    assert redact_search._runs("x" * 19) == []
+    assert redact_search._runs("") == []
 
 
 # ---- the docs say what the table holds -----------------------------------------------------------

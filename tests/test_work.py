@@ -24,13 +24,12 @@ from bough_site.model import (
     ToolResult,
     Usage,
 )
+from bough_site.git_commands import git_commits, shell_commands
 from bough_site.work import (
     commits_of,
     file_edits,
-    git_commits,
     patch_changes,
     project_files,
-    shell_commands,
     summarize_work,
 )
 

@@ -22,7 +22,9 @@ import pytest
 
 from bough_site.errors import BoughError, OutputError
 from bough_site.publish import Outputs
-from bough_site.write import SiteWriter, Stager, check_separate, json_bytes, slug, unique_slugs
+from bough_site.out_place import check_separate
+from bough_site.slugs import slug, unique_slugs
+from bough_site.write import SiteWriter, Stager, json_bytes
 
 from .helpers import REPO
 
@@ -694,14 +696,14 @@ def test_json_bytes() -> None:
 @given(st.from_regex(r"[a-z0-9._-]{1,60}", fullmatch=True) | st.text(max_size=60))
 def test_the_quick_check_takes_only_names_folding_keeps(text: str) -> None:
     """slug() returns a name the quick check takes as it is: folding must keep it too."""
-    from bough_site.write import _ALREADY_SAFE, _fold
+    from bough_site.slugs import _ALREADY_SAFE, _fold
 
     if _ALREADY_SAFE.fullmatch(text):
         assert _fold(text) == text
 
 
 def test_the_quick_check_refuses_what_folding_changes() -> None:
-    from bough_site.write import _ALREADY_SAFE
+    from bough_site.slugs import _ALREADY_SAFE
 
     for changed in ("a..b", "a--b", "a-", "a.", "-a", ".a", "A", "a b", "é", "a/b"):
         assert not _ALREADY_SAFE.fullmatch(changed), changed

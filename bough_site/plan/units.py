@@ -20,7 +20,7 @@ from typing import Any
 
 from ..manifest import FileState, file_state
 from ..hidden import hide
-from ..write import slug
+from ..slugs import slug
 
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
 
