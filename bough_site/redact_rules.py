@@ -526,27 +526,28 @@ class ContextShape:
         return f"(?<![{self.before}])(?:{body})(?![{self.after}])"
 
 
-def _ctx(kind: str, family: str, provider: str, words: str, parts: list[Part], source: str, edge: str,
+def _ctx(named: tuple[str, str, str], words: str, parts: list[Part], source: str, edge: str,
          after: str | None = None, random: bool = True) -> ContextShape:
-    return ContextShape(kind, family, provider, tuple(words.split()), tuple(parts), source, edge,
+    """A row of CONTEXT_SHAPES: ``named`` is its kind, family and provider."""
+    return ContextShape(*named, tuple(words.split()), tuple(parts), source, edge,
                         edge if after is None else after, random)
 
 
 CONTEXT_SHAPES: tuple[ContextShape, ...] = (
-    _ctx("cloudflare-key", "cloud", "Cloudflare API token (40 characters, before cfut_)", "cloudflare",
+    _ctx(("cloudflare-key", "cloud", "Cloudflare API token (40 characters, before cfut_)"), "cloudflare",
          [c(B64URL, 40)], "gitleaks:cloudflare-api-key", B64URL),
-    _ctx("cloudflare-key", "cloud", "Cloudflare global API key (37 hex)", "cloudflare",
+    _ctx(("cloudflare-key", "cloud", "Cloudflare global API key (37 hex)"), "cloudflare",
          [c(HEX, 37)], "gitleaks:cloudflare-global-api-key", ALNUM, random=False),
-    _ctx("datadog-key", "observability", "Datadog API key (32 hex)", "datadog",
+    _ctx(("datadog-key", "observability", "Datadog API key (32 hex)"), "datadog",
          [c(HEX, 32)], "docs:Datadog API and application keys", ALNUM, random=False),
-    _ctx("twilio-key", "messaging", "Twilio auth token (32 hex)", "twilio",
+    _ctx(("twilio-key", "messaging", "Twilio auth token (32 hex)"), "twilio",
          [c(HEX, 32)], "trufflehog:twilio", ALNUM, random=False),
-    _ctx("mistral-key", "ai", "Mistral API key (32 letters and digits)", "mistral",
+    _ctx(("mistral-key", "ai", "Mistral API key (32 letters and digits)"), "mistral",
          [c(ALNUM, 32)], "trufflehog:mistral", ALNUM),
     # "=" may stand before (AWS_SECRET=…): base64 pads only at its end.
-    _ctx("aws-secret-key", "cloud", "AWS secret access key (40 base64)", "aws",
+    _ctx(("aws-secret-key", "cloud", "AWS secret access key (40 base64)"), "aws",
          [c(B64, 40)], "docs:AWS IAM access keys", B64, after=B64 + "="),
     # "-" may not stand before: sha512-… (Subresource Integrity in lock files) is 88 base64 too.
-    _ctx("azure-storage-key", "cloud", "Azure storage account key (88 base64)", "azure",
+    _ctx(("azure-storage-key", "cloud", "Azure storage account key (88 base64)"), "azure",
          [c(B64, 86), "=="], "docs:Azure storage account access keys", B64 + "-", after=B64 + "="),
 )
