@@ -372,7 +372,7 @@ class _Walk:
 
 def subagent_prefix(run: SubagentRun, parent: str, taken: set[str]) -> str:
     """The anchor prefix the session page gives a sub-agent's items: the rule of
-    render.pages.SessionState.subagent_prefix, applied in page order (``taken``
+    render.pages.PageState.subagent_prefix, applied in page order (``taken``
     grows as on the page)."""
     agent = re.sub(r"[^A-Za-z0-9_-]", "", str(run.agent_id))[:40] or "agent"
     base = f"{parent}a-{agent}-"

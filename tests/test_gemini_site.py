@@ -315,7 +315,7 @@ def gemini_call(name: str, args: dict[str, Any], text: str = "ok", **detail: Any
 
 
 def view_and_result(call: ToolCall) -> tuple[tool_views.ToolView, result_views.ResultView]:
-    state = pages.SessionState("projects/p/sessions/s.html", {})
+    state = pages.PageState("projects/p/sessions/s.html", {})
     view = state.tool(call)
     return view, state.result(call, view)
 
@@ -365,7 +365,7 @@ def test_rewound_items_are_marked_on_the_page_and_in_the_sidecar(gemini_home: Pa
 
 def test_warning_is_a_marker_type_of_its_own() -> None:
     marker = Marker("n", None, "warning", "Low disk", removed="compacted")
-    assert pages.SessionState("p.html", {}).marker_type(marker) == "warning"
+    assert pages.PageState("p.html", {}).marker_type(marker) == "warning"
 
 
 # --- redaction ---------------------------------------------------------------------------------------------

@@ -200,7 +200,7 @@ def test_a_subagent_report_trailer_becomes_a_note_in_the_result_head() -> None:
                "<usage>total_tokens: 43179\ntool_uses: 1\nduration_ms: 32855</usage>")
     task = ToolCall("t", "Task", {"description": "d", "prompt": "p"},
                     result=ToolResult(content=[Text("## Report"), Text(trailer)], is_error=False))
-    state = pages.SessionState("p.html", {})
+    state = pages.PageState("p.html", {})
     view = state.result(task, tool_views.tool_view(task))
     assert view is not None and view.note == "sub-agent a881341 · 43,179 tokens · 1 tool use · 32.9 s"
     assert [part.kind for part in view.parts] == ["markdown"]  # the report alone

@@ -278,7 +278,7 @@ def test_a_theme_item_html_is_used_for_every_item(tmp_path: Path) -> None:
 
 
 def test_the_readme_documents_every_template_and_state_call() -> None:
-    from bough_site.render.pages import SessionState
+    from bough_site.render.pages import PageState
 
     readme = (default_theme_dir() / "README.md").read_text(encoding="utf-8")
     for path in DEFAULT_TEMPLATES.rglob("*.html"):
@@ -286,7 +286,7 @@ def test_the_readme_documents_every_template_and_state_call() -> None:
         if name.startswith("tools/") and name != "tools/default.html":
             continue  # one row for them all: tools/<name>.html
         assert f"`{name}`" in readme, name
-    calls = [n for n in vars(SessionState) if not n.startswith("_") and callable(getattr(SessionState, n))]
+    calls = [n for n in vars(PageState) if not n.startswith("_") and callable(getattr(PageState, n))]
     assert calls and all(f"`state.{n}(" in readme for n in calls), calls
     renderer = Renderer()
     for name in renderer.env.globals:

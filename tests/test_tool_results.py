@@ -39,7 +39,7 @@ SEARCH_TEXT = (
 
 def shown(name: str, args: dict, text: str, *, detail: object = None, is_error: bool = False) -> ResultView:
     call = ToolCall("c1", name, args, result=result(text, is_error=is_error, detail=detail))
-    view = pages.SessionState("p.html", {}).result(call, tool_views.tool_view(call))
+    view = pages.PageState("p.html", {}).result(call, tool_views.tool_view(call))
     assert view is not None
     return view
 
@@ -267,5 +267,5 @@ def test_excerpt_is_cut_and_plain_line_takes_only_text() -> None:
 
 def test_results_of_other_tools_are_unchanged() -> None:
     call = ToolCall("r", "Read", {"file_path": "x.py"}, result=ToolResult([Text("     1→import os")]))
-    view = pages.SessionState("p.html", {}).result(call, tool_views.tool_view(call))
+    view = pages.PageState("p.html", {}).result(call, tool_views.tool_view(call))
     assert view is not None and [p.kind for p in view.parts] == ["code"]

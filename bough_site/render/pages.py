@@ -66,7 +66,7 @@ from .images import image_filename, sniff_image
 from .markdown import render_markdown
 from .page_links import link, moment_from_page, moment_link, url_from_page
 from .parts import Part, anchor_parts, linked_anchors, outline, session_prompts
-from .project_summary import by_recent_activity, summarize
+from .project_summary import by_recent_activity, summarize_project
 from .result_views import (
     ImageView,
     ResultView,
@@ -123,7 +123,7 @@ STAT_LABELS: tuple[tuple[str, str], ...] = (
 # --- per-session state while rendering ------------------------------------------------
 
 
-class SessionState:
+class PageState:
     """What rendering one session collects and decides: the image files it
     writes, unique anchor prefixes for nested sub-agents, links to other sessions.
     Templates call its methods (``state.image(block)``)."""
@@ -320,7 +320,7 @@ class Renderer:
         """A project's page; ``with_work`` False leaves out what its agents built
         (the page a build falls back to when making that part failed)."""
         page = urls.project_html(project.id)
-        summary = summarize(project)
+        summary = summarize_project(project)
         work = project_work(project, summary.sessions, lambda s, anchor: moment_link(page, project.id, s, anchor)) \
             if with_work else NO_WORK
         return self._page("project.html", page=page, site=site, project=project, summary=summary, work=work)
@@ -364,7 +364,7 @@ class Renderer:
         the blocks its pages use (what keeps them through a garbage collection).
         """
         first_page = urls.session_html(project.id, session.slug)
-        state = SessionState(first_page, session_links or {}, self.tool_template)
+        state = PageState(first_page, session_links or {}, self.tool_template)
         with highlighting(limit_kb=self.highlight_limit, store=self.store) as used:
             parts = self._split(project, session, self._chunks(project, session, state))
         if self.store is not None:
@@ -392,7 +392,7 @@ class Renderer:
         out.extend((urls.image_path(name), raw) for name, raw in sorted(state.images.items()))
         return out
 
-    def _chunks(self, project: Project, session: Session, state: SessionState) -> Iterator[Markup]:
+    def _chunks(self, project: Project, session: Session, state: PageState) -> Iterator[Markup]:
         """Each timeline item rendered on its own, then the orphan sub-agents:
         the unit a split page is made of. Linear in the timeline's size."""
         context = {"page": state.page, "project": project, "session": session, "state": state, "prefix": ""}

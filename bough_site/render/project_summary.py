@@ -49,7 +49,7 @@ def newest_first(sessions: Iterable[Session]) -> list[Session]:
     return sorted(sessions, key=lambda s: (session_moment(s), s.id, s.slug), reverse=True)
 
 
-def summarize(project: Project) -> ProjectSummary:
+def summarize_project(project: Project) -> ProjectSummary:
     sessions = newest_first(project.sessions)
     starts = [parse_time(s.started) for s in sessions]
     ends = [parse_time(s.ended) or parse_time(s.started) for s in sessions]
@@ -68,5 +68,5 @@ def summarize(project: Project) -> ProjectSummary:
 
 
 def by_recent_activity(projects: Iterable[Project]) -> list[ProjectSummary]:
-    summaries = [summarize(p) for p in projects]
+    summaries = [summarize_project(p) for p in projects]
     return sorted(summaries, key=lambda s: (s.last_moment or _EPOCH, s.project.id), reverse=True)
