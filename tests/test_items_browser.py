@@ -21,7 +21,7 @@ from bough_site.build import build
 from bough_site.config import BuildConfig
 from corpus.claude import generate_claude_history
 
-from .helpers import CHROMIUM, FIXTURES, LAUNCH_ARGS, ExampleSite, Tab, Watch, require_browser
+from .helpers import FIXTURES, ExampleSite, Tab, Watch, require_browser
 
 pytestmark = pytest.mark.browser
 
@@ -75,25 +75,12 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"codex": pages["019c8a4d-8f45-7010-8b5d-7fad920aa6f9"], "spotter": pages["spotter__v2.1.38__tool_heavy"]}
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 @pytest.fixture
-def tab(chromium: Any) -> Iterator[Callable[..., Tab]]:
+def tab(browser: Any) -> Iterator[Callable[..., Tab]]:
     contexts = []
 
     def opener(width: str = "desktop", *, scheme: str = "light", script: bool = True, init: str = "") -> Tab:
-        context = chromium.new_context(viewport=WIDTHS[width], color_scheme=scheme, java_script_enabled=script)
+        context = browser.new_context(viewport=WIDTHS[width], color_scheme=scheme, java_script_enabled=script)
         contexts.append(context)
         context.set_default_timeout(10_000)
         watch = Watch()

@@ -34,8 +34,6 @@ from bough_site.publish import sessions_script
 from bough_site.render.pages import Renderer
 
 from .helpers import (
-    CHROMIUM,
-    LAUNCH_ARGS,
     ExampleSite,
     Watch,
     fixtures_dir,
@@ -169,26 +167,13 @@ def real_pages(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return pages
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 @pytest.fixture
-def tab(chromium: Any) -> Iterator[Callable[..., Any]]:
+def tab(browser: Any) -> Iterator[Callable[..., Any]]:
     """A page at a size (and with or without scripts); every problem it met is checked at the end."""
     contexts: list[tuple[Any, Watch]] = []
 
     def opener(size: str = "desktop", *, scripts: bool = True, scheme: str = "light") -> Any:
-        context = chromium.new_context(viewport=SIZES[size], java_script_enabled=scripts, color_scheme=scheme)
+        context = browser.new_context(viewport=SIZES[size], java_script_enabled=scripts, color_scheme=scheme)
         context.set_default_timeout(10_000)
         watch = Watch()
         if scripts:
