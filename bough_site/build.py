@@ -48,18 +48,17 @@ from .options import Options, build_options
 from .plan import DiskAnswers, Plan, make_plan
 from .plan.lineage import decisions, in_state
 from .plan.units import CLAUDE, Unit, units_of, with_digests
+from .prepare import prepare
 from .render.blockstore import collect as collect_blocks
 from .publish import Outputs, SiteParts, SitePages, publish, signatures
 from .readers.gemini_files import root_candidates
-from .scrub import scrub_session, scrub_warnings
-from .search.offline import session_entries
+from .scrub import scrub_warnings
 from .search.pagefind_run import SESSION_PAGE
 from .search.shards import EarlyShards
 from .site import site_from_manifest, site_from_sessions
 from .state import StateStore
 from .stats import Tally
 from .summaries import tally_from_bytes, tally_from_json
-from .work import summarize_work
 from .out_place import check_outside_agent_homes, check_separate
 from .write import SiteWriter, is_regular_file
 
@@ -140,9 +139,7 @@ def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Sit
     archived.mark(sessions)
     options = build_options(config, found.used_examples, redaction_key)
     for session in sessions:
-        scrub_session(session, options.redactor())
-        summarize_work(session)  # commits and changed files, from the redacted timeline
-        session.search_items = session_entries(session)
+        prepare(session, options.redactor())
     site = site_from_sessions(sessions)
     site.warnings = _sorted_warnings(scrub_warnings(warnings, options.redactor()))
     return site

@@ -43,10 +43,8 @@ from .manifest import FileState, sha256_prefix
 from .model import Project, Session, InputWarning, linked_sessions
 from .options import Options
 from .plan.units import Unit, file_size, optimistic_slug, project_identity
-from .scrub import scrub_session
-from .search.offline import session_entries
+from .prepare import prepare
 from .summaries import summarize, tally_to_json
-from .work import summarize_work
 from .write import Staged, Stager, discard
 
 if TYPE_CHECKING:
@@ -182,7 +180,7 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
     for index, session in enumerate(sessions):
         if session.files and session.files[0] in since:
             session.kept_since = since[session.files[0]]
-        sessions[index] = _contained(session, "read", lambda one: _prepare(one, options), options, warnings)
+        sessions[index] = _contained(session, "read", lambda one: prepare(one, options.redactor()), options, warnings)
     sessions = [session for session in sessions if session is not None]
     counts = dict(options.slug_counts)
     own = {s: job.own_slugs.count(s) for s in job.own_slugs}
@@ -239,7 +237,7 @@ def _contained(session: Session, stage: str, step: Callable[[Session], Any], opt
         failure = failed.Failure(stage, err)
     for shown in failed.stand_ins(session, failure, warnings.append):
         try:
-            _prepare(shown, options)
+            prepare(shown, options.redactor())
             return step(shown) if stage == "render" else shown
         except Exception as err:  # noqa: BLE001: the next stand-in, then none
             if not failed.contained(err):
@@ -247,17 +245,6 @@ def _contained(session: Session, stage: str, step: Callable[[Session], Any], opt
     warnings.append(InputWarning(session.files[0] if session.files else session.id, 0,
                             "bough could not show even a note for this session: it is left out"))
     return None
-
-
-def _prepare(session: Session, options: Options) -> Session:
-    """A session redacted, then what it built told and what the file:// search
-    keeps of it (both from the redacted timeline).
-    Ids are redacted too (a file name can hold a secret): the key, the slug and
-    everything stored are made from the redacted session."""
-    scrub_session(session, options.redactor())
-    summarize_work(session)
-    session.search_items = session_entries(session)
-    return session
 
 
 def _session_result(job: Job, session: Session, options: Options, counts: dict[str, int], own: dict[str, int],
