@@ -352,9 +352,10 @@ def test_vendor_prefixes_over_and_over_stay_linear() -> None:
             if vendor in (vendors[0], "ghp_", "dp.st."):
                 texts.append(vendor * (1_000_000 // len(vendor)))
             for given in texts:
-                started = time.perf_counter()
+                # CPU time, not the wall clock: a machine busy with other work must not fail it.
+                started = time.process_time()
                 Redactor(KEY).text(given)
-                took = (time.perf_counter() - started) * 64_000 / len(given)  # per 64 KB
+                took = (time.process_time() - started) * 64_000 / len(given)  # per 64 KB
                 if took > slowest:
                     slowest, worst = took, f"{vendor} {len(given)}"
     assert slowest < 0.5, worst

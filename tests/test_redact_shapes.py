@@ -266,10 +266,11 @@ def test_every_pattern_stays_linear_on_hostile_input() -> None:
             texts = _hostile_inputs([lit for lit in literals if lit] + _GENERIC, "aZ9_-")
             texts += _hostile_inputs(_GENERIC, "Ab3+/=")
             for text in texts:
-                start = time.perf_counter()
+                # CPU time, not the wall clock: a machine busy with other work must not fail it.
+                start = time.process_time()
                 for _ in pattern.finditer(text):
                     pass
-                took = time.perf_counter() - start
+                took = time.process_time() - start
                 if took > slowest:
                     slowest, worst = took, pattern.pattern[:60]
     assert slowest < 1.0, worst
@@ -282,9 +283,9 @@ def test_the_redactor_stays_linear_on_hostile_input() -> None:
     with deadline(900):
         for lit in literals:
             for text in _hostile_inputs([lit], "aZ9_-")[1:3]:
-                start = time.perf_counter()
+                start = time.process_time()
                 r.text(text)
-                slowest = max(slowest, time.perf_counter() - start)
+                slowest = max(slowest, time.process_time() - start)
     assert slowest < 1.0
 
 
