@@ -19,9 +19,9 @@ def check_separate(out: Path, inputs: list[Path]) -> None:
     Compares fully resolved paths (symlinks followed) with ``is_relative_to``:
     string prefixes would call ``/a/bc`` part of ``/a/b``.
     """
-    real_out = _resolve(Path(out))
+    real_out = resolved(Path(out))
     for given in inputs:
-        real_in = _resolve(Path(given))
+        real_in = resolved(Path(given))
         if real_out.is_relative_to(real_in):
             raise OutputError(
                 f"the output directory {out} is inside the input {given}; "
@@ -40,17 +40,18 @@ def check_outside_agent_homes(out: Path, homes: list[Path] | None = None) -> Non
     ``$GEMINI_CLI_HOME/.gemini`` and ``~/.claude``, ``~/.codex``, ``~/.gemini``).
     Resolved paths are compared (docs/safety.md S8), so a link to one is refused
     too, and ``cd ~/.claude && bough build`` writes nothing there."""
-    real_out = _resolve(Path(out).absolute())
+    real_out = resolved(Path(out).absolute())
     named = f"{out} ({real_out})" if str(out) != str(real_out) else str(out)
     for home in agent_homes() if homes is None else homes:
-        if real_out.is_relative_to(_resolve(Path(home).absolute())):
+        if real_out.is_relative_to(resolved(Path(home).absolute())):
             raise OutputError(
                 f"the output directory {named} is inside {home}, an AI agent's own directory; "
                 "bough never writes there: choose an output directory elsewhere (-o)"
             )
 
 
-def _resolve(path: Path) -> Path:
+def resolved(path: Path) -> Path:
+    """``path`` with every link followed; an OutputError when that cannot be done."""
     try:
         return path.resolve()
     except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop, on Python 3.11

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from bough_site.errors import OutputError
-from bough_site.out_place import _resolve, check_outside_agent_homes
+from bough_site.out_place import check_outside_agent_homes, resolved
 from bough_site.state_paths import LOCK, MARKER, OWN_PREFIX, STATE_DIR, TMP_PREFIX
 
 __all__ = ["SiteWriter", "Staged", "Stager", "discard", "is_regular_file", "json_bytes", "output_error"]
@@ -541,7 +541,7 @@ def _real_dir_inside(root: Path, path: Path, relpath: str) -> Path:
     if stat.S_ISDIR(mode):
         return path
     if stat.S_ISLNK(mode):
-        real = _resolve(path)
+        real = resolved(path)
         if real.is_relative_to(root) and real.is_dir():
             return real
         raise OutputError(

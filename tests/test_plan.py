@@ -292,7 +292,7 @@ def _job(folder: Path, name: str, size: int) -> Job:
 
 def test_jobs_start_folder_by_folder_largest_first(tmp_path: Path) -> None:
     """The folder holding the largest unit first, then the next; in each folder, the
-    largest unit first (so a project's pages are all written early: search.EarlyShards)."""
+    largest unit first (so a project's pages are all written early: search.shards.EarlyShards)."""
     from bough_site.jobs import job_order
 
     sizes = {"a/1.jsonl": 50, "a/2.jsonl": 10, "b/1.jsonl": 90, "b/2.jsonl": 20, "b/3.jsonl": 30, "c/1.jsonl": 5}
