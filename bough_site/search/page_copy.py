@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..config import DEFAULT_SEARCH_LIMIT
 
@@ -68,18 +68,29 @@ def _emptied(page: bytes, marker: bytes, name: bytes) -> bytes:
     its attribute ``name``) removed."""
     parts = []
     done = 0  # page[:done] is in parts
+    for tag, end in _marked(page, marker, name, _end_of):
+        parts.append(page[done : tag.end()])
+        done = end  # the end tag, kept; an ignored element inside went with the content
+    parts.append(page[done:])
+    return b"".join(parts)
+
+
+def _marked(page: bytes, marker: bytes, name: bytes,
+            end_of: Callable[[bytes, re.Match[bytes]], int | None]) -> Iterator[tuple[re.Match[bytes], int]]:
+    """Each start tag in which ``marker`` begins the attribute ``name``, and where
+    ``end_of`` says its content ends, in the page's order; one inside the content
+    of another is not looked at, and one whose end is not found is passed over."""
+    done = 0
     at = page.find(marker)
     while at >= 0:
         tag = _attribute_at(page, at, done)
-        end = _end_of(page, tag[0]) if tag is not None and tag[1] == name else None
+        end = end_of(page, tag[0]) if tag is not None and tag[1] == name else None
         if tag is None or end is None:
             at = page.find(marker, at + len(marker))
             continue
-        parts.append(page[done : tag[0].end()])
-        done = end  # the end tag, kept; an ignored element inside went with the content
+        yield tag[0], end
+        done = end
         at = page.find(marker, end)
-    parts.append(page[done:])
-    return b"".join(parts)
 
 
 # --- what a tool returned: its plain text, within the budget ------------------------------------
@@ -118,20 +129,13 @@ def outputs_as_text(page: bytes, chars: int | None) -> bytes:
     parts = []
     seen: set[bytes] = set()
     done = 0
-    at = page.find(OUTPUT)
-    while at >= 0:
-        tag = _attribute_at(page, at, done)
-        end = _div_end(page, tag[0]) if tag is not None and tag[1] == OUTPUT else None
-        if tag is None or end is None:
-            at = page.find(OUTPUT, at + len(OUTPUT))
-            continue
-        whole = chars is None or _ERROR_OUTPUT in tag[0].group(0)
-        text = output_text(page[tag[0].end() : end], None if whole else chars)
+    for tag, end in _marked(page, OUTPUT, OUTPUT, _div_end):
+        whole = chars is None or _ERROR_OUTPUT in tag.group(0)
+        text = output_text(page[tag.end() : end], None if whole else chars)
         key = hashlib.sha256(text).digest()
-        parts += [page[done : tag[0].end()], b"<pre>", b"" if key in seen else text, b"</pre>"]
+        parts += [page[done : tag.end()], b"<pre>", b"" if key in seen else text, b"</pre>"]
         seen.add(key)
         done = end
-        at = page.find(OUTPUT, end)
     parts.append(page[done:])
     return b"".join(parts)
 
