@@ -41,8 +41,12 @@ UNKNOWN_TOKENS_KEY = "replies_with_unknown_tokens"
 SOURCE_CLAUDE = "claude-code"
 SOURCE_CODEX = "codex"
 SOURCE_GEMINI = "gemini-cli"
+SOURCE_OPENCODE = "opencode"
+SOURCE_COPILOT = "copilot-cli"
+SOURCE_QWEN = "qwen-code"
 # How pages, search filters and the archive report name each source.
-SOURCE_LABELS = {SOURCE_CLAUDE: "Claude Code", SOURCE_CODEX: "Codex", SOURCE_GEMINI: "Gemini CLI"}
+SOURCE_LABELS = {SOURCE_CLAUDE: "Claude Code", SOURCE_CODEX: "Codex", SOURCE_GEMINI: "Gemini CLI",
+                 SOURCE_OPENCODE: "OpenCode", SOURCE_COPILOT: "Copilot CLI", SOURCE_QWEN: "Qwen Code"}
 
 # ``removed`` on a timeline item: the agent later took it out of its own history
 # (Gemini CLI's /rewind, or a compression that replaced the history). The item
@@ -230,7 +234,7 @@ class SubagentRun:
 @dataclass
 class Session:
     id: str
-    source: str  # SOURCE_CLAUDE | SOURCE_CODEX | SOURCE_GEMINI
+    source: str  # one of SOURCE_LABELS
     cwd: str | None
     title: str
     started: str | None  # ISO-8601 UTC

@@ -23,6 +23,8 @@ from ..hidden import hide
 from ..slugs import slug
 
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
+# The agents described by a readers/<agent>_layout.py (readers/layout.py).
+OPENCODE, COPILOT, QWEN = "opencode", "copilot", "qwen"
 
 
 @dataclass(frozen=True)
