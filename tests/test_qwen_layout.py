@@ -129,3 +129,14 @@ def test_a_qwen_file_is_told_by_its_records_even_damaged(tmp_path: Path) -> None
     empty.write_bytes(b"")
     assert not LAYOUT.claims(empty)
     assert not LAYOUT.claims(tmp_path / "missing.jsonl")
+
+
+def test_sniff_tells_one_record_and_sessions_are_the_chat_files() -> None:
+    qwen = {"uuid": "u", "sessionId": SID, "type": "user", "message": {"role": "user", "parts": [{"text": "Hi"}]}}
+    assert LAYOUT.sniff(qwen) and not LAYOUT.sniff(orjson.loads(claude_line()))
+    assert not LAYOUT.sniff({"sessionId": SID, "projectHash": "ab"})  # Gemini CLI's metadata line
+    assert LAYOUT.holds_session(f"projects/{ENC}/chats/{SID}.jsonl")
+    assert LAYOUT.holds_session(f"projects/{ENC}/chats/archive/{SID}.jsonl")
+    assert not LAYOUT.holds_session(f"projects/{ENC}/subagents/{SID}/agent-9f1c.jsonl")
+    assert not LAYOUT.holds_session(f"projects/{ENC}/subagents/{SID}/agent-9f1c.meta.json")
+    assert LAYOUT.reads == frozenset({"projects"})

@@ -207,4 +207,19 @@ def units(listed: list[Listed]) -> list[tuple[str, list[Listed]]]:
             for group, files in sorted(groups.items())]
 
 
-LAYOUT = Layout(kind=QWEN, name=NAME, roots=roots, home=home, claims=claims, find=find, label=label, units=units)
+def sniff(record: dict) -> bool:
+    """One parsed record of a file met outside a claimed folder: Qwen Code's (asked
+    before Claude Code's keys, which its envelope copies)."""
+    return is_qwen_record(record) is True
+
+
+def holds_session(name: str) -> bool:
+    """A chat file is a session; a sub-agent's file and its meta are read beside one."""
+    return "/subagents/" not in f"/{name}" and not name.endswith(".meta.json")
+
+
+# Of the root, discovery reads projects/ alone (tmp/, debug/, history/ hold checkpoints and logs).
+READS = frozenset({"projects"})
+
+LAYOUT = Layout(kind=QWEN, name=NAME, roots=roots, home=home, claims=claims, find=find, label=label, units=units,
+                sniff=sniff, reads=READS, holds_session=holds_session)

@@ -1,0 +1,77 @@
+"""Qwen Code end to end: ``bough build`` of a ``~/.qwen`` (the real lantern tree, read
+in place, and the bundled example) into a tmp OUT, HOME and every agent's directory
+pointed at tmp dirs. The session pages exist and the sidecars carry the counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from bough_site.build import build
+from bough_site.config import BuildConfig
+from bough_site.plan.units import QWEN
+from bough_site.readers import qwen, registry
+from bough_site.readers.layouts import LAYOUTS
+from bough_site.readers.qwen_layout import LAYOUT
+
+from .helpers import fixtures_dir, sessions_of
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "bough_site" / "examples" / "qwen"
+AGENT_HOMES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_RUNTIME_DIR", "XDG_DATA_HOME",
+               "BOUGH_ARCHIVE", "XDG_CONFIG_HOME", "COPILOT_HOME", "OPENCODE_DATA_DIR")
+
+
+@pytest.fixture
+def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Qwen Code's Layout and reader in the build's two lists (the lead's registry
+    lines, until they are on main), and an environment of tmp dirs only."""
+    if QWEN not in LAYOUTS:
+        monkeypatch.setitem(LAYOUTS, QWEN, LAYOUT)
+    if QWEN not in registry.READERS:
+        monkeypatch.setitem(registry.READERS, QWEN, qwen.read_unit)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in AGENT_HOMES:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def run(out: Path, sources: list[Path]) -> None:
+    config = BuildConfig(sources=sources, out=out, archive=None, jobs=1, source_filter="all")
+    build(config, redaction_key=b"k")
+
+
+def test_a_default_build_reads_qwen_home_and_matches_usage_record(registered: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = fixtures_dir("qwen") / "lantern__v0.21.6__qwen-home"
+    monkeypatch.setenv("QWEN_HOME", str(tree))
+    out = tmp_path / "out"
+    run(out, [])  # no SOURCE: the agents' default places, $QWEN_HOME among them
+    summaries = sessions_of(out)
+    records = {r["sessionId"]: r for r in map(orjson.loads, (tree / "usage_record.jsonl").read_bytes().splitlines())}
+    assert len(summaries) == 4
+    for sid, summary in summaries.items():
+        assert summary["source"] == "qwen-code"
+        sidecar = orjson.loads((out / summary["json"]).read_bytes())
+        stats = sidecar["stats"]
+        (figures,) = records[sid]["models"].values()
+        assert stats["input_tokens"] + stats["cache_read_input_tokens"] == figures["inputTokens"]
+        assert stats["output_tokens"] == figures["outputTokens"]
+        assert stats["reasoning_output_tokens"] == figures["thoughtsTokens"]
+        assert stats["replies"] == figures["requests"]
+        assert (out / summary["json"]).with_suffix(".html").is_file()
+    index = orjson.loads((out / "index.json").read_bytes())
+    assert index["stats"]["input_tokens"] == 26_650 and index["stats"]["output_tokens"] == 5_653
+
+
+def test_the_example_builds_with_its_tool_views(registered: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run(out, [EXAMPLE])
+    (summary,) = sessions_of(out).values()
+    sidecar = orjson.loads((out / summary["json"]).read_bytes())
+    assert sidecar["stats"]["prompts"] == 2 and sidecar["stats"]["tool_calls"] == 5
+    page = (out / summary["json"]).with_suffix(".html").read_text()
+    assert "Qwen Code" in page
