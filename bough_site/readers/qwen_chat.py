@@ -58,6 +58,8 @@ HOOK_TAG = "<qwen:user-prompt-submit-context>"
 # §3: user records nobody typed, and how they show.
 QUIET_USERS = {"notification": "notice", "cron": "meta", "goal_runtime": "meta", "realtime_message": "meta"}
 STEERING = "mid_turn_user_message"
+# §5: what a file tool's ``resultDisplay`` object holds that its view shows.
+DISPLAY_KEYS = ("fileDiff", "fileName", "filePath", "diffStat", "isNewFile")
 # §3: system records that are bookkeeping: counted as records, not shown.
 SILENT_SYSTEM = frozenset({
     "attribution_snapshot", "file_history_snapshot", "session_source", "session_model",
@@ -348,9 +350,11 @@ class ChatReader:
         detail: dict[str, Any] = {}
         if status and status != "success":
             detail["status"] = status
-        for name in ("errorType", "resultDisplay"):
-            if isinstance(result.get(name), (dict, list)) or (name == "errorType" and result.get(name)):
-                detail[name] = result[name]
+        if as_str(result.get("errorType")):
+            detail["errorType"] = result["errorType"]
+        display = result.get("resultDisplay")
+        if isinstance(display, dict):  # a file tool's diff, as Gemini CLI records it (render/views_qwen.py)
+            detail.update({name: display[name] for name in DISPLAY_KEYS if name in display})
         key = self.prefix + call_id
         self.tally.tool_results.add(key)
         if failed:
