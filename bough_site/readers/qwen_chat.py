@@ -136,6 +136,8 @@ def pairs(records: list[tuple[int, dict[str, Any]]], wanted: Callable[[dict[str,
     pending: list[dict[str, Any]] = []
     waiting: list[dict[str, Any]] = []  # assistant records that found no event before them
     for _, record in records:
+        if isinstance(record.get("forkedFrom"), dict):
+            continue  # a /branch copy: the session it came from counts it
         event = uievent(record) if record.get("subtype") == "ui_telemetry" else {}
         if event.get("event.name") == API_RESPONSE and wanted(event):
             if waiting:

@@ -41,9 +41,10 @@ class QwenFile:
     warnings: list[InputWarning] = field(default_factory=list)
 
     def session_id(self) -> str:
-        """The records' ``sessionId`` (the first that has one), else the file's stem."""
+        """The records' ``sessionId`` (the first that has one, not counting the
+        records a /branch copied in), else the file's stem."""
         for _, record in self.records:
-            sid = as_str(record.get("sessionId"))
+            sid = "" if "forkedFrom" in record else as_str(record.get("sessionId"))
             if sid:
                 return sid
         return self.path.name.removesuffix(".jsonl")
