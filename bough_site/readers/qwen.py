@@ -65,8 +65,8 @@ def read_qwen_sessions(paths: list[Path], warn: WarnFn, *, label: LabelFn = str)
             agents.setdefault(where.parent.name, []).append(path)
         elif path.name.endswith(".json"):
             warn(InputWarning(label(path), 0, LEGACY_NOTE))
-        else:
-            chats.append(load_file(path, label(path), warn))
+        elif (file := load_file(path, label(path), warn)).records:  # an empty or unreadable file: its warning
+            chats.append(file)
     by_id: dict[str, list[QwenFile]] = {}
     for file in chats:
         by_id.setdefault(file.session_id(), []).append(file)
