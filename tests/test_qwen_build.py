@@ -16,6 +16,8 @@ from bough_site.readers import qwen, registry
 from bough_site.readers.layouts import LAYOUTS
 from bough_site.readers.qwen_layout import LAYOUT
 
+from corpus import qwen_examples
+
 from .helpers import fixtures_dir, sessions_of
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "bough_site" / "examples" / "qwen"
@@ -71,7 +73,19 @@ def test_the_example_builds_with_its_tool_views(registered: Path, tmp_path: Path
     out = tmp_path / "out"
     run(out, [EXAMPLE])
     (summary,) = sessions_of(out).values()
-    sidecar = orjson.loads((out / summary["json"]).read_bytes())
-    assert sidecar["stats"]["prompts"] == 2 and sidecar["stats"]["tool_calls"] == 5
+    stats = orjson.loads((out / summary["json"]).read_bytes())["stats"]
+    assert (stats["prompts"], stats["replies"], stats["tool_calls"], stats["subagents"]) == (2, 10, 7, 1)
+    assert (stats["input_tokens"], stats["cache_read_input_tokens"], stats["output_tokens"]) == (15_200, 133_300, 826)
+    assert (stats["commits"], stats["files_changed"]) == (1, 0)  # Qwen's edit is not yet among work.py's file tools
     page = (out / summary["json"]).with_suffix(".html").read_text()
-    assert "Qwen Code" in page
+    assert "Qwen Code" in page and "format_height" in page and "Fix drift" not in page
+    assert "Use format_height like today" in page  # the todo_write checklist
+    assert "diff" in page
+
+
+def test_the_bundled_example_is_what_the_corpus_writes(tmp_path: Path) -> None:
+    written = qwen_examples.write_qwen_examples(tmp_path / "qwen")
+    regenerated = {p.relative_to(tmp_path / "qwen").as_posix(): p.read_bytes() for p in written}
+    bundled = {p.relative_to(EXAMPLE).as_posix(): p.read_bytes() for p in EXAMPLE.rglob("*") if p.is_file()}
+    assert regenerated == bundled, "run `python -m corpus.qwen_examples` to regenerate"
+    assert sum(map(len, bundled.values())) < 20_000
