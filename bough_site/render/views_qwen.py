@@ -12,6 +12,7 @@ too): ``edit`` (Gemini's ``replace``) with ``file_path``/``old_string``/``new_st
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..model import ToolCall
@@ -80,11 +81,18 @@ def _edit(view: Any, call: ToolCall, args: dict[str, Any]) -> None:
     view.body = diff_block(highlight_diff(old, new, filename=path), line_count(old) + line_count(new))
 
 
-def _todo(view: Any, args: dict[str, Any]) -> None:
-    from .tool_views import TodoItem
+@dataclass
+class Todo:
+    """One item of a checklist, as blocks/todos.html reads it (the shape of
+    tool_views.TodoItem, which this module cannot import: tool_views imports it)."""
 
+    text: str
+    status: str
+
+
+def _todo(view: Any, args: dict[str, Any]) -> None:
     items = args.get("todos") if isinstance(args.get("todos"), list) else []
-    view.todos = [TodoItem(_str(item.get("content")), TODO_STATES.get(_str(item.get("status")), "pending"))
+    view.todos = [Todo(_str(item.get("content")), TODO_STATES.get(_str(item.get("status")), "pending"))
                   for item in items if isinstance(item, dict)]
     done = sum(1 for todo in view.todos if todo.status == "completed")
     view.summary = f"{len(view.todos)} items, {done} done"
