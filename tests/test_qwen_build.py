@@ -89,3 +89,40 @@ def test_the_bundled_example_is_what_the_corpus_writes(tmp_path: Path) -> None:
     bundled = {p.relative_to(EXAMPLE).as_posix(): p.read_bytes() for p in EXAMPLE.rglob("*") if p.is_file()}
     assert regenerated == bundled, "run `python -m corpus.qwen_examples` to regenerate"
     assert sum(map(len, bundled.values())) < 20_000
+
+
+def test_the_archive_keeps_a_session_qwen_code_deleted(registered: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "qwen-home"
+    for rel, data in qwen_examples.example_files().items():
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_bytes(data)
+    monkeypatch.setenv("QWEN_HOME", str(home))
+    out, archive = tmp_path / "out", tmp_path / "archive"
+    config = BuildConfig(sources=[], out=out, archive=archive, jobs=1, source_filter="qwen")
+    build(config, redaction_key=b"k")
+    before = sessions_of(out)
+    for chat in home.rglob("*.jsonl"):
+        chat.unlink()
+    build(BuildConfig(sources=[], out=out, archive=archive, jobs=1, source_filter="qwen"), redaction_key=b"k")
+    after = sessions_of(out)
+    assert list(after) == list(before) == [qwen_examples.SID]
+    (summary,) = after.values()
+    sidecar = orjson.loads((out / summary["json"]).read_bytes())
+    assert sidecar["kept_since"] and sidecar["stats"]["replies"] == 10
+
+
+def test_a_folder_of_loose_files_tells_qwen_from_claude(registered: Path, tmp_path: Path) -> None:
+    """The envelopes are alike: discovery asks the Layout's sniff first, and a Claude
+    Code file beside a Qwen one is still Claude's."""
+    from .helpers import SESSION, prompt, reply, text, write_jsonl
+
+    folder = tmp_path / "loose"
+    folder.mkdir()
+    (folder / "qwen.jsonl").write_bytes(
+        (EXAMPLE / "projects" / "-home-ada-src-tidepool" / "chats" / f"{qwen_examples.SID}.jsonl").read_bytes())
+    write_jsonl(folder / f"{SESSION}.jsonl", [prompt("p1", "hello"), reply("r1", "msg_1", [text("hi")])])
+    out = tmp_path / "out"
+    run(out, [folder])
+    sources = sorted(s["source"] for s in sessions_of(out).values())
+    assert sources == ["claude-code", "qwen-code"]

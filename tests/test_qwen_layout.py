@@ -62,6 +62,11 @@ def test_every_level_of_the_tree_is_claimed(tmp_path: Path) -> None:
                  project / "subagents", project / "subagents" / SID, project / "chats" / f"{SID}.jsonl",
                  project / "subagents" / SID / "agent-9f1c.jsonl"):
         assert LAYOUT.claims(path), path
+    legacy = home / "tmp" / "abc" / "chats"
+    legacy.mkdir(parents=True)
+    (legacy / "session-2025-09-01T10-00-abcd1234.json").write_text('{"sessionId": "x", "messages": []}')
+    assert LAYOUT.claims(home / "tmp") and LAYOUT.claims(legacy)  # never taken for Gemini CLI's tmp/
+    assert LAYOUT.find(home / "tmp") == []  # the Gemini-era JSON is not read (docs/formats-qwen.md §11)
     renamed = tmp_path / "backup-of-qwen"
     home.rename(renamed)
     assert LAYOUT.claims(renamed)  # a copy of the home under another name: told by projects/<enc>/chats

@@ -61,8 +61,8 @@ def claims(path: Path) -> bool:
 
 def _claims_folder(path: Path) -> bool:
     parent, grand = path.parent.name, path.parent.parent.name
-    if path.name == HOME_NAME:
-        return True
+    if path.name == HOME_NAME or HOME_NAME in path.parent.parts:
+        return True  # ~/.qwen and all in it (its tmp/ is never Gemini CLI's)
     if path.name == "projects":
         return _has_project(path)
     if parent == "projects":  # projects/<enc>
