@@ -205,6 +205,7 @@ def test_a_sub_agent_file_is_the_runs_timeline_its_tokens_still_the_telemetrys(t
     main = c.write(where(tmp_path))
     sub.user([text("Map it")], isSidechain=True, agentId="9f1c")
     sub.assistant([text("Mapping.")], usage(300, 50), isSidechain=True)
+    sub.assistant([call("s1", "list_directory", {"path": "/k"})], isSidechain=True)  # no usage: not a call
     folder = main.parent.parent / "subagents" / SID
     agent = sub.write(folder / "agent-9f1c.jsonl")
     (folder / "agent-9f1c.meta.json").write_bytes(orjson.dumps({"agentName": "explorer", "description": "Map"}))
@@ -213,7 +214,8 @@ def test_a_sub_agent_file_is_the_runs_timeline_its_tokens_still_the_telemetrys(t
     assert (session.stats["replies"], session.stats["input_tokens"], session.stats["prompts"]) == (2, 1100, 1)
     run = calls(session.timeline)[0].subagent
     assert run is not None and run.file == str(agent)
-    assert [type(i) for i in run.timeline] == [Prompt, Reply]
+    assert [type(i) for i in run.timeline] == [Prompt, Reply, Reply]
+    assert (run.stats["replies"], run.stats["tool_calls"], UNKNOWN_TOKENS_KEY in session.stats) == (1, 1, False)
 
 
 # --- §8 prompts, records, markers ------------------------------------------------------------------

@@ -299,6 +299,11 @@ class ChatReader:
         if event_uid is not None:
             return self._paired(line, key, record, blocks, time, event_uid)
         metadata = record.get("usageMetadata")
+        if not self.main and not isinstance(metadata, dict):
+            # A sub-agent's file writes each tool call as an assistant record of its
+            # own, without usage (§7): part of a call counted elsewhere, not a call.
+            self.items.append(Reply(key, "", time, model, blocks, Usage()))
+            return
         usage = metadata_usage(metadata) if isinstance(metadata, dict) else Usage(unknown=True)
         # No event is this record's (telemetry off, or an event we could not pair): its
         # own figures stand for the call, and no event counts it a second time.
