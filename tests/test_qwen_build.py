@@ -27,12 +27,8 @@ AGENT_HOMES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_RUNTI
 
 @pytest.fixture
 def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """Qwen Code's Layout and reader in the build's two lists (the lead's registry
-    lines, until they are on main), and an environment of tmp dirs only."""
-    if QWEN not in LAYOUTS:
-        monkeypatch.setitem(LAYOUTS, QWEN, LAYOUT)
-    if QWEN not in registry.READERS:
-        monkeypatch.setitem(registry.READERS, QWEN, qwen.read_unit)
+    """An environment of tmp dirs only; Qwen Code registered in the build's two lists."""
+    assert LAYOUTS[QWEN] is LAYOUT and registry.READERS[QWEN] is qwen.read_unit
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
