@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from functools import lru_cache
 
 from ..readers.values import EARLIEST_YEAR, LATEST_YEAR
 
@@ -13,6 +14,14 @@ def parse_time(value: object) -> datetime | None:
     no page's date arithmetic can step out of datetime's range (docs/safety.md S10)."""
     if not isinstance(value, str) or not value or len(value) > 64:
         return None
+    return _parsed(value)
+
+
+# The pages ask for the same session's times several times over (sorting, the
+# project's first and last, the charts, the months): 18,000 sessions made 128,000
+# parses, 1.6 s of an append (docs/performance.md). A datetime is immutable.
+@lru_cache(maxsize=1 << 16)
+def _parsed(value: str) -> datetime | None:
     try:
         moment = datetime.fromisoformat(value.strip())
         if moment.tzinfo is None:
