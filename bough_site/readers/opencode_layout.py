@@ -161,7 +161,8 @@ def find(path: Path) -> list[Path]:
         return [p for p in _files(path, "**/*.json") if _json_place(p)]
     if path.name.endswith(".db" + EXPORTS_SUFFIX):
         return [p for p in _files(path, "*.jsonl") if _export_header(p)]
-    dbs = [p for p in _files(path, "*.db") if not p.name.endswith(_COMPANIONS) and is_opencode_db(p)]
+    # OpenCode's own names by their header (a damaged one is read, and warned about), others by their tables.
+    dbs = [p for p in _files(path, "*.db") if (is_sqlite(p) if _is_db_name(p.name) else is_opencode_db(p))]
     dbs.sort(key=lambda p: (p.name != "opencode.db", p.name))
     exports = [p for folder in _files_dirs(path, "*.db" + EXPORTS_SUFFIX) for p in _files(folder, "*.jsonl")]
     trees = [path / STORAGE] if is_storage(path / STORAGE) else []

@@ -149,9 +149,9 @@ class _RowReader:
         session = self._holder(sid)
         session.lines += 1
         data = self._data(session, line, f"message {mid}", row.get("data"))
-        if data is None:
+        if data is None:  # no message to show or count; its parts go with it
             session.skipped += 1
-            data = {}
+            return None
         created = as_dict(data.get("time")).get("created")
         message = RawMessage(mid, sid, data, _ms(created) if _ms(created) else _ms(row.get("time_created")))
         session.messages.setdefault(mid, message)

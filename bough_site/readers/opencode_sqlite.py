@@ -37,6 +37,9 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 # The tables a session is made of (§4); ``project`` only for the working directory.
 TABLES = ("project", "session", "message", "part")
 OPENCODE_TABLES = frozenset({"session", "message", "part"})
+# What tells OpenCode's database from another's: its session and message tables
+# (a damaged one without ``part`` is still OpenCode's, read as far as it goes).
+TELLING_TABLES = frozenset({"session", "message"})
 # Beside the database: uncheckpointed writes (WAL) and a write in progress (rollback journal).
 COMPANIONS = ("-wal", "-journal")
 COPY_TRIES = 3
@@ -67,7 +70,7 @@ def table_names(path: Path) -> set[str]:
 
 
 def is_opencode_db(path: Path) -> bool:
-    return OPENCODE_TABLES <= table_names(path)
+    return TELLING_TABLES <= table_names(path)
 
 
 def _signature(path: Path) -> tuple[tuple[int, int], ...]:
