@@ -85,10 +85,13 @@ def _storage_level(folder: Path) -> bool:
 
 
 def _has_db(folder: Path) -> bool:
+    """Whether the folder holds OpenCode's database: by its name, else by its tables
+    (a copy renamed, as the real fixture is)."""
     try:
-        return any(_is_db_name(entry.name) and entry.is_file() for entry in os.scandir(folder))
+        names = [entry.name for entry in os.scandir(folder) if entry.name.endswith(".db") and entry.is_file()]
     except OSError:
         return False
+    return any(_is_db_name(name) for name in names) or any(is_opencode_db(folder / name) for name in names)
 
 
 def claims(path: Path) -> bool:
@@ -239,6 +242,18 @@ def snapshot(path: Path, name: str, folder: Path) -> list[Listed]:
     return out
 
 
+def holds_session(name: str) -> bool:
+    """A database, an export, or a JSON-era session file (``…/session/<project>/<id>.json``):
+    not the message, part and project files read beside one."""
+    parts = name.split("/")
+    return name.endswith((".db", ".jsonl")) or (name.endswith(".json") and len(parts) >= 3 and parts[-3] == "session")
+
+
+def sniff(record: dict) -> bool:
+    """The first line of an export (§10), met outside a folder ``claims`` took."""
+    return EXPORT_TAG in record
+
+
 def rewritten_whole(name: str) -> bool:
     """OpenCode rewrites every file it has (§4): a database page, a JSON object
     file, and bough's exports are made again each time."""
@@ -255,5 +270,10 @@ LAYOUT = Layout(
     label=label,
     units=units,
     snapshot=snapshot,
+    sniff=sniff,
+    # §1: the data directory also holds logs, tool outputs and git snapshots (thousands
+    # of files): only ``storage/`` is read below it, beside the databases at its top.
+    reads=frozenset({STORAGE}),
+    holds_session=holds_session,
     rewritten_whole=rewritten_whole,
 )
