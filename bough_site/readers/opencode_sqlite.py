@@ -127,11 +127,24 @@ def private_copy(path: Path, label: str, warn: WarnFn) -> Iterator[Path | None]:
 def read_tables(path: Path, label: str, warn: WarnFn) -> dict[str, list[Row]]:
     """Every row of the tables a session is made of, each a dict of its columns
     (the columns there are: older databases lack some). A table that is missing
-    or cannot be read to its end is warned about; what was read is kept."""
-    out: dict[str, list[Row]] = {table: [] for table in TABLES}
+    or cannot be read to its end is warned about; what was read is kept. A copy
+    that could not be read whole while OpenCode was writing is taken again."""
     if not is_sqlite(path):
         warn(InputWarning(label, 0, "not a SQLite database (no SQLite header)"))
-        return out
+        return {table: [] for table in TABLES}
+    for attempt in range(COPY_TRIES):
+        said: list[InputWarning] = []
+        before = _signature(path)
+        out = _read_copy(path, label, said.append)
+        if not said or _signature(path) == before or attempt == COPY_TRIES - 1:
+            for warning in said:
+                warn(warning)
+            return out
+    return out  # not reached: the last attempt returns
+
+
+def _read_copy(path: Path, label: str, warn: WarnFn) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {table: [] for table in TABLES}
     with private_copy(path, label, warn) as copy:
         if copy is None:
             return out
