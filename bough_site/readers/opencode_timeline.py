@@ -271,7 +271,9 @@ def _result(name: str, state: dict[str, Any], time: str | None) -> ToolResult | 
     if isinstance(exit_code, int) and not isinstance(exit_code, bool):
         detail["exit_code"] = exit_code  # §5: a non-zero exit is still "completed"
     if isinstance(metadata.get("diff"), str):
-        detail["diff"] = metadata["diff"]
+        detail["diff"] = metadata["diff"]  # edit: the unified diff OpenCode recorded
+    if isinstance(metadata.get("exists"), bool):
+        detail["exists"] = metadata["exists"]  # write: whether the file was there before
     if as_str(state.get("title")):
         detail["title"] = state["title"]
     if as_dict(state.get("time")).get("compacted") is not None:
