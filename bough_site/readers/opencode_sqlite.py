@@ -43,6 +43,9 @@ TELLING_TABLES = frozenset({"session", "message"})
 # Beside the database: uncheckpointed writes (WAL) and a write in progress (rollback journal).
 COMPANIONS = ("-wal", "-journal")
 COPY_TRIES = 3
+# What SQLite can raise reading a damaged file: its own errors, and a message or
+# name in bytes that are not UTF-8 (UnicodeDecodeError is a ValueError).
+DB_ERRORS = (sqlite3.Error, ValueError, OverflowError)
 
 
 def is_sqlite(path: Path) -> bool:
@@ -65,7 +68,7 @@ def table_names(path: Path) -> set[str]:
         with closing(sqlite3.connect(uri, uri=True, timeout=0)) as db:
             return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
                     if isinstance(name, str)}
-    except (sqlite3.Error, OSError, ValueError):
+    except (*DB_ERRORS, OSError):
         return set()
 
 
@@ -150,7 +153,7 @@ def _read_copy(path: Path, label: str, warn: WarnFn) -> dict[str, list[Row]]:
             return out
         try:
             db = sqlite3.connect(str(copy), timeout=0)
-        except sqlite3.Error as err:
+        except DB_ERRORS as err:
             warn(InputWarning(label, 0, f"cannot open the database: {err}"))
             return out
         with closing(db):
@@ -167,6 +170,11 @@ def _read_copy(path: Path, label: str, warn: WarnFn) -> dict[str, list[Row]]:
     return out
 
 
+def _said(err: Exception) -> str:
+    """An error's words; a message SQLite gave in bytes that are not UTF-8 is not repeated."""
+    return "a damaged page" if isinstance(err, UnicodeError) else str(err)
+
+
 def _text(raw: bytes) -> str:
     """TEXT that is not UTF-8 (a damaged page) is read with U+FFFD, never an error."""
     return raw.decode("utf-8", "replace")
@@ -176,8 +184,8 @@ def _names(db: sqlite3.Connection, label: str, warn: WarnFn) -> set[str] | None:
     try:
         return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
                 if isinstance(name, str)}
-    except sqlite3.Error as err:
-        warn(InputWarning(label, 0, f"cannot read the database: {err}"))
+    except DB_ERRORS as err:
+        warn(InputWarning(label, 0, f"cannot read the database: {_said(err)}"))
         return None
 
 
@@ -190,7 +198,7 @@ def _rows(db: sqlite3.Connection, table: str, label: str, warn: WarnFn) -> list[
         names = [d[0] for d in cursor.description]
         for values in cursor:
             rows.append(dict(zip(names, values)))
-    except sqlite3.Error as err:
-        warn(InputWarning(label, 0, f"table {table!r} could not be read to its end ({err}); "
+    except DB_ERRORS as err:
+        warn(InputWarning(label, 0, f"table {table!r} could not be read to its end ({_said(err)}); "
                                     f"{len(rows)} rows kept"))
     return rows
