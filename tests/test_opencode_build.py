@@ -97,3 +97,28 @@ def test_the_default_place_and_the_archive_keep_a_deleted_database(tmp_path: Pat
     run(out2, [], archive=archive)
     again = sessions_of(out2)[root.id]
     assert again["stats"] == first
+
+
+def test_a_session_that_grew_only_in_the_wal_is_read_again(tmp_path: Path) -> None:
+    data = tmp_path / "src" / "opencode"
+    data.mkdir(parents=True)
+    b = Builder(8, cwd=str(tmp_path / "proj"))
+    ses = b.session()
+    b.user(ses, "first")
+    b.assistant(ses, [Step(fresh=10, output=1)])
+    write_db(data / "opencode.db", b.sessions, wal=True)
+    out = tmp_path / "out"
+    run(out, [data])
+    assert sessions_of(out)[ses.id]["stats"]["prompts"] == 1
+    writer = __import__("sqlite3").connect(data / "opencode.db")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    size = (data / "opencode.db").stat().st_size
+    writer.execute("INSERT INTO message VALUES ('msg_zlate', ?, 1785879999000, 1785879999000, ?)",
+                   (ses.id, '{"role":"user","time":{"created":1785879999000}}'))
+    writer.execute("INSERT INTO part VALUES ('prt_zlate', 'msg_zlate', ?, 1, 1, ?)",
+                   (ses.id, '{"type":"text","text":"second"}'))
+    writer.commit()
+    assert (data / "opencode.db").stat().st_size == size and (data / "opencode.db-wal").stat().st_size > 0
+    run(out, [data])
+    writer.close()
+    assert sessions_of(out)[ses.id]["stats"]["prompts"] == 2

@@ -75,13 +75,16 @@ def test_find_lists_databases_exports_and_storage_once_in_order(tmp_path: Path) 
     (d / "auth.json").write_text("{}")
     found = find(d)
     names = [label(p) for p in found]
-    assert names[:2] == ["opencode/opencode.db", "opencode/opencode-beta.db"]
+    # The WAL beside its database: listed (a change in it is a change), never read on its own.
+    assert names[:3] == ["opencode/opencode.db", "opencode/opencode.db-wal", "opencode/opencode-beta.db"]
     assert len(names) == len(set(names))
     ses = b.sessions[0]
     parts = len(ses.messages[0].parts) + len(ses.messages[1].parts)
-    assert len(names) == 2 + 1 + 2 + parts  # dbs, session file, message files, part files
+    assert len(names) == 3 + 1 + 2 + parts  # dbs and the WAL, session file, message files, part files
     assert "opencode/storage/session/global/" + ses.id + ".json" in names
-    assert all(not n.endswith(("-wal", "auth.json", "migration")) for n in names)
+    assert all(not n.endswith(("-shm", "auth.json", "migration")) for n in names)
+    assert snapshot(d / "opencode.db-wal", "opencode/opencode.db-wal", tmp_path / "arch") == []
+    assert [n for n, _ in units([(n, d / n) for n in names])[0][1]][:3] == names[:3]
     assert find(d / "storage" / "message") == [p for p in found if "/message/" in str(p)]
 
 

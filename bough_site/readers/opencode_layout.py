@@ -153,11 +153,25 @@ def _storage_files(storage: Path) -> list[Path]:
     return out
 
 
+def _with_wal(dbs: list[Path]) -> list[Path]:
+    """Each database and its ``-wal`` when there: the WAL is not read as a file of its
+    own (the database's copy takes it along, §11), but it is listed so that a build
+    sees a session that grew only in the WAL as a change."""
+    out = []
+    for db in dbs:
+        out.append(db)
+        wal = Path(f"{db}-wal")
+        if wal.is_file():
+            out.append(wal)
+    return out
+
+
 def find(path: Path) -> list[Path]:
     """The files under what ``claims`` took, each once, in a stable order: the
-    databases (``opencode.db`` first), the exports, the JSON-era object files."""
+    databases (``opencode.db`` first, each with its ``-wal``), the exports, the
+    JSON-era object files."""
     if not _is_dir(path):
-        return [path] if claims(path) else []
+        return _with_wal([path]) if claims(path) else []
     if is_storage(path):
         return _storage_files(path)
     if _storage_level(path):
@@ -170,7 +184,7 @@ def find(path: Path) -> list[Path]:
     exports = [p for folder in _files_dirs(path, "*.db" + EXPORTS_SUFFIX) for p in _files(folder, "*.jsonl")]
     trees = [path / STORAGE] if is_storage(path / STORAGE) else []
     trees += [folder for folder in _files_dirs(path, "*") if folder.name != STORAGE and is_storage(folder)]
-    return dbs + exports + [p for tree in trees for p in _storage_files(tree)]
+    return _with_wal(dbs) + exports + [p for tree in trees for p in _storage_files(tree)]
 
 
 def _files_dirs(folder: Path, pattern: str) -> list[Path]:
@@ -211,6 +225,7 @@ def units(listed: list[Listed]) -> list[tuple[str, list[Listed]]]:
 
 
 def _order(name: str) -> int:
+    name = name.removesuffix("-wal")  # beside its database
     if name.endswith(".db"):
         return 0 if name.endswith("/opencode.db") else 1
     if name.endswith(".jsonl"):
@@ -224,6 +239,8 @@ def _order(name: str) -> int:
 def snapshot(path: Path, name: str, folder: Path) -> list[Listed]:
     """A database is kept as its sessions' rows (§10): one export file per session,
     written into ``folder``; any other file as it is."""
+    if name.endswith(_COMPANIONS):
+        return []  # a database's WAL is in its exports (§11): nothing of its own to keep
     if not (name.endswith(".db") or (is_sqlite(path) and not name.endswith((".json", ".jsonl")))):
         return [(name, path)]
     tables = read_tables(path, name, lambda warning: None)
