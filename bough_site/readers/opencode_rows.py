@@ -313,7 +313,6 @@ class JsonTree:
                 continue
             session = self.found.sessions[message.session_id]
             session.lines += 1
-            session.files.append(label)
             if not obj:
                 session.skipped += 1
                 continue
@@ -340,7 +339,7 @@ class JsonTree:
             self._warn(InputWarning(label, 0 if obj is None else 1, reason or "not a JSON object"))
         return obj
 
-    def _holder(self, sid: str, label: str) -> RawSession:
+    def _holder(self, sid: str, _label: str) -> RawSession:
         session = self.found.sessions.get(sid)
         if session is None:
             session = RawSession(sid, {"id": sid}, RANK_JSON, [])
@@ -350,7 +349,7 @@ class JsonTree:
     def _session(self, obj: dict[str, Any] | None, path: Path, label: str) -> None:
         sid = as_str((obj or {}).get("id")) or path.stem
         session = self._holder(sid, label)
-        session.files.insert(0, label)
+        session.files[:] = [label]  # a session is named by its own file (the message files are many)
         session.lines += 1
         if obj is None:
             session.skipped += 1
@@ -361,7 +360,8 @@ class JsonTree:
         sid = as_str((obj or {}).get("sessionID")) or folder
         mid = as_str((obj or {}).get("id")) or path.stem
         session = self._holder(sid, label)
-        session.files.append(label)
+        if not session.files:  # named by its session file; without one, by a message's file
+            session.files.append(label)
         session.lines += 1
         if obj is None:
             session.skipped += 1
