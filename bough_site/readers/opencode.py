@@ -16,9 +16,10 @@ exports of them bough's archive keeps (§10), and the JSON-era files under
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..inherit import Inheritance
-from ..model import SOURCE_OPENCODE, InputWarning, Session, SubagentRun, TimelineItem, Prompt, Reply
+from ..model import SOURCE_OPENCODE, InputWarning, Prompt, Reply, Session, SubagentRun, TimelineItem, ToolCall
 from ..stats import Tally
 from .opencode_rows import (
     Found,
@@ -198,7 +199,7 @@ def _created(raw: RawSession) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _by_description(parent: SessionTimeline, run: SubagentRun, taken: set[int]) -> object:
+def _by_description(parent: SessionTimeline, run: SubagentRun, taken: set[int]) -> ToolCall | None:
     """A task call that names no child: the first free one whose description the
     child's title starts with (§7: "<description> (@<agent> subagent)")."""
     for call in parent.task_calls:
@@ -226,7 +227,7 @@ def _agent_type(raw: RawSession, child: SessionTimeline) -> str | None:
     return child.agents[0] if child.agents else None
 
 
-def _title(info: dict[str, object], timeline: SessionTimeline, started: str | None) -> str:
+def _title(info: dict[str, Any], timeline: SessionTimeline, started: str | None) -> str:
     """The title OpenCode gave the session, unless it is still the default one;
     else the first prompt, the first reply's first sentence, when it started."""
     title = as_str(info.get("title")).strip()
