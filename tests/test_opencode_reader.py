@@ -508,3 +508,19 @@ def test_reading_while_a_writer_commits_never_fails(tmp_path: Path) -> None:
     finally:
         stop.set()
         thread.join()
+
+
+def test_telling_and_reading_a_wal_database_create_nothing_beside_it(tmp_path: Path) -> None:
+    from bough_site.readers.opencode_layout import claims
+
+    b = Builder()
+    ses = b.session()
+    b.user(ses, "go")
+    d = tmp_path / "data"
+    d.mkdir()
+    write_db(d / "renamed.db", b.sessions, wal=True)  # closed cleanly: no -wal or -shm left
+    assert sorted(os.listdir(d)) == ["renamed.db"]
+    assert claims(d / "renamed.db")  # by its tables (immutable: no lock, no file)
+    sessions, _ = read_dir(d)
+    assert [s.id for s in sessions] == [ses.id]
+    assert sorted(os.listdir(d)) == ["renamed.db"]
