@@ -64,8 +64,11 @@ def test_the_real_fixtures_build_with_exact_counts(tmp_path: Path) -> None:
         assert (stats["input_tokens"], stats["output_tokens"], stats["reasoning_output_tokens"]) == (given, output, 0)
     # The synthetic JSON sessions hold replies without a step-finish: unknown, not 0.
     assert opencode["s_stage0_small"]["stats"]["replies_with_unknown_tokens"] == 1
-    pages = [p for p in out.rglob("*.html") if any(sid in p.read_text(errors="replace") for sid in LANTERN)]
-    assert pages
+    for summary in opencode.values():  # each session has its page and its sidecar, with the same counts
+        assert (out / summary["html"]).is_file()
+        assert orjson.loads((out / summary["json"]).read_bytes())["stats"] == summary["stats"]
+    fix = (out / opencode["ses_031541bf9ffeMiy2LOFii47rch"]["html"]).read_text()
+    assert "src/orders.py" in fix and "Wrote file successfully." in fix  # the write call's view and result
     index = orjson.loads((out / "index.json").read_bytes())
     assert any(p["cwd"] == "/work" for p in index["projects"])
 
