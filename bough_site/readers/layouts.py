@@ -5,9 +5,13 @@ this list; registry.py says which reader reads each kind's units."""
 
 from __future__ import annotations
 
+from ..plan.units import QWEN
+from . import qwen_layout
 from .layout import Layout
 
-LAYOUTS: dict[str, Layout] = {}
+LAYOUTS: dict[str, Layout] = {
+    QWEN: qwen_layout.LAYOUT,
+}
 
 
 def claimer(path) -> Layout | None:  # type: ignore[no-untyped-def]
