@@ -73,7 +73,6 @@ def test_a_bare_build_shows_opencode_in_tidepool(registered: None) -> None:
 
     site = load_site(BuildConfig())  # no history in the isolated HOME: the bundled examples
     by_cwd = {p.cwd: p for p in site.projects}
-    assert sorted({s.source for s in by_cwd[ox.TIDEPOOL].sessions}) == ["claude-code", "codex", "gemini-cli",
-                                                                        "opencode"]
+    assert {"claude-code", "codex", "gemini-cli", "opencode"} <= {s.source for s in by_cwd[ox.TIDEPOOL].sessions}
     opencode = [s for p in site.projects for s in p.sessions if s.source == "opencode"]
     assert [s.stats for s in opencode] == [O1_STATS]
