@@ -21,7 +21,7 @@ from ..hidden import hide
 from ..plan.units import OPENCODE
 from .layout import Layout, Listed
 from .lines import printable_name
-from .opencode_rows import EXPORT_TAG, JSON_KINDS, export_lines
+from .opencode_rows import EXPORT_TAG, JSON_KINDS, Exporter
 from .opencode_sqlite import is_opencode_db, is_sqlite, read_tables
 
 NAME = "OpenCode"
@@ -245,16 +245,19 @@ def snapshot(path: Path, name: str, folder: Path) -> list[Listed]:
         return [(name, path)]
     tables = read_tables(path, name, lambda warning: None)
     data, base = name.rsplit("/", 1) if "/" in name else (DATA_FOLDER, name)
+    exporter = Exporter(name, tables)
     out: list[Listed] = []
     # Under the label's own folders, so the copy's label is the name it is kept under.
     target = folder / data / f"{base}{EXPORTS_SUFFIX}"
     target.mkdir(parents=True, exist_ok=True)
-    for row in tables.get("session", ()):
-        sid = row.get("id")
-        if not isinstance(sid, str) or not sid or "/" in sid or sid.startswith("."):
+    for sid in exporter.sessions:
+        if not isinstance(sid, str) or not sid or "/" in sid or sid.startswith(".") or "\0" in sid:
             continue
         file = target / f"{sid}.jsonl"
-        file.write_bytes(b"\n".join(export_lines(name, sid, tables)) + b"\n")
+        try:
+            file.write_bytes(b"\n".join(exporter.lines(sid)) + b"\n")
+        except (OSError, TypeError, ValueError):  # never the build's end: this session is not kept
+            continue
         out.append((f"{data}/{base}{EXPORTS_SUFFIX}/{sid}.jsonl", file))
     return out
 

@@ -227,28 +227,46 @@ def read_export(path: Path, label: str, warn: WarnFn) -> Found:
             continue
         tables.setdefault(table, []).append((row, number))
     found = _RowReader(label, RANK_EXPORT, warn).read(tables)
-    for session in found.sessions.values():
+    for session in found.sessions.values():  # a line that gave no row is a row lost (§9.8)
+        session.lines += file.skipped
         session.skipped += file.skipped
     return found
 
 
-def export_lines(db_label: str, sid: str, tables: dict[str, list[dict[str, Any]]]) -> list[bytes]:
-    """One session's rows as an export (§10): the header, the project row, the
-    session row, its message rows (by time then id), their part rows (by message
-    then id). Rows are written as the columns hold them, ``data`` as its text."""
-    rows = [row for row in tables.get("session", ()) if row.get("id") == sid]
-    projects = {as_str(row.get("project_id")) for row in rows}
-    messages = sorted((row for row in tables.get("message", ()) if row.get("session_id") == sid),
-                      key=lambda row: (_ms(row.get("time_created")), as_str(row.get("id"))))
-    ids = {row.get("id") for row in messages}
-    parts = sorted((row for row in tables.get("part", ()) if row.get("message_id") in ids),
-                   key=lambda row: (as_str(row.get("message_id")), as_str(row.get("id"))))
-    out = [orjson.dumps({EXPORT_TAG: EXPORT_VERSION, "db": db_label, "session": sid})]
-    out += [_line("project", row) for row in tables.get("project", ()) if row.get("id") in projects]
-    out += [_line("session", row) for row in rows]
-    out += [_line("message", row) for row in messages]
-    out += [_line("part", row) for row in parts]
-    return out
+class Exporter:
+    """A database's rows as one export per session (§10), indexed once: a session's
+    rows are found by its id, not by a pass over every row."""
+
+    def __init__(self, db_label: str, tables: dict[str, list[dict[str, Any]]]):
+        self.db_label = db_label
+        self.projects = {row.get("id"): row for row in tables.get("project", ())}
+        self.sessions: dict[Any, list[dict[str, Any]]] = {}
+        for row in tables.get("session", ()):
+            self.sessions.setdefault(row.get("id"), []).append(row)
+        self.messages: dict[Any, list[dict[str, Any]]] = {}
+        for row in tables.get("message", ()):
+            self.messages.setdefault(row.get("session_id"), []).append(row)
+        self.parts: dict[Any, list[dict[str, Any]]] = {}
+        for row in tables.get("part", ()):
+            self.parts.setdefault(row.get("message_id"), []).append(row)
+
+    def lines(self, sid: str) -> list[bytes]:
+        """The header, the project row, the session row, its message rows (by time
+        then id), each message's part rows (by id), as the columns hold them:
+        ``data`` as its text."""
+        rows = self.sessions.get(sid, [])
+        messages = sorted(self.messages.get(sid, ()), key=lambda row: (_ms(row.get("time_created")),
+                                                                        as_str(row.get("id"))))
+        out = [orjson.dumps({EXPORT_TAG: EXPORT_VERSION, "db": self.db_label, "session": sid})]
+        for project in dict.fromkeys(row.get("project_id") for row in rows):
+            if project in self.projects:
+                out.append(_line("project", self.projects[project]))
+        out += [_line("session", row) for row in rows]
+        out += [_line("message", row) for row in messages]
+        for message in messages:
+            parts = sorted(self.parts.get(message.get("id"), ()), key=lambda row: as_str(row.get("id")))
+            out += [_line("part", row) for row in parts]
+        return out
 
 
 def _line(table: str, row: dict[str, Any]) -> bytes:
