@@ -524,3 +524,20 @@ def test_telling_and_reading_a_wal_database_create_nothing_beside_it(tmp_path: P
     sessions, _ = read_dir(d)
     assert [s.id for s in sessions] == [ses.id]
     assert sorted(os.listdir(d)) == ["renamed.db"]
+
+
+def test_json_sessions_the_database_lacks_are_read_beside_it(tmp_path: Path) -> None:
+    b = Builder(9)
+    both, only_json = b.session(), b.session()
+    for ses in (both, only_json):
+        b.user(ses, "go")
+        b.assistant(ses, [Step(fresh=10, output=5)])
+    d = tmp_path / "opencode"
+    d.mkdir()
+    write_db(d / "opencode.db", [both])
+    write_storage(d, [both, only_json], keep=1)  # the frozen copy: the prompt, not the reply
+    sessions, _ = read_dir(d)
+    got = {s.id: s for s in sessions}
+    assert got[both.id].files == ["opencode/opencode.db"] and got[both.id].stats["replies"] == 1
+    assert got[only_json.id].files == [f"opencode/storage/session/global/{only_json.id}.json"]
+    assert got[only_json.id].stats["prompts"] == 1 and got[only_json.id].stats["replies"] == 0
