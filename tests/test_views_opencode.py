@@ -64,3 +64,12 @@ def test_calls_with_other_agents_arguments_are_left_to_them() -> None:
     other = tool_view(call("bash", command="ls", sessionId="s1", mode="sync"))
     assert other.json is not None and other.summary == "ls"  # the unknown tool's JSON view
     assert tool_view(call("read", path="/x")).json is not None
+
+
+def test_a_read_result_shows_the_file_without_its_numbers() -> None:
+    from bough_site.render.views_opencode import read_text
+
+    text = "<file>\n00001| import json\n00002| \n00003| x = 1\n\n(End of file - total 3 lines)\n</file>"
+    assert read_text(text) == "import json\n\nx = 1"
+    assert read_text("<content>\n1: a\n2: b\n</content>") == "a\nb"
+    assert read_text("no wrapper") is None and read_text("<file>\nnot numbered\n</file>") is None

@@ -9,6 +9,7 @@ when its name is OpenCode's and every argument key is one OpenCode's tool takes
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,3 +155,23 @@ def _todos(view: Any, args: dict[str, Any]) -> None:
                   for item in (items if isinstance(items, list) else ()) if isinstance(item, dict)]
     done = sum(1 for todo in view.todos if todo.status == "completed")
     view.summary = f"{len(view.todos)} items, {done} done"
+
+
+# §5: ``read`` gives the model the file inside ``<file>`` … ``</file>``, each line
+# numbered ``00012| `` (or ``12: `` in later builds), and a closing note.
+_READ_LINE = re.compile(r"^(?:\d{5}\| |\d+: )")
+_READ_NOTE = re.compile(r"^\((?:End of file|File has more lines)[^)]*\)$")
+
+
+def read_text(text: str) -> str | None:
+    """The file's own text of an OpenCode ``read`` result, its wrapper, numbers and
+    note taken off; None when the text is not in that form (shown as it is)."""
+    lines = text.strip("\n").split("\n")
+    if len(lines) < 2 or lines[0] not in ("<file>", "<content>") or lines[-1] not in ("</file>", "</content>"):
+        return None
+    body = lines[1:-1]
+    while body and (not body[-1].strip() or _READ_NOTE.match(body[-1].strip())):
+        body.pop()
+    if not all(_READ_LINE.match(line) for line in body):
+        return None
+    return "\n".join(_READ_LINE.sub("", line, count=1) for line in body)
