@@ -166,3 +166,14 @@ def test_database_wins_over_export_over_json(tmp_path: Path) -> None:
     (_, grouped), = units([x for x in listed if not x[0].endswith(".db")])
     unit = Unit("k", OPENCODE, tuple(str(p) for _, p in grouped), tuple(n for n, _ in grouped))
     assert read_unit(unit, [].append, None)[0].stats["replies"] == 0  # the export over the JSON copy
+
+
+def test_sessions_sniff_and_what_discovery_reads() -> None:
+    assert LAYOUT.holds_session("opencode/opencode.db") and LAYOUT.holds_session("opencode/x.db.sessions/ses_1.jsonl")
+    assert LAYOUT.holds_session("opencode/storage/session/global/ses_1.json")
+    assert not LAYOUT.holds_session("opencode/storage/message/ses_1/msg_1.json")
+    assert not LAYOUT.holds_session("opencode/storage/part/msg_1/prt_1.json")
+    assert not LAYOUT.holds_session("opencode/opencode.db-wal")
+    assert LAYOUT.sniff({"opencode_export": 1, "db": "opencode/opencode.db", "session": "ses_1"})
+    assert not LAYOUT.sniff({"type": "user", "sessionId": "x"})
+    assert LAYOUT.reads == frozenset({"storage"})  # not log/, snapshot/, tool-output/

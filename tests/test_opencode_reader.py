@@ -541,3 +541,19 @@ def test_json_sessions_the_database_lacks_are_read_beside_it(tmp_path: Path) -> 
     assert got[both.id].files == ["opencode/opencode.db"] and got[both.id].stats["replies"] == 1
     assert got[only_json.id].files == [f"opencode/storage/session/global/{only_json.id}.json"]
     assert got[only_json.id].stats["prompts"] == 1 and got[only_json.id].stats["replies"] == 0
+
+
+def test_compaction_summary_is_a_reply_and_retries_are_said(tmp_path: Path) -> None:
+    b = Builder()
+    ses = b.session()
+    b.user(ses, "go")
+    msg = b.assistant(ses, [Step(fresh=5, output=5)])
+    msg.parts.append(("prt_zretry", {"type": "retry", "attempt": 2, "error": {"name": "APIError",
+                                                                              "data": {"message": "overloaded"}}}))
+    b.user(ses, "", compaction=True)
+    b.assistant(ses, [Step(fresh=900, output=60)], text="Summary: …", summary=True)
+    session = one(tmp_path, b)
+    kinds = [(i.kind, getattr(i, "type", "")) for i in session.timeline]
+    assert kinds == [("prompt", ""), ("reply", ""), ("marker", "warning"), ("marker", "compaction"), ("reply", "")]
+    assert session.timeline[2].text == "retried (attempt 2): overloaded"
+    assert (session.stats["replies"], session.stats["input_tokens"], session.stats["prompts"]) == (2, 905, 1)
