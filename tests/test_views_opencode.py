@@ -73,3 +73,12 @@ def test_a_read_result_shows_the_file_without_its_numbers() -> None:
     assert read_text(text) == "import json\n\nx = 1"
     assert read_text("<content>\n1: a\n2: b\n</content>") == "a\nb"
     assert read_text("no wrapper") is None and read_text("<file>\nnot numbered\n</file>") is None
+
+
+def test_a_task_result_is_the_childs_answer() -> None:
+    from bough_site.render.views_opencode import task_text
+
+    text = "task_id: ses_1 (for resuming to continue this task if needed)\n\n<task_result>\n**Found** it.\n</task_result>"
+    assert task_text(text) == "**Found** it."
+    assert task_text('<task id="ses_2" state="completed">\n<task_result>\nok\n</task_result>\n</task>') == "ok"
+    assert task_text("plain") is None

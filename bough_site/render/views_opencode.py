@@ -175,3 +175,13 @@ def read_text(text: str) -> str | None:
     if not all(_READ_LINE.match(line) for line in body):
         return None
     return "\n".join(_READ_LINE.sub("", line, count=1) for line in body)
+
+
+_TASK_RESULT = re.compile(r"<task_result>\n?(.*?)\n?</task_result>", re.S)
+
+
+def task_text(text: str) -> str | None:
+    """What a ``task`` call's child session answered (§7: inside ``<task_result>``),
+    the resuming id and metadata around it left out; None when not in that form."""
+    found = _TASK_RESULT.search(text)
+    return found.group(1) if found else None
