@@ -125,3 +125,34 @@ def test_a_session_that_grew_only_in_the_wal_is_read_again(tmp_path: Path) -> No
     run(out, [data])
     writer.close()
     assert sessions_of(out)[ses.id]["stats"]["prompts"] == 2
+
+
+def test_a_session_opencode_deleted_comes_back_from_the_archive_and_source_filters(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    data = home / "xdg_data_home" / "opencode"
+    data.mkdir(parents=True)
+    b = Builder(12, cwd=str(tmp_path / "proj"))
+    kept, deleted = b.session(), b.session()
+    for ses in (kept, deleted):
+        b.user(ses, "hello")
+        b.assistant(ses, [Step(fresh=20, output=2)])
+    db = write_db(data / "opencode.db", b.sessions)
+    archive, out = tmp_path / "archive", tmp_path / "out"
+    config = BuildConfig(sources=[], out=out, archive=archive, jobs=1, search=False, source_filter="opencode")
+    build(config, redaction_key=b"k")
+    assert set(sessions_of(out)) == {kept.id, deleted.id}
+    con = __import__("sqlite3").connect(db)
+    con.execute("DELETE FROM part WHERE session_id = ?", (deleted.id,))
+    con.execute("DELETE FROM message WHERE session_id = ?", (deleted.id,))
+    con.execute("DELETE FROM session WHERE id = ?", (deleted.id,))
+    con.execute("UPDATE part SET data = replace(data, '\"input\":20', '\"input\":21') WHERE session_id = ?", (kept.id,))
+    con.commit()
+    con.close()
+    build(config, redaction_key=b"k")
+    found = sessions_of(out)
+    assert set(found) == {kept.id, deleted.id}  # the deleted one from its export
+    assert found[kept.id]["stats"]["input_tokens"] == 21  # the live database wins over the older export
+    assert found[deleted.id]["stats"]["input_tokens"] == 20
+    sidecars = {sid: orjson.loads((out / found[sid]["json"]).read_bytes()) for sid in found}
+    assert sidecars[deleted.id]["kept_since"] and not sidecars[kept.id]["kept_since"]  # said on its page
+    assert {s["source"] for s in found.values()} == {"opencode"}
