@@ -48,10 +48,6 @@ def run(out: Path, sources: list[Path], archive: Path | None = None) -> list[str
     return said
 
 
-def session_sidecar(out: Path, summary: dict) -> dict:
-    return orjson.loads((out / summary["json"]).read_bytes()) if "json" in summary else summary
-
-
 def test_the_real_fixtures_build_with_exact_counts(tmp_path: Path) -> None:
     out = tmp_path / "out"
     run(out, [fixtures_dir("opencode")])
