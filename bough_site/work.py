@@ -46,7 +46,11 @@ SHELL_TOOLS = frozenset({
 })
 # Gemini CLI's file tools (docs/formats-gemini.md §8): their result detail holds the diff.
 GEMINI_FILE_TOOLS = frozenset({"write_file", "replace"})
-FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"}) | GEMINI_FILE_TOOLS
+# OpenCode's file tools (docs/formats-opencode.md §5), told by their camelCase ``filePath``:
+# the result's detail holds the diff OpenCode recorded.
+OPENCODE_FILE_TOOLS = frozenset({"write", "edit", "multiedit"})
+FILE_TOOLS = (frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"}) | GEMINI_FILE_TOOLS
+              | OPENCODE_FILE_TOOLS)
 
 # git's summary line after a commit: "[main abc1234] subject",
 # "[main (root-commit) abc1234] subject", "[detached HEAD abc1234] subject"
@@ -286,10 +290,12 @@ def file_edits(call: ToolCall) -> list[tuple[str, str, int | None, int | None]]:
         return []
     args = call.input if isinstance(call.input, dict) else {}
     if call.name == "apply_patch":
-        patch = args.get("patch", args.get("input"))
+        patch = args.get("patch", args.get("input", args.get("patchText")))  # patchText: OpenCode's
         return patch_changes(patch) if isinstance(patch, str) else []
     if call.name in GEMINI_FILE_TOOLS:
         return _gemini_edit(call, args)
+    if call.name in OPENCODE_FILE_TOOLS:
+        return _opencode_edit(call, args)
     path = args.get("notebook_path") if call.name == "NotebookEdit" else args.get("file_path")
     if not isinstance(path, str) or not path.strip():
         return []
@@ -320,6 +326,23 @@ def _gemini_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, i
         new = _result_text(call).startswith("Successfully created and wrote to new file")
     action = "create" if new is True else "update"
     diff, content = detail.get("fileDiff"), args.get("content")
+    if isinstance(diff, str):
+        return [(path.strip(), action, *unified_counts(diff))]
+    if action == "create" and isinstance(content, str):
+        return [(path.strip(), action, _line_count(content), 0)]
+    return [(path.strip(), action, None, None)]
+
+
+def _opencode_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, int | None, int | None]]:
+    """An OpenCode ``write``, ``edit`` or ``multiedit``: the ``filePath`` it names
+    (none: not OpenCode's call); created when its result says the file did not exist;
+    lines from the diff OpenCode recorded, or a created file's content."""
+    path = args.get("filePath")
+    if not isinstance(path, str) or not path.strip():
+        return []
+    detail = call.result.detail if call.result is not None and isinstance(call.result.detail, dict) else {}
+    action = "create" if call.name == "write" and detail.get("exists") is False else "update"
+    diff, content = detail.get("diff"), args.get("content")
     if isinstance(diff, str):
         return [(path.strip(), action, *unified_counts(diff))]
     if action == "create" and isinstance(content, str):

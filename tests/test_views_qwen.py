@@ -61,4 +61,6 @@ def test_other_agents_tools_of_the_same_name_are_not_claimed() -> None:
     todo = ToolCall("c", "todo_write", {"todos": [], "merge": True})
     for call in (opencode_edit, claude_task, todo):
         assert not view_qwen(ToolView(call.name), call, call.input)
-    assert view("edit", {"filePath": "/a", "oldString": "x", "newString": "y"}).json is not None
+    # OpenCode's edit (camelCase) is OpenCode's view's (render/views_opencode.py), not Qwen's.
+    opencode = view("edit", {"filePath": "/a", "oldString": "x", "newString": "y"})
+    assert opencode.json is None and opencode.summary == "/a" and opencode.body.kind == "diff"

@@ -23,6 +23,8 @@ from .tool_results import (
     web_fetch_facts,
 )
 from .tool_views import ToolView
+from .views_opencode import read_text as opencode_read_text
+from .views_opencode import task_text as opencode_task_text
 
 
 # JSON parsed for display only up to this size (a guard, not a limit on output).
@@ -169,8 +171,12 @@ def result_text_block(call: ToolCall, view: ToolView, text: str, result: ResultV
         return code_block(strip_line_numbers(text), kind=OUTPUT, filename=view.file)
     if call.name == "read_file" and view.file and not result.is_error:  # Gemini CLI: the file's text as is
         return code_block(text, kind=OUTPUT, filename=view.file)
+    if call.name == "read" and view.file and not result.is_error and (own := opencode_read_text(text)) is not None:
+        return code_block(own, kind=OUTPUT, filename=view.file)  # OpenCode: the file without its numbers
     if call.name in ("Task", "Agent"):
         return markdown_block(text, f"result-{call.id}")
+    if call.name == "task" and (answer := opencode_task_text(text)) is not None:  # OpenCode's sub-agent
+        return markdown_block(answer, f"result-{call.id}")
     unwrapped = _codex_exec_output(text)
     if unwrapped is not None:
         text, result.exit_code = unwrapped
