@@ -338,6 +338,8 @@ def _opencode_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str,
     (none: not OpenCode's call); created when its result says the file did not exist;
     lines from the diff OpenCode recorded, or a created file's content."""
     path = args.get("filePath")
+    if call.name == "edit" and "filePath" not in args and isinstance(args.get("file_path"), str):
+        return _gemini_edit(call, args)  # Qwen Code's edit: Gemini's arguments and fileDiff (docs/formats-qwen.md)
     if not isinstance(path, str) or not path.strip():
         return []
     detail = call.result.detail if call.result is not None and isinstance(call.result.detail, dict) else {}

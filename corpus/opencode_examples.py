@@ -49,10 +49,10 @@ O1 = _id("ses", "O1")
 O1_CHILD = _id("ses", "O1 explore")
 ODD_PART = f"prt_{0xd1c5a000000 + 17:x}odd" + _id("", "odd")[1:12]  # sorts inside the first step
 
-DIFF = """Index: src/tidepool/cli.py
+DIFF = """Index: tidepool/cli.py
 ===================================================================
---- src/tidepool/cli.py
-+++ src/tidepool/cli.py
+--- tidepool/cli.py
++++ tidepool/cli.py
 @@ -14,7 +14,12 @@
  @click.command()
  @click.option("--station", default="9414290")
@@ -127,14 +127,14 @@ def _sha(text: str) -> str:
 def sessions() -> list[Ses]:
     s = _Story()
     ask = s.user("O1 ask", {"type": "text", "text": "Add a --json flag to `tidepool today` that prints the "
-                                                    "predictions as JSON. @src/tidepool/cli.py"},
+                                                    "predictions as JSON. @tidepool/cli.py"},
                  {"type": "text", "synthetic": True,
-                  "text": "Called the Read tool with the following input: {\"filePath\":\"src/tidepool/cli.py\"}"})
+                  "text": "Called the Read tool with the following input: {\"filePath\":\"tidepool/cli.py\"}"})
     child_ask = s.user("O1 child ask", {"type": "text", "text": "Find where predictions are turned into text, "
                                                               "and whether Prediction has a to_dict."})
     child_reply = s.assistant("O1 child reply", child_ask, [[
-        s.tool("glob", {"pattern": "src/**/*.py"}, "src/tidepool/cli.py\nsrc/tidepool/noaa.py\n"
-                                                   "src/tidepool/prediction.py"),
+        s.tool("glob", {"pattern": "tidepool/**/*.py"}, "tidepool/cli.py\ntidepool/noaa.py\n"
+                                                   "tidepool/prediction.py"),
         {"type": "text", "text": "`format_prediction` in cli.py formats them; `Prediction.to_dict()` exists in "
                                  "prediction.py."}]], [{"input": 1890, "output": 96, "reasoning": 0,
                                                         "read": 11200, "write": 0}])
@@ -150,23 +150,23 @@ def sessions() -> list[Ses]:
              {"content": "Add --json to tidepool today", "status": "in_progress", "priority": "high", "id": "1"},
              {"content": "Test the JSON output", "status": "pending", "priority": "medium", "id": "2"}]},
              "[2 todos]", title="2 todos"),
-         s.tool("read", {"filePath": f"{TIDEPOOL}/src/tidepool/cli.py", "offset": 0, "limit": 40},
+         s.tool("read", {"filePath": f"{TIDEPOOL}/tidepool/cli.py", "offset": 0, "limit": 40},
                 "<file>\n00014| @click.command()\n00015| @click.option(\"--station\", default=\"9414290\")\n"
-                "00016| def today(station):\n</file>", title="src/tidepool/cli.py"),
-         s.tool("grep", {"pattern": "def to_dict", "path": f"{TIDEPOOL}/src", "include": "*.py"},
-                "Found 1 matches\nsrc/tidepool/prediction.py:\n  Line 22: def to_dict(self):", title="def to_dict"),
+                "00016| def today(station):\n</file>", title="tidepool/cli.py"),
+         s.tool("grep", {"pattern": "def to_dict", "path": f"{TIDEPOOL}/tidepool", "include": "*.py"},
+                "Found 1 matches\ntidepool/prediction.py:\n  Line 22: def to_dict(self):", title="def to_dict"),
          task],
-        [s.tool("edit", {"filePath": f"{TIDEPOOL}/src/tidepool/cli.py",
+        [s.tool("edit", {"filePath": f"{TIDEPOOL}/tidepool/cli.py",
                          "oldString": "def today(station):",
                          "newString": "@click.option(\"--json\", \"as_json\", is_flag=True)\ndef today(station, as_json):"},
-                "Edit applied successfully.", metadata={"diff": DIFF}, title="src/tidepool/cli.py"),
+                "Edit applied successfully.", metadata={"diff": DIFF}, title="tidepool/cli.py"),
          s.tool("bash", {"command": "python -m pytest -q tests/test_cli.py", "description": "Run the CLI tests"},
                 "F.\nNameError: name 'json' is not defined\n1 failed, 1 passed in 0.21s",
                 metadata={"exit": 1, "description": "Run the CLI tests"}, title="Run the CLI tests")],
-        [s.tool("edit", {"filePath": f"{TIDEPOOL}/src/tidepool/cli.py", "oldString": "import click",
+        [s.tool("edit", {"filePath": f"{TIDEPOOL}/tidepool/cli.py", "oldString": "import click",
                          "newString": "import json\n\nimport click"}, "Edit applied successfully.",
-                metadata={"diff": "--- src/tidepool/cli.py\n+++ src/tidepool/cli.py\n@@ -1 +1,3 @@\n"
-                                  "+import json\n+\n import click\n"}, title="src/tidepool/cli.py"),
+                metadata={"diff": "--- tidepool/cli.py\n+++ tidepool/cli.py\n@@ -1 +1,3 @@\n"
+                                  "+import json\n+\n import click\n"}, title="tidepool/cli.py"),
          s.tool("bash", {"command": "python -m pytest -q tests/test_cli.py", "description": "Run the CLI tests"},
                 "..\n2 passed in 0.19s", metadata={"exit": 0}, title="Run the CLI tests"),
          {"type": "text", "text": "`tidepool today --json` now prints the predictions as a JSON list "

@@ -29,10 +29,8 @@ LANTERN = {  # session id -> (replies, prompts, tool_calls, input, output), from
 
 @pytest.fixture(autouse=True)
 def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """OpenCode's Layout and reader in the lists the wiring asks (the lead adds the
-    two lines to layouts.py and registry.py); every agent's home in tmp."""
-    monkeypatch.setitem(layouts.LAYOUTS, OPENCODE, LAYOUT)
-    monkeypatch.setitem(registry.READERS, OPENCODE, read_unit)
+    """OpenCode registered in the lists the wiring asks; every agent's home in tmp."""
+    assert layouts.LAYOUTS[OPENCODE] is LAYOUT and registry.READERS[OPENCODE] is read_unit
     home = tmp_path / "home"
     home.mkdir()
     for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):

@@ -62,9 +62,8 @@ def test_the_example_reads_as_the_story_says() -> None:
 
 
 @pytest.fixture
-def registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(layouts.LAYOUTS, OPENCODE, LAYOUT)
-    monkeypatch.setitem(registry.READERS, OPENCODE, read_unit)
+def registered() -> None:
+    assert layouts.LAYOUTS[OPENCODE] is LAYOUT and registry.READERS[OPENCODE] is read_unit
 
 
 def test_a_bare_build_shows_opencode_in_tidepool(registered: None) -> None:

@@ -350,7 +350,7 @@ def test_project_page_shows_what_was_built(example_site: tuple[Path, Any]) -> No
     assert "9c3e1f4" in built and '<code class="branch">main</code>' in built
     listed = built[built.index('<ol class="commits">'):]
     assert listed.index("9c3e1f4") < listed.index("4c1e2a9")
-    assert "The latest" not in built  # two commits: all shown
+    assert "The latest" not in built  # four commits: all shown
     # Files: relative to the project, with edits and lines, and the latest edit's moment.
     assert '<code class="file-path" title="/home/ada/src/tidepool/tidepool/noaa.py">tidepool/noaa.py</code>' in built
     assert "3 edits" in built and built.count('<li class="file">') == 7  # EXAMPLE_FILES["tidepool"]
@@ -359,9 +359,10 @@ def test_project_page_shows_what_was_built(example_site: tuple[Path, Any]) -> No
     assert '<span class="agent-type">general-purpose</span>' in built and "Check NOAA API limits" in built
     # The timeline: a row per day, a bar per session (a link), prompts as ticks, commits as dots.
     timeline = re.search(r'<div class="timeline-chart".*?</figure>', built, re.DOTALL).group(0)
-    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini)
-    assert timeline.count('<div class="tl-row">') == 4
-    assert timeline.count('class="tl-session') == 5 and timeline.count('class="tl-commit"') == 3
+    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini),
+    # 2026-03-12 (Qwen Code), 2026-03-13 (OpenCode; its sub-agent's child session is no bar of its own)
+    assert timeline.count('<div class="tl-row">') == 6
+    assert timeline.count('class="tl-session') == 7 and timeline.count('class="tl-commit"') == 4
     assert sum(len(re.findall(r"M[\d.]+ 2v12", d)) for d in re.findall(r'class="tl-prompt" d="([^"]*)"', timeline)) \
         == tidepool.stats["prompts"]
     assert re.search(r'<div class="tokens-chart".*?</figure>', built, re.DOTALL)
@@ -387,18 +388,22 @@ def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]
         ("9c3e1f4", project["commits"][1]["html"]),
         # Gemini's commit: made by its 11th reply (the rewound turn's two replies count in the anchors too).
         ("5d2a8c4", f"projects/{tidepool.id}/sessions/{gx.G1}.html#r11"),
+        ("7e41c0a", project["commits"][3]["html"]),
     ]
-    # Most edited first, then by path: format.py (T1, and Gemini twice) before noaa.py (T1, T2 twice).
-    first, second = project["files_changed"][:2]
-    assert first["path"].endswith("tidepool/format.py") and second["path"].endswith("tidepool/noaa.py")
-    assert first["edits"] == second["edits"] == 3
-    assert len(first["sessions"]) == len(second["sessions"]) == 2
+    # Most edited first, then by path: cli.py (T2, Gemini, OpenCode twice, Qwen Code), then
+    # format.py (T1, and Gemini twice) before noaa.py (T1, T2 twice).
+    first, second, third = project["files_changed"][:3]
+    assert first["path"].endswith("tidepool/cli.py") and first["edits"] == 5 and len(first["sessions"]) == 4
+    assert second["path"].endswith("tidepool/format.py") and third["path"].endswith("tidepool/noaa.py")
+    assert second["edits"] == third["edits"] == 3
+    assert len(second["sessions"]) == len(third["sessions"]) == 2
 
 
 # --- the bundled example history, pinned --------------------------------------------------------
 
-# Derived from the stories in corpus/examples.py, corpus/codex.py (write_codex_examples)
-# and corpus/gemini_examples.py, not from running the code: per project, the commits
+# Derived from the stories in corpus/examples.py, corpus/codex.py (write_codex_examples),
+# corpus/gemini_examples.py, corpus/opencode_examples.py and corpus/qwen_examples.py,
+# not from running the code: per project, the commits
 # (hash, branch, subject) and every changed file with its number of edits.
 EXAMPLE_COMMITS = {
     "tidepool": [
@@ -408,6 +413,8 @@ EXAMPLE_COMMITS = {
         ("9c3e1f4", "main", "Skip readings without a predecessor in next_high_tide"),
         # The Gemini session (G1): `git add ... && git commit -m ...`, git's summary line.
         ("5d2a8c4", "main", "Add --units to tidepool today"),
+        # The Qwen Code session: `git commit -am ...`, git's summary line.
+        ("7e41c0a", "main", "week: two decimals, like today"),
     ],
     "notes-api": [],
     "dotfiles": [],
@@ -419,7 +426,7 @@ EXAMPLE_FILES = {
         "tidepool/format.py": 3,  # T1 once; Gemini's replace, and the one of its rewound turn (still made)
         "tests/test_noaa.py": 1,
         "tidepool/cache.py": 1,  # T2's Write (create)
-        "tidepool/cli.py": 2,  # T2; Gemini's replace
+        "tidepool/cli.py": 5,  # T2; Gemini's replace; OpenCode's two edits; Qwen Code's edit
         "tidepool/tides.py": 1,  # the Codex apply_patch (the fork changed nothing of its own)
         "tidepool/units.py": 1,  # Gemini's write_file (create; the failed read_file of main.py is no change)
     },
@@ -453,5 +460,5 @@ def test_example_history_commits_and_files() -> None:
         assert files == EXAMPLE_FILES[name], name
         assert project.stats["commits"] == len(EXAMPLE_COMMITS[name])
         assert project.stats["files_changed"] == len(EXAMPLE_FILES[name])
-    assert site.stats["commits"] == 3
+    assert site.stats["commits"] == 4
     assert site.stats["files_changed"] == sum(len(files) for files in EXAMPLE_FILES.values()) == 20

@@ -5,11 +5,12 @@ this list; registry.py says which reader reads each kind's units."""
 
 from __future__ import annotations
 
-from ..plan.units import QWEN
-from . import qwen_layout
+from ..kinds import OPENCODE, QWEN
+from . import opencode_layout, qwen_layout
 from .layout import Layout
 
 LAYOUTS: dict[str, Layout] = {
+    OPENCODE: opencode_layout.LAYOUT,
     QWEN: qwen_layout.LAYOUT,
 }
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..hidden import hide
-from ..plan.units import OPENCODE
+from ..kinds import OPENCODE
 from .layout import Layout, Listed
 from .lines import printable_name
 from .opencode_rows import EXPORT_TAG, JSON_KINDS, Exporter

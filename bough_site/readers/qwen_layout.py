@@ -24,7 +24,7 @@ from pathlib import Path
 import orjson
 
 from ..hidden import hide
-from ..plan.units import QWEN
+from ..kinds import QWEN
 from .layout import Layout, Listed
 from .lines import open_regular, peek_lines
 from .values import as_dict

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from ..inherit import Inheritance
 from ..model import Session
-from ..plan.units import CLAUDE, CODEX, GEMINI, QWEN, Unit
-from . import claude, codex, gemini, qwen
+from ..plan.units import CLAUDE, CODEX, GEMINI, OPENCODE, QWEN, Unit
+from . import claude, codex, gemini, opencode, qwen
 from .reader import Reader, WarnFn
 
 READERS: dict[str, Reader] = {
     CLAUDE: claude.read_unit,
     CODEX: codex.read_unit,
     GEMINI: gemini.read_unit,
+    OPENCODE: opencode.read_unit,
     QWEN: qwen.read_unit,
 }
 
