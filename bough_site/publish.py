@@ -23,6 +23,7 @@ from .errors import OutputError
 from .manifest import Manifest
 from .model import Project, Session, Site, InputWarning
 from .options import Options
+from .render.months import is_paged
 from .search.offline import FALLBACK_PATH, fallback_script
 from .search.shards import EarlyShards, start_shards
 from .site import site_stats
@@ -79,17 +80,56 @@ class SitePages:
 def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
                warnings: list[InputWarning]) -> tuple[str, dict[str, str]]:
     """What the index and project pages are made of (``parts`` of each session),
-    as one digest for the site and one per project."""
+    as one digest for the site and one per project; and, for a big project, one
+    per month page, by its path (:func:`month_signatures`)."""
     site = hashlib.sha256()
     per_project = {}
     for project in projects:
         mine = hashlib.sha256(orjson.dumps(project.id))
+        paged = is_paged(len(project.sessions))
+        made: dict[int, bytes] = {}
         for session in project.sessions:
-            mine.update(orjson.dumps(parts(session), option=orjson.OPT_SORT_KEYS))
+            data = orjson.dumps(parts(session), option=orjson.OPT_SORT_KEYS)
+            mine.update(data)
+            if paged:
+                made[id(session)] = data
         per_project[project.id] = mine.hexdigest()
         site.update(mine.digest())
+        if paged:
+            per_project.update(month_signatures(project, lambda session: made[id(session)]))
     site.update(orjson.dumps([[w.file, w.line, w.reason] for w in warnings]))
     return site.hexdigest(), per_project
+
+
+# What a month page is made of besides its sessions; a change to the month
+# pages' template or layout that the theme's digest does not see bumps it.
+_MONTH_PAGE = b"bough month page 1"
+
+
+def month_signatures(project: Project, parts: Callable[[Session], bytes]) -> dict[str, str]:
+    """Each month page of a big project (render/months.py) by its path: a digest of
+    its sessions' ``parts``, its name, its neighbours' names and what the page
+    shows of the project (its name, folder, and whether a row names its source).
+    A session added to the newest month changes that month's digest alone."""
+    from .render.formats import source_label
+    from .render.months import paging
+    from .render.project_summary import newest_first
+
+    pages = paging(newest_first(project.sessions))
+    if pages is None:
+        return {}
+    several = len({source_label(s.source) for s in project.sessions}) > 1
+    head = orjson.dumps([project.id, project.name, project.cwd, several])
+    out = {}
+    for page in pages.pages:
+        newer, older = pages.around(page)
+        digest = hashlib.sha256(_MONTH_PAGE)
+        digest.update(head)
+        digest.update(orjson.dumps([[p.name, p.title] if p else None for p in (page, newer, older)]))
+        for session in page.sessions:
+            digest.update(parts(session))
+        out[urls.project_month_html(project.id, page.name)] = digest.hexdigest()
+    return out
 
 
 @dataclass(frozen=True)
@@ -152,14 +192,21 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
     files: list[tuple[str, bytes]] = list(renderer.assets())
     kept: list[str] = []
     made = _SiteFiles([])
+    month_pages = _month_pages(project_signatures)
+    before = _Before(previous, same_options, outputs)
     for project in site.projects:
         unchanged = previous.project_signatures.get(project.id) == project_signatures[project.id]
-        if not (same_options and unchanged and _keep_project(project, previous, outputs, kept)):
-            page = _project_page(renderer, project, site, made)
+        mine = month_pages.get(project.id, [])
+        if not (same_options and unchanged and _keep_project(project, mine, previous, outputs, kept)):
+            summary = _summary(project)
+            page = _project_page(renderer, project, site, made, summary)
             if page is not None:
                 files.append((urls.project_html(project.id), page))
             files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
             files.append((urls.project_sessions_js(project.id), sessions_script(project)))
+            if summary.paging is not None:
+                files.append((urls.project_rows_js(project.id), rows_script(project, summary)))
+                files += _month_files(renderer, project, summary, project_signatures, before, kept, made)
     _add_warnings(site, made.warnings)
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
@@ -167,6 +214,65 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
         files.append((FALLBACK_PATH, fallback_script(site)))
     made.paths = kept + outputs.write(files)
     return made
+
+
+def _summary(project: Project) -> Any:
+    from .render.project_summary import summarize_project
+
+    return summarize_project(project)
+
+
+def _month_pages(project_signatures: dict[str, str]) -> dict[str, list[str]]:
+    """The month pages each big project has (the paths :func:`signatures` digested)."""
+    found: dict[str, list[str]] = {}
+    for key in project_signatures:
+        if "/months/" in key:
+            found.setdefault(key.split("/", 2)[1], []).append(key)
+    return found
+
+
+@dataclass
+class _Before:
+    """What the last build wrote, to keep a month page that is the same."""
+
+    previous: Manifest
+    same_options: bool
+    outputs: Outputs
+    paths: set[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.paths = set(self.previous.site_outputs)
+
+    def keep(self, path: str, signature: str | None) -> bool:
+        if not (self.same_options and signature and self.previous.project_signatures.get(path) == signature
+                and path in self.paths and is_regular_file(self.outputs.writer.out / path)):
+            return False
+        try:
+            self.outputs.keep(path)
+        except OutputError:
+            return False
+        return True
+
+
+def _month_files(renderer: Any, project: Project, summary: Any, project_signatures: dict[str, str],
+                 before: _Before, kept: list[str], made: _SiteFiles) -> list[tuple[str, bytes]]:
+    """A big project's month pages: each kept when what it is made of is the last
+    build's (an older month's page, when a session joins the newest), else
+    rendered. Should bough fail making one, that page alone is left out, saying so."""
+    files = []
+    for month in summary.paging.pages:
+        path = urls.project_month_html(project.id, month.name)
+        if before.keep(path, project_signatures.get(path)):
+            kept.append(path)
+            continue
+        try:
+            files.append((path, renderer.month_page(project, summary, month)))
+        except Exception as err:  # noqa: BLE001: contained as described
+            if not failed.contained(err):
+                raise
+            made.warnings.append(_render_warning(path, "its page", err))
+            made.fell_back.add(path)
+    return files
 
 
 def _index_page(renderer: Any, site: Site, made: _SiteFiles) -> bytes:
@@ -192,13 +298,13 @@ def _render_warning(page: str, part: str, err: Exception) -> InputWarning:
                             f"This is a bug in bough {__version__}: please report it")
 
 
-def _project_page(renderer: Any, project: Project, site: Site, made: _SiteFiles) -> bytes | None:
+def _project_page(renderer: Any, project: Project, site: Site, made: _SiteFiles, summary: Any = None) -> bytes | None:
     """A project's page; should bough fail making it, the page without what its
     agents built, and failing that none: a failure costs that page, never the
     site (docs/safety.md S11). Either is a warning that asks for a report."""
     for with_work in (True, False):
         try:
-            return renderer.project_page(project, site, with_work=with_work)
+            return renderer.project_page(project, site, with_work=with_work, summary=summary)
         except Exception as err:  # noqa: BLE001: contained as described
             if not failed.contained(err):
                 raise
@@ -208,11 +314,15 @@ def _project_page(renderer: Any, project: Project, site: Site, made: _SiteFiles)
     return None
 
 
-def _keep_project(project: Project, previous: Manifest, outputs: Outputs, kept: list[str]) -> bool:
-    """Keep a project's page and sidecar as the last build wrote them (what they
-    are made of is the same): an append to one session must not render every
-    project page again (a site may have hundreds)."""
+def _keep_project(project: Project, month_pages: list[str], previous: Manifest, outputs: Outputs,
+                  kept: list[str]) -> bool:
+    """Keep a project's page and sidecar (and a big project's rows and month
+    pages) as the last build wrote them (what they are made of is the same): an
+    append to one session must not render every project page again (a site may
+    have hundreds)."""
     paths = [urls.project_html(project.id), urls.project_json(project.id), urls.project_sessions_js(project.id)]
+    if month_pages:
+        paths += [urls.project_rows_js(project.id), *month_pages]
     root = outputs.writer.out
     if not all(path in previous.site_outputs and is_regular_file(root / path) for path in paths):
         return False
@@ -242,6 +352,53 @@ def sessions_script(project: Project) -> bytes:
                      started.date if started else ""])
     return b"/* bough: this project's sessions, oldest first: [page, title, date] (bough_site/publish.py) */\n" \
         b"window.BOUGH_SESSIONS = " + script_json(rows) + b";\n"
+
+
+ROWS_SCHEMA = "bough.rows/1"
+
+
+def rows_data(project: Project, summary: Any) -> dict[str, Any]:
+    """A big project's session rows, newest first, as its pages show them: what
+    rows.js sorts and filters across all its pages (docs/sidecars.md, bough.rows;
+    docs/schema/rows.schema.json). Each row is a list, its fields named once in
+    ``columns``; a page is relative to the project's folder."""
+    from .render.formats import short_models, source_label, tokens, when
+    from .render.formats import seconds as length
+
+    home = urls.project_html(project.id)
+    sources = sorted({source_label(s.source) for s in summary.sessions})
+    where = {label: n for n, label in enumerate(sources)}
+    rows = []
+    for s in summary.sessions:
+        started = when(s.started)
+        rows.append([
+            urls.in_project(project.id, urls.session_html(project.id, s.slug)),
+            s.title or "Untitled session",
+            where[source_label(s.source)],
+            started.iso if started else None,
+            length(s.started, s.ended),
+            short_models(s.models),
+            s.stats.get("prompts", 0) if isinstance(s.stats.get("prompts", 0), int) else 0,
+            tokens(s.stats),
+            bool(s.parent_id),
+            s.kept_since[:10] if s.kept_since else None,
+        ])
+    months = [[m.key or None, m.label, len(m.sessions),
+               urls.relative(home, urls.project_month_html(project.id, summary.paging.own_page(m).name))]
+              for m in summary.paging.months]
+    return {"schema": ROWS_SCHEMA, "project": project.id, "sources": sources, "months": months,
+            "columns": ["page", "title", "source", "started", "seconds", "models", "prompts", "tokens", "fork",
+                        "kept_since"],
+            "rows": rows}
+
+
+def rows_script(project: Project, summary: Any) -> bytes:
+    """``projects/<id>/rows.js``: :func:`rows_data` assigned to ``window.BOUGH_ROWS``,
+    as a script so that it loads from ``file://`` too (a page cannot fetch a file
+    there); the JSON escaped as docs/safety.md S2 says for data handed to scripts.
+    Written only for a big project, with its pages (the same signature)."""
+    return b"/* bough: this project's session rows, newest first (bough.rows/1: docs/sidecars.md) */\n" \
+        b"window.BOUGH_ROWS = " + script_json(rows_data(project, summary)) + b";\n"
 
 
 def script_json(value: Any) -> bytes:

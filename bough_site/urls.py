@@ -30,6 +30,18 @@ def project_sessions_js(project_id: str) -> str:
     return f"projects/{project_id}/sessions.js"
 
 
+def project_month_html(project_id: str, name: str) -> str:
+    """A page of a big project's sessions: a month (``2026-02``), or a piece of a big
+    month (``2026-02-1``), or ``undated`` (render/months.py: MonthPage.name)."""
+    return f"projects/{project_id}/months/{name}.html"
+
+
+def project_rows_js(project_id: str) -> str:
+    """A big project's session rows, as a script: what its pages' rows.js sorts and
+    filters across all its pages (docs/sidecars.md, bough.rows)."""
+    return f"projects/{project_id}/rows.js"
+
+
 def in_project(project_id: str, path: str) -> str:
     """``path`` (under OUT, inside the project's folder) relative to that folder:
     ``projects/x/sessions/s.html`` → ``sessions/s.html``."""

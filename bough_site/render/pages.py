@@ -66,7 +66,8 @@ from .images import image_filename, sniff_image
 from .markdown import render_markdown
 from .page_links import link, moment_from_page, moment_link, url_from_page
 from .parts import Part, anchor_parts, linked_anchors, outline, session_prompts
-from .project_summary import by_recent_activity, summarize_project
+from .months import MonthPage
+from .project_summary import ProjectSummary, by_recent_activity, summarize_project
 from .result_views import (
     ImageView,
     ResultView,
@@ -316,14 +317,29 @@ class Renderer:
             chart=charts.activity_chart(s for p in site.projects for s in p.sessions) if with_chart else Markup(""),
         )
 
-    def project_page(self, project: Project, site: Site, *, with_work: bool = True) -> bytes:
+    def project_page(self, project: Project, site: Site, *, with_work: bool = True,
+                     summary: ProjectSummary | None = None) -> bytes:
         """A project's page; ``with_work`` False leaves out what its agents built
-        (the page a build falls back to when making that part failed)."""
+        (the page a build falls back to when making that part failed). A big
+        project's page shows its newest sessions and links its months' pages
+        (``summary.paging``: render/months.py)."""
         page = urls.project_html(project.id)
-        summary = summarize_project(project)
+        summary = summary or summarize_project(project)
         work = project_work(project, summary.sessions, lambda s, anchor: moment_link(page, project.id, s, anchor)) \
             if with_work else NO_WORK
-        return self._page("project.html", page=page, site=site, project=project, summary=summary, work=work)
+        return self._page("project.html", page=page, site=site, project=project, summary=summary, work=work,
+                          paging=summary.paging)
+
+    def month_page(self, project: Project, summary: ProjectSummary, month: MonthPage) -> bytes:
+        """One page of a big project's sessions: a month, or a piece of a big month.
+        It shows only what its own sessions and its neighbours' names make, so a
+        new session rewrites its month's page and no older one."""
+        paging = summary.paging
+        if paging is None:
+            raise ValueError(f"project {project.id} is one page: it has no month pages")
+        newer, older = paging.around(month)
+        return self._page("project_month.html", page=urls.project_month_html(project.id, month.name),
+                          project=project, summary=summary, month=month, newer=newer, older=older)
 
     def tool_template(self, name: object) -> jinja2.Template:
         """``tools/<name>.html`` if the theme has it, else ``tools/default.html``;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import UTC, datetime
 
 from markupsafe import Markup
@@ -13,7 +14,7 @@ from markupsafe import Markup
 from ..model import Project, Session
 from . import charts
 from .formats import When, short_models, source_label, when
-from .months import Month, by_month
+from .months import Month, Paging, by_month, paging
 from .times import parse_time
 
 
@@ -31,6 +32,11 @@ class ProjectSummary:
     @property
     def months(self) -> list[Month]:
         return by_month(self.sessions)
+
+    @cached_property
+    def paging(self) -> Paging | None:
+        """A big project's pages (render/months.py); None for a project of one page."""
+        return paging(self.sessions)
 
     @property
     def chart(self) -> Markup:

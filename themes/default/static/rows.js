@@ -5,7 +5,13 @@
    - arrow keys (and Home / End) to move from row to row.
    Sorting by the first date column, newest first, is the page's own order,
    months and all; any other order lists the rows without their months.
-   Nothing here fetches anything. */
+   A big project's pages (render/months.py) each hold some of its sessions; their
+   table names the project's rows.js (data-rows: every session's row as data,
+   bough.rows/1 in docs/sidecars.md). Sorting or filtering there loads it, as a
+   script so that it works from file:// too, and sorts and filters every session
+   of the project; back to the page's own order with no filter, the page shows its
+   own rows again. The rows made from it are built with textContent, never as
+   HTML: titles come from transcripts. Nothing else is loaded. */
 (function () {
   "use strict";
 
@@ -36,10 +42,11 @@
     return a < b ? -1 : a > b ? 1 : 0;
   }
 
+  function two(n) { return (n < 10 ? "0" : "") + n; }
+
   function localDay(iso) {
     var moment = new Date(iso);
     if (isNaN(moment.getTime())) return "";
-    function two(n) { return (n < 10 ? "0" : "") + n; }
     return moment.getFullYear() + "-" + two(moment.getMonth() + 1) + "-" + two(moment.getDate());
   }
 
@@ -51,6 +58,14 @@
     this.heads = Array.prototype.slice.call(table.querySelectorAll("thead th[data-sort]"));
     this.dateColumn = this.heads.findIndex(function (th) { return th.getAttribute("data-sort") === "date"; });
     this.sorted = null; // a tbody holding the rows in another order than the page's
+    this.sort = null; // [column, direction] when not the page's own order
+    // A big project's page: its own rows, and (once loaded) all the project's.
+    this.src = table.getAttribute("data-rows");
+    this.own = { rows: this.rows, homes: this.homes, bodies: Array.prototype.slice.call(table.tBodies) };
+    this.set = this.own;
+    this.all = null;
+    this.loading = false;
+    this.failed = false;
     this.sortButtons();
     this.filters();
     this.keyboard();
@@ -79,22 +94,29 @@
   };
 
   Rows.prototype.sortBy = function (index, direction) {
-    var self = this;
     this.heads.forEach(function (th, i) {
       if (i === index) th.setAttribute("aria-sort", direction);
       else th.removeAttribute("aria-sort");
     });
-    if (index === this.dateColumn && direction === "descending") {
+    // Newest first by the date column is the page's own order, months and all.
+    this.sort = index === this.dateColumn && direction === "descending" ? null : [index, direction];
+    this.update();
+  };
+
+  // The rows in the order chosen (the current set's: this page's or the project's).
+  Rows.prototype.arrange = function () {
+    var self = this;
+    if (!this.sort) {
       // The page's own order: each row back in its month.
       this.rows.forEach(function (row, i) { self.homes[i].appendChild(row); });
       if (this.sorted) this.sorted.remove();
       this.sorted = null;
       this.table.classList.remove("sorted");
-      this.filter();
       return;
     }
+    var index = this.sort[0];
     var key = KEYS[this.heads[index].getAttribute("data-sort")] || KEYS.text;
-    var sign = direction === "ascending" ? 1 : -1;
+    var sign = this.sort[1] === "ascending" ? 1 : -1;
     var keyed = this.rows.map(function (row, i) { return [key(self.cell(row, index)), i, row]; });
     keyed.sort(function (a, b) {
       return sign * compare(a[0], b[0]) || a[1] - b[1]; // among equals, the page's order
@@ -106,7 +128,160 @@
     var sorted = this.sorted;
     keyed.forEach(function (entry) { sorted.appendChild(entry[2]); });
     this.table.classList.add("sorted");
+  };
+
+  // After a new order or filter: the project's rows when a big project's page is
+  // sorted or filtered (loaded the first time), the page's own otherwise.
+  Rows.prototype.update = function () {
+    var whole = !!this.src && !this.failed && (this.sort !== null || this.filtering());
+    if (whole && !this.all) this.load();
+    this.use(whole && this.all ? this.all : this.own);
+    this.arrange();
     this.filter();
+  };
+
+  Rows.prototype.use = function (set) {
+    if (set === this.set) return;
+    var self = this;
+    this.rows.forEach(function (row, i) { self.homes[i].appendChild(row); });
+    if (this.sorted) this.sorted.remove();
+    this.sorted = null;
+    this.set.bodies.forEach(function (body) { body.remove(); });
+    set.bodies.forEach(function (body) { self.table.appendChild(body); });
+    this.set = set;
+    this.rows = set.rows;
+    this.homes = set.homes;
+  };
+
+  // --- a big project's rows (its rows.js) --------------------------------------------
+
+  Rows.prototype.load = function () {
+    if (!this.src || this.all || this.loading || this.failed) return;
+    this.loading = true;
+    var self = this;
+    function done() {
+      self.loading = false;
+      var data = window.BOUGH_ROWS;
+      if (!data || data.schema !== "bough.rows/1") { fail(); return; }
+      self.all = self.build(data);
+      self.choices();
+      self.update();
+    }
+    function fail() {
+      self.loading = false;
+      self.failed = true;
+      self.update();
+    }
+    if (window.BOUGH_ROWS) { done(); return; }
+    var script = make("script", { src: this.src });
+    script.addEventListener("load", done);
+    script.addEventListener("error", fail);
+    document.head.appendChild(script);
+    this.filter();
+  };
+
+  // Formats as the server writes them (bough_site/render/formats.py: num, compact,
+  // duration; the time as bough.js shows it, in the reader's zone).
+  function fmt(n) { return typeof n === "number" ? n.toLocaleString("en-US") : "0"; }
+
+  function compact(n) {
+    if (typeof n !== "number") return "0";
+    var sizes = [[1e9, "B"], [1e6, "M"], [1e3, "k"]];
+    for (var i = 0; i < sizes.length; i++) {
+      if (Math.abs(n) < sizes[i][0]) continue;
+      var x = n / sizes[i][0];
+      var text = x.toFixed(1);
+      var t = x * 10;
+      if (t - Math.floor(t) === 0.5 && Math.floor(t) % 2 === 0) text = (Math.floor(t) / 10).toFixed(1); // Python rounds half to even
+      return text.replace(/\.0$/, "") + sizes[i][1];
+    }
+    return String(n);
+  }
+
+  function lasted(s) {
+    if (typeof s !== "number" || s < 0) return "";
+    if (s < 60) return s + " s";
+    var minutes = Math.floor(s / 60);
+    if (minutes < 60) return minutes + " min";
+    var hours = Math.floor(minutes / 60);
+    if (hours < 48) return hours + " h " + two(minutes % 60) + " min";
+    return Math.floor(hours / 24) + " d " + (hours % 24) + " h";
+  }
+
+  var SHOWN = null;
+  try {
+    SHOWN = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric",
+      hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+  } catch (e) { SHOWN = null; }
+
+  function plural(n, word) { return fmt(n) + " " + word + (n === 1 ? "" : "s"); }
+
+  // One session's row, as session_row.html writes it.
+  function sessionRow(r, base, sources) {
+    var several = sources.length > 1;
+    var source = sources[r[2]] || "";
+    var row = make("tr", {});
+    if (several) row.setAttribute("data-source", source);
+    var title = make("td", { className: "title" });
+    title.appendChild(make("a", { href: base + r[0], textContent: r[1] }));
+    function badge(text, className) {
+      title.appendChild(document.createTextNode(" "));
+      return title.appendChild(make("span", { className: className || "badge", textContent: text }));
+    }
+    if (several) badge(source);
+    if (r[8]) badge("fork");
+    if (r[9]) badge("kept by bough", "badge badge-kept").title = "original deleted; kept by bough since " + r[9];
+    row.appendChild(title);
+    var started = make("td", {});
+    if (r[3]) {
+      var utc = r[3].slice(0, 10) + " " + r[3].slice(11, 16) + " UTC";
+      var time = make("time", { dateTime: r[3], title: utc, textContent: utc });
+      time.setAttribute("data-format", "text");
+      var moment = new Date(r[3]);
+      if (SHOWN && !isNaN(moment.getTime())) time.textContent = SHOWN.format(moment);
+      started.appendChild(time);
+    }
+    row.appendChild(started);
+    var length = make("td", { className: "d", textContent: lasted(r[4]) });
+    length.setAttribute("data-v", String(r[4]));
+    row.appendChild(length);
+    var models = make("td", { className: "models" });
+    (r[5] || []).forEach(function (name, i) {
+      if (i) models.appendChild(document.createTextNode(" "));
+      models.appendChild(make("span", { className: "model-name", textContent: name }));
+    });
+    row.appendChild(models);
+    row.appendChild(make("td", { className: "n", textContent: fmt(r[6]) }));
+    var tokens = make("td", { className: "n" });
+    tokens.appendChild(make("data", { value: String(r[7]), textContent: compact(r[7]) }));
+    row.appendChild(tokens);
+    return row;
+  }
+
+  // Every session of the project, in months as its pages show them.
+  Rows.prototype.build = function (data) {
+    var base = this.src.replace(/[^\/]*$/, ""); // rows.js is in the project's folder
+    var columns = this.heads.length;
+    var set = { rows: [], homes: [], bodies: [] };
+    var at = 0;
+    data.months.forEach(function (month) {
+      var body = make("tbody", { className: "month" });
+      var head = make("tr", { className: "month-head" });
+      var th = make("th", { scope: "rowgroup", colSpan: columns });
+      th.appendChild(make("a", { href: base + month[3], textContent: month[1] }));
+      th.appendChild(document.createTextNode(" "));
+      th.appendChild(make("span", { className: "count", textContent: plural(month[2], "session") }));
+      head.appendChild(th);
+      body.appendChild(head);
+      for (var i = 0; i < month[2] && at < data.rows.length; i++, at++) {
+        var row = sessionRow(data.rows[at], base, data.sources);
+        body.appendChild(row);
+        set.rows.push(row);
+        set.homes.push(body);
+      }
+      set.bodies.push(body);
+    });
+    return set;
   };
 
   // --- filtering ---------------------------------------------------------------------
@@ -161,20 +336,51 @@
     bar.appendChild(labelled("Filter " + this.kind, this.text));
     bar.appendChild(labelled("From", this.from));
     bar.appendChild(labelled("To", this.to));
-    var models = this.values(this.modelsOf.bind(this));
-    var sources = this.values(this.sourcesOf.bind(this));
-    this.model = models.length > 1 ? choice("model", "Model", "All models", models) : null;
-    this.source = sources.length > 1 ? choice("source", "Source", "All sources", sources) : null;
-    if (this.model) { bar.appendChild(this.model); this.model = this.model.lastChild; }
-    if (this.source) { bar.appendChild(this.source); this.source = this.source.lastChild; }
     this.count = make("span", { className: "row-count" });
     this.count.setAttribute("role", "status");
     bar.appendChild(this.count);
+    this.bar = bar;
+    this.model = this.source = null;
+    this.choices();
     this.table.parentNode.insertBefore(bar, this.table);
-    [this.text, this.from, this.to, this.model, this.source].forEach(function (box) {
-      if (box) box.addEventListener("input", function () { self.filter(); });
+    [this.text, this.from, this.to].forEach(function (box) {
+      box.addEventListener("input", function () { self.update(); });
     });
+    bar.addEventListener("change", function (event) {
+      if (event.target.tagName === "SELECT") self.update();
+    });
+    // A big project's rows load as soon as a filter is reached, to be there when used.
+    if (this.src) bar.addEventListener("focusin", function () { self.load(); });
     this.filter();
+  };
+
+  // The model and source boxes, from the rows at hand; again once a big
+  // project's rows are loaded (its other pages may have other models): a box
+  // then gets the new values in place, keeping focus and what was chosen.
+  Rows.prototype.choices = function () {
+    var self = this;
+    [["model", "Model", "All models", this.modelsOf], ["source", "Source", "All sources", this.sourcesOf]]
+      .forEach(function (spec) {
+        var name = spec[0];
+        var values = self.values(spec[3].bind(self));
+        var box = self[name];
+        if (!box) {
+          if (values.length < 2) return;
+          var label = choice(name, spec[1], spec[2], values);
+          self.bar.insertBefore(label, self.count);
+          self[name] = label.lastChild;
+          return;
+        }
+        var chosen = box.value;
+        while (box.options.length > 1) box.remove(1);
+        values.forEach(function (value) { box.add(new Option(value, value)); });
+        box.value = values.indexOf(chosen) >= 0 ? chosen : "";
+      });
+  };
+
+  Rows.prototype.filtering = function () {
+    return !!(this.text.value.trim() || this.from.value || this.to.value ||
+      (this.model && this.model.value) || (this.source && this.source.value));
   };
 
   Rows.prototype.span = function (row) {
@@ -220,7 +426,15 @@
       months[i].classList.toggle("empty-month", !any);
     }
     var total = this.rows.length;
-    this.count.textContent = shown === total ? total + " " + this.kind : shown + " of " + total + " " + this.kind;
+    var counted = shown === total ? fmt(total) + " " + this.kind : fmt(shown) + " of " + fmt(total) + " " + this.kind;
+    if (this.src && this.set === this.own) {
+      // A big project's page, showing its own rows: say so, and why when it must.
+      counted += this.loading ? " on this page; loading the project's …"
+        : this.failed ? " on this page (the project's other pages could not be loaded: sorted and filtered here only)"
+        : " on this page";
+    }
+    this.count.textContent = counted;
+    this.count.classList.toggle("loading", this.loading);
   };
 
   // --- the keyboard ------------------------------------------------------------------

@@ -1,0 +1,257 @@
+"""A big project's pages (render/months.py, docs/paging.md): the project page shows
+its newest sessions, each month has a page of its own (a big month in pieces), and
+projects/<id>/rows.js holds every row for sorting and filtering across them. Each
+page stays under 300 KB at 3,000 sessions; a session added to the newest month
+rewrites no older month's page; the bytes are the same whatever the workers and
+however the build got there. The browser side is tests/test_paging_browser.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import jsonschema
+import orjson
+import pytest
+
+from bough_site import urls
+from bough_site.model import Project, Session
+from bough_site.publish import month_signatures, rows_data, rows_script
+from bough_site.render import months
+from bough_site.render.months import Paging, paging
+from bough_site.render.project_summary import newest_first, summarize_project
+from corpus.claude import generate_claude_history
+
+from .helpers import EVIL, REPO, age, append_turn, rewritten, run, tree
+from .helpers.big_project import NEEDLE, big_project, project_files
+
+PAGE_BUDGET = 300_000  # issue #40: every page of a 3,000-session project
+SCHEMA = json.loads((REPO / "docs" / "schema" / "rows.schema.json").read_text())
+ROWS_PREFIX = b"window.BOUGH_ROWS = "
+
+
+def session(n: int, started: str | None, title: str = "", source: str = "claude-code", **fields) -> Session:
+    return Session(id=f"s{n:04d}", source=source, cwd="/w", title=title or f"session {n}", started=started,
+                   ended=started, versions=[], models=["claude-opus-4-6"], git_branch=None, files=[], timeline=[],
+                   stats={"prompts": 1, "input_tokens": n}, slug=f"s{n:04d}", **fields)
+
+
+def month_of(first: int, count: int, month: str = "2026-02") -> list[Session]:
+    """``count`` sessions in ``month``, numbered from ``first``, an hour apart."""
+    out = []
+    for k in range(count):
+        day, hour = 1 + (k // 24) % 28, k % 24
+        out.append(session(first + k, f"{month}-{day:02d}T{hour:02d}:{(k // 672) % 60:02d}:00.000Z"))
+    return out
+
+
+def rows_json(script: bytes) -> dict:
+    body = script.split(b"\n", 1)[1]
+    assert body.startswith(ROWS_PREFIX) and body.endswith(b";\n")
+    return orjson.loads(body[len(ROWS_PREFIX):-2])
+
+
+# --- the pages: which sessions each holds ---------------------------------------------------
+
+
+def test_a_project_of_300_sessions_is_one_page() -> None:
+    assert paging(newest_first(month_of(0, months.PAGED_ABOVE))) is None
+    assert paging(newest_first(month_of(0, months.PAGED_ABOVE + 1))) is not None
+
+
+def test_the_project_page_shows_the_newest_and_every_month_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(months, "PAGED_ABOVE", 5)
+    monkeypatch.setattr(months, "LANDING_ROWS", 4)
+    monkeypatch.setattr(months, "MONTH_ROWS", 3)
+    sessions = newest_first([*month_of(0, 2, "2026-03"), *month_of(10, 7, "2026-02"), *month_of(20, 1, "2025-12"),
+                             session(30, None)])
+    pages = paging(sessions)
+    assert isinstance(pages, Paging) and pages.total == 11
+    # The project page: the newest 4, the oldest of them a month's newest only.
+    assert [(m.label, [s.id for s in m.sessions]) for m in pages.landing] == [
+        ("March 2026", ["s0001", "s0000"]), ("February 2026", ["s0016", "s0015"])]
+    # February's 7: its own page the newest 1, then two full pieces of 3 from its oldest.
+    assert [(p.name, p.title, [s.id for s in p.sessions]) for p in pages.pages] == [
+        ("2026-03", "March 2026", ["s0001", "s0000"]),
+        ("2026-02", "February 2026, part 3", ["s0016"]),
+        ("2026-02-2", "February 2026, part 2", ["s0015", "s0014", "s0013"]),
+        ("2026-02-1", "February 2026, part 1", ["s0012", "s0011", "s0010"]),
+        ("2025-12", "December 2025", ["s0020"]),
+        ("undated", "Undated", ["s0030"]),
+    ]
+    newer, older = pages.around(pages.pages[0])
+    assert newer is None and older is pages.pages[1]
+    assert pages.around(pages.pages[-1])[1] is None
+    assert [(year, [short for short, _ in entries]) for year, entries in pages.years()] == [
+        ("2026", ["Mar", "Feb"]), ("2025", ["Dec"]), ("Undated", ["Undated"])]
+    # A new session in February joins its own page: the full pieces stay as they were.
+    grown = paging(newest_first([*sessions, session(17, "2026-02-28T23:59:00.000Z")]))
+    assert [(p.name, [s.id for s in p.sessions]) for p in grown.pages[1:4]] == [
+        ("2026-02", ["s0017", "s0016"]), ("2026-02-2", ["s0015", "s0014", "s0013"]),
+        ("2026-02-1", ["s0012", "s0011", "s0010"])]
+
+
+def test_a_session_in_the_newest_month_changes_that_months_signature_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(months, "PAGED_ABOVE", 5)
+    monkeypatch.setattr(months, "MONTH_ROWS", 3)
+    old = [*month_of(0, 4, "2026-03"), *month_of(10, 7, "2026-02"), *month_of(20, 2, "2025-12")]
+
+    def signed(sessions: list[Session]) -> dict[str, str]:
+        project = Project(id="p", name="p", cwd="/w", sessions=sessions, stats={})
+        return month_signatures(project, lambda s: orjson.dumps([s.id, s.title, s.started]))
+
+    before = signed(old)
+    after = signed([*old, session(5, "2026-03-30T00:00:00.000Z")])
+    assert sorted(k for k in before if before[k] != after.get(k)) == ["projects/p/months/2026-03.html"]
+    # A session that starts a new month: that month's page is new; the month before it
+    # changes (its newer neighbour), no other.
+    later = signed([*old, session(6, "2026-04-02T00:00:00.000Z")])
+    assert sorted(set(later) - set(before)) == ["projects/p/months/2026-04.html"]
+    assert sorted(k for k in before if before[k] != later[k]) == ["projects/p/months/2026-03.html"]
+    # A retitled session in an old piece changes that piece's page alone.
+    retitled = [s if s.id != "s0011" else session(11, s.started, title="renamed") for s in old]
+    changed = signed(retitled)
+    assert sorted(k for k in before if before[k] != changed[k]) == ["projects/p/months/2026-02-1.html"]
+
+
+# --- 3,000 sessions -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dict[str, bytes]]:
+    project = big_project(tmp_path_factory.mktemp("big"))
+    return project, project_files(project)
+
+
+def test_every_page_of_3000_sessions_is_under_300_kb(big: tuple[Project, dict[str, bytes]]) -> None:
+    project, files = big
+    assert len(project.sessions) == 3000
+    pages = {path: len(data) for path, data in files.items()
+             if path == urls.project_html(project.id) or "/months/" in path}
+    for path, size in sorted(pages.items()):
+        print(f"{size:>9,} {path}")
+    print(f"{len(files[urls.project_rows_js(project.id)]):>9,} rows.js")
+    assert len(pages) > 20 and any(re.search(r"/months/\d{4}-\d\d-1\.html$", p) for p in pages)  # a piece too
+    assert max(pages.values()) < PAGE_BUDGET, max(pages.items(), key=lambda item: item[1])
+
+
+def test_each_session_is_on_one_month_page_and_the_newest_on_the_project_page(
+        big: tuple[Project, dict[str, bytes]]) -> None:
+    project, files = big
+    row_link = re.compile(rb'<td class="title"><a href="(?:\.\./)?(sessions/[^"]+\.html)"')
+    found: list[bytes] = []
+    for path, data in files.items():
+        if "/months/" in path:
+            found += row_link.findall(data)
+    assert len(found) == 3000 and len(set(found)) == 3000
+    landing = row_link.findall(files[urls.project_html(project.id)])
+    newest = [f"sessions/{s.slug}.html".encode() for s in newest_first(project.sessions)[:months.LANDING_ROWS]]
+    assert landing == newest
+    # Every link between the pages names a page that is there.
+    folder = f"projects/{project.id}/"
+    for path, data in files.items():
+        if path.startswith(folder) and path.endswith(".html"):
+            for href in re.findall(rb'href="((?:\.\./)?months/[^"#]+|\.\./index\.html|index\.html)"', data):
+                target = urls.relative(".", f"{path.rsplit('/', 1)[0]}/{href.decode()}")
+                assert target in files, (path, href)
+
+
+def test_rows_js_holds_every_row_as_the_schema_says(big: tuple[Project, dict[str, bytes]]) -> None:
+    project, files = big
+    script = files[urls.project_rows_js(project.id)]
+    assert script.count(b"\n") == 2 and script.startswith(b"/* bough: ")
+    data = rows_json(script)
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.validate(data, SCHEMA)
+    summary = summarize_project(project)
+    assert [r[0] for r in data["rows"]] == [f"sessions/{s.slug}.html" for s in summary.sessions]
+    assert sum(m[2] for m in data["months"]) == 3000
+    assert data["rows"][[r[1] for r in data["rows"]].index(NEEDLE)][3] < "2025-09-01"  # an old session
+    top = max(project.sessions, key=lambda s: sum(s.stats.get(k, 0) for k in
+                                                  ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                                                   "cache_read_input_tokens")))
+    assert max(r[7] for r in data["rows"]) == data["rows"][[r[0] for r in data["rows"]].index(
+        f"sessions/{top.slug}.html")][7]
+
+
+def test_rows_js_is_data_a_title_cannot_end_the_script() -> None:
+    sessions = [session(n, f"2026-02-{1 + n % 28:02d}T00:00:00.000Z", title=EVIL + "\u2028</script>")
+                for n in range(months.PAGED_ABOVE + 1)]
+    project = Project(id="p", name="p", cwd="/w", sessions=sessions, stats={})
+    script = rows_script(project, summarize_project(project))
+    for raw in (b"<", b">", b"&", "\u2028".encode()):
+        assert raw not in script.split(b"\n", 1)[1]
+    assert rows_json(script)["rows"][0][1] == EVIL + "\u2028</script>"
+    assert rows_data(project, summarize_project(project))["sources"] == ["Claude Code"]
+
+
+def test_a_month_page_holds_nothing_of_the_project_that_grows(big: tuple[Project, dict[str, bytes]]) -> None:
+    """No totals, no chart, no count of the project's sessions: an old month's page
+    must not change when a session joins another month."""
+    project, files = big
+    page = files[f"projects/{project.id}/months/2025-09.html"].decode()
+    assert "3,000" not in page and "3000" not in page
+    assert 'class="totals' not in page and "<svg" not in page and 'class="built"' not in page
+    assert 'data-rows="../rows.js"' in page and "<script>" not in page and " style=" not in page
+
+
+# --- whole builds: kept pages, the same bytes --------------------------------------------------
+
+
+@pytest.fixture()
+def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paging from 5 sessions on, so a build of a few sessions has month pages and pieces."""
+    monkeypatch.setattr(months, "PAGED_ABOVE", 4)
+    monkeypatch.setattr(months, "LANDING_ROWS", 3)
+    monkeypatch.setattr(months, "MONTH_ROWS", 1)
+
+
+def history_of(root: Path) -> Path:
+    # 12 sessions: Aug, Sep, Oct and Dec 2025 hold two each, and Feb, Apr, Aug and Oct 2026 one.
+    generate_claude_history(root, seed=4, projects=1, sessions_per_project=12, turns_per_session=1, output_kb=1)
+    return root / "projects"
+
+
+def newest_transcript(src: Path, out: Path) -> Path:
+    (rows,) = out.glob("projects/*/rows.js")
+    page = rows_json(rows.read_bytes())["rows"][0][0]
+    (path,) = src.glob(f"*/{page.removeprefix('sessions/').removesuffix('.html')}.jsonl")
+    return path
+
+
+def test_an_append_to_the_newest_month_rewrites_no_older_month_page(
+        small_pages: None, tmp_path: Path) -> None:
+    src = history_of(tmp_path / "history")
+    out = tmp_path / "out"
+    run(src, out)
+    month_pages = {p for p in tree(out) if "/months/" in p}
+    assert len(month_pages) >= 8 and any(p.endswith("-1.html") for p in month_pages)
+    age(out)
+    append_turn(newest_transcript(src, out))
+    run(src, out)
+    again = rewritten(out)
+    assert {p for p in again if "/months/" in p} == {p for p in month_pages if p.endswith("/months/2026-10.html")}
+    assert {p.rsplit("/", 1)[-1] for p in again if "/sessions/" not in p} >= {"index.html", "rows.js", "project.json"}
+    fresh = tmp_path / "fresh"
+    run(src, fresh)
+    assert tree(out) == tree(fresh)
+
+
+def test_the_same_bytes_whatever_the_workers_and_a_deleted_month_page_is_made_again(
+        small_pages: None, tmp_path: Path) -> None:
+    src = history_of(tmp_path / "history")
+    one, two = tmp_path / "one", tmp_path / "two"
+    run(src, one, jobs=1)
+    run(src, two, jobs=2)
+    assert tree(one) == tree(two)
+    (page,) = [p for p in tree(two) if p.endswith("/months/2025-09.html")]
+    (two / page).unlink()
+    run(src, two, jobs=2)
+    assert tree(two) == tree(one)
+    # No change: every page kept.
+    age(two)
+    run(src, two, jobs=2)
+    assert rewritten(two) == set()
+    shutil.rmtree(one)
