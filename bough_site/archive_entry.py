@@ -14,7 +14,7 @@ from typing import Any
 
 from .write import json_bytes
 
-KINDS = ("claude", "codex", "gemini")
+KINDS = ("claude", "codex", "gemini", "opencode", "copilot", "qwen")
 ENTRY_SCHEMA = "bough.archive-entry/1"
 RECORD_SUFFIX = ".gz.json"
 
@@ -34,7 +34,7 @@ class Copied:
 class Entry:
     """The record of one archived file."""
 
-    kind: str  # "claude" | "codex" | "gemini"
+    kind: str  # one of KINDS
     label: str
     role: str  # "session" | "subagent" | "meta" (Claude, Gemini); "rollout" (Codex)
     size: int  # bytes of the source copied
@@ -113,8 +113,14 @@ def rewritten_whole(kind: str, label: str) -> bool:
     CLI's legacy ``.json`` sessions and the files naming its roots. Such a file may
     legitimately shrink (a ``/rewind`` of the JSON era takes records out, and the
     CLI no longer shows them either), so a changed one replaces its copy; every
-    other transcript only grows, and a shorter one loses to its copy."""
-    return kind == "gemini" and not label.endswith(".jsonl")
+    other transcript only grows, and a shorter one loses to its copy. A later
+    agent's Layout says which of its files it rewrites."""
+    if kind == "gemini":
+        return not label.endswith(".jsonl")
+    from .readers.layouts import LAYOUTS
+
+    layout = LAYOUTS.get(kind)
+    return layout is not None and layout.rewritten_whole(label)
 
 
 def label_problem(label: str) -> str | None:

@@ -65,6 +65,7 @@ class SessionCount:
         self.codex: dict[str, tuple[_Counted, str | None]] = {}  # thread id -> (session, parent thread)
         self.gemini: dict[str, list[_Counted]] = {}  # sessionId -> its files
         self.gemini_agents: list[tuple[_Counted, str]] = []  # (a sub-agent's file, its session's id)
+        self.others: list[_Counted] = []  # the agents a Layout describes (readers/layouts.py)
 
     def add(self, entry: Entry, head: bytes) -> None:
         gone = not any(os.path.lexists(origin) for origin in entry.origins)
@@ -72,8 +73,10 @@ class SessionCount:
             self.claude.append(_Counted("claude", entry.label, _claude_start(head), gone))
         elif entry.kind == "codex":
             self._codex(entry, head, gone)
-        else:
+        elif entry.kind == "gemini":
             self._gemini(entry, head, gone)
+        else:  # an agent a Layout describes: each of its session files is one
+            self.others.append(_Counted(entry.kind, entry.label, None, gone))
 
     def _codex(self, entry: Entry, head: bytes, gone: bool) -> None:
         from .readers.codex_rollouts import rollout_identity
@@ -107,7 +110,7 @@ class SessionCount:
             first = min(files, key=lambda f: (f.started or "9", f.label))
             out.append(replace(first, gone=all(f.gone for f in files)))
         out += [counted for counted, parent in self.gemini_agents if parent not in self.gemini]
-        return out
+        return out + self.others
 
     def tell(self, report: Summary) -> None:
         """Put the count, by agent, the gone and the first and last starts into ``report``."""

@@ -17,20 +17,15 @@ This is the stage between discovery (which only lists files) and planning.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from .archive import (
     DATA_SUFFIX,
-    MAX_RECORD,
     Archive,
     ArchiveError,
     Damaged,
@@ -40,18 +35,19 @@ from .archive import (
 )
 from .archive_entry import Copied, Entry, label_problem, rewritten_whole
 from .archive_restore import RestoreDir
-from .config import BuildConfig, agent_homes, claude_settings_files, gemini_settings_file
+from .config import BuildConfig, agent_homes
 from .discover import ORPHAN_AGENT, Discovered, transcript_label
 from .model import Session, InputWarning
 from .quick import archive_times
 from .readers.claude import ClaudeSource
-from .readers.lines import open_regular, peek_field, printable_name
+from .readers.layout import copied_as_is
+from .readers.layouts import LAYOUTS
+from .readers.lines import peek_field, printable_name
 from .write import regular_names
 
 WarnFn = Callable[[InputWarning], None]
 
 _MAX_ORIGINS = 8
-_DEFAULT_CLEANUP_DAYS = 30
 
 
 @dataclass
@@ -121,7 +117,8 @@ def _copy_of(found: Discovered) -> Discovered:
     return replace(found, claude=[replace(source, subagents=list(source.subagents)) for source in found.claude],
                    codex=list(found.codex), inputs=list(found.inputs), labels=dict(found.labels),
                    gemini=list(found.gemini), gemini_roots=list(found.gemini_roots),
-                   gemini_passed=set(found.gemini_passed), stats=dict(found.stats))
+                   gemini_passed=set(found.gemini_passed), stats=dict(found.stats),
+                   agents={kind: list(paths) for kind, paths in found.agents.items()})
 
 
 def _sync(archive: Archive, archived: Archived, found: Discovered, config: BuildConfig, warn: WarnFn, workers: int,
@@ -132,7 +129,7 @@ def _sync(archive: Archive, archived: Archived, found: Discovered, config: Build
         warn(InputWarning(str(archive.root), 0, f"archive: {problem}"))
     checked = archive.labels_current
     changed = not checked and relabel(archive, entries, warn)
-    work = _Sync(archive, entries, utc_now(), found.stat)
+    work = _Sync(archive, entries, utc_now(), found.stat, lambda: _private(archive, archived))
     work.look(found)
     if work.records or work.copies:
         archive.forget_index()  # written again below, once the copies and records are
@@ -141,7 +138,7 @@ def _sync(archive: Archive, archived: Archived, found: Discovered, config: Build
         archive.save_index(entries.values())
     elif not archive.indexed or changed or archive.labels_current != checked:
         archive.save_index(entries.values())
-    _merge(_Merge(archive, archived, found, entries, warn), work.shorter, scope, config)
+    _merge(_Merge(archive, archived, found, entries, warn, live=work.live), work.shorter, scope, config)
     archived.times = archive_times(archive.root)  # still locked: no other build's copies among them
 
 
@@ -156,9 +153,10 @@ def _read_only(archive: Archive, archived: Archived, found: Discovered, config: 
                 warn(InputWarning(str(archive.root), 0, f"archive: {problem}"))
             if not archive.labels_current:
                 entries = _without_stale_labels(entries)
-            work = _Sync(archive, entries, utc_now(), found.stat)
+            work = _Sync(archive, entries, utc_now(), found.stat, lambda: _private(archive, archived, writable=False))
             work.look(found)  # only to find the files shorter than their copy: nothing is copied
-            _merge(_Merge(archive, archived, found, entries, warn, writable=False), work.shorter, scope, config)
+            _merge(_Merge(archive, archived, found, entries, warn, writable=False, live=work.live), work.shorter,
+                   scope, config)
             archived.times = archive_times(archive.root)
     except (ArchiveError, OSError) as err:
         archived.close()
@@ -175,6 +173,14 @@ def _merge(merge: _Merge, shorter: set[tuple[str, str]], scope: list[Path], conf
     except BaseException:
         merge.archived.close()
         raise
+
+
+def _private(archive: Archive, archived: Archived, *, writable: bool = True) -> Path:
+    """This build's private folder (removed when it closes ``archived``): where the
+    archive's copies are decompressed and an agent's database is exported."""
+    if archived.restore is None:
+        archived.restore = archive.restore_dir(writable=writable)
+    return archived.restore.path
 
 
 def scope_roots(config: BuildConfig) -> list[Path]:
@@ -226,7 +232,7 @@ def _stale_labels(entries: dict[tuple[str, str], Entry]) -> dict[tuple[str, str]
     """The entries whose label is not the one their file has now, by that label."""
     groups: dict[tuple[str, str], list[Entry]] = {}
     for entry in entries.values():
-        if entry.origins:
+        if entry.origins and entry.kind not in LAYOUTS:  # a Layout's labels were always its own
             label = transcript_label(entry.origins[-1])
             if label != entry.label and not label_problem(label):
                 groups.setdefault((entry.kind, label), []).append(entry)
@@ -318,8 +324,12 @@ class _Sync:
     changed (a file moved, a sub-agent more), files shorter than their copy."""
 
     def __init__(self, archive: Archive, entries: dict[tuple[str, str], Entry], now: str,
-                 stat_of: Callable[[Path], os.stat_result]) -> None:
+                 stat_of: Callable[[Path], os.stat_result], private: Callable[[], Path]) -> None:
         self.archive, self.entries, self.now, self.stat = archive, entries, now, stat_of
+        self.private = private
+        # (kind, label) of every file of an agent a Layout describes that is live,
+        # a database's exported sessions included: the archive adds the others.
+        self.live: set[tuple[str, str]] = set()
         self.copies: list[_Copy] = []
         self.records: list[Entry] = []
         self.shorter: set[tuple[str, str]] = set()
@@ -340,6 +350,25 @@ class _Sync:
             if not path.name.endswith(".zst"):  # not read either: the reader skips compressed rollouts
                 self._file("codex", path, found.label(path), role="rollout")
         self._gemini(found)
+        self._agents(found)
+
+    def _agents(self, found: Discovered) -> None:
+        """The files of the agents a Layout describes, as its ``snapshot`` gives each:
+        the file itself, or (a database) a file per session exported into this
+        build's private folder, archived as coming from the database."""
+        for kind, paths in found.agents.items():
+            layout = LAYOUTS[kind]
+            for path in paths:
+                label = found.label(path)
+                for part_label, part in self._snapshot(layout, path, label):
+                    self.live.add((kind, part_label))
+                    role = "session" if layout.holds_session(part_label) else "meta"
+                    self._file(kind, part, part_label, origin=path, role=role)
+
+    def _snapshot(self, layout: Any, path: Path, label: str) -> list[tuple[str, Path]]:
+        if layout.snapshot is copied_as_is:
+            return [(label, path)]
+        return layout.snapshot(path, label, self.private())
 
     def _gemini(self, found: Discovered) -> None:
         """Gemini CLI's session files (a sub-agent's sits in ``chats/<sessionId>/``) and
@@ -351,7 +380,7 @@ class _Sync:
         for path in found.gemini_roots:
             self._file("gemini", path, found.label(path), role="meta")
 
-    def _file(self, kind: str, path: Path, label: str, **facts: Any) -> None:
+    def _file(self, kind: str, path: Path, label: str, origin: Path | None = None, **facts: Any) -> None:
         key = (kind, label)
         old = self.entries.get(key)
         try:
@@ -363,7 +392,7 @@ class _Sync:
         if old is not None and info.st_size < old.size and not rewritten_whole(kind, label):
             self.shorter.add(key)
             return
-        new = _with_facts(old or _blank(kind, label, self.now), os.path.abspath(path), facts)
+        new = _with_facts(old or _blank(kind, label, self.now), os.path.abspath(origin or path), facts)
         if old is not None and (info.st_size, info.st_mtime_ns) == (old.size, old.mtime_ns) and self._copied(old):
             if new != old:
                 self.entries[key] = new
@@ -466,9 +495,11 @@ class _Merge:
     """Adds to a Discovered what only the archive still has."""
 
     def __init__(self, archive: Archive, archived: Archived, found: Discovered,
-                 entries: dict[tuple[str, str], Entry], warn: WarnFn, *, writable: bool = True):
+                 entries: dict[tuple[str, str], Entry], warn: WarnFn, *, writable: bool = True,
+                 live: set[tuple[str, str]] | None = None):
         self.archive, self.archived, self.found, self.entries, self.warn = archive, archived, found, entries, warn
         self.writable = writable
+        self.live = live or set()
         self._done: dict[tuple[str, str], Path | None] = {}
 
     def run(self, shorter: set[tuple[str, str]], scope: list[Path], config: BuildConfig) -> None:
@@ -483,6 +514,22 @@ class _Merge:
         if config.wants("gemini"):
             self._gemini(sorted((e for e in self.entries.values() if e.kind == "gemini" and e.role != "meta"
                                  and _in_scope(e, scope)), key=lambda e: e.label))
+        for kind in LAYOUTS:
+            if config.wants(kind):
+                self._agent(kind, sorted((e for e in self.entries.values() if e.kind == kind and _in_scope(e, scope)),
+                                         key=lambda e: e.label))
+
+    def _agent(self, kind: str, wanted: list[Entry]) -> None:
+        """The files of an agent a Layout describes that only the archive still has
+        (a session gone from its database too), read with the live ones: the
+        layout's ``units`` groups them by label."""
+        listed = self.found.agents.setdefault(kind, [])
+        for entry in wanted:
+            if (kind, entry.label) in self.live or (path := self._restored(kind, entry.label)) is None:
+                continue
+            listed.append(path)
+            if entry.is_session():
+                self.archived.since[entry.label] = entry.archived
 
     def _restored(self, kind: str, label: str) -> Path | None:
         """The archived copy of ``label`` decompressed for this build; None (with a
@@ -495,9 +542,7 @@ class _Merge:
         return self._done[entry.key]
 
     def _restore(self, entry: Entry) -> Path | None:
-        if self.archived.restore is None:
-            self.archived.restore = self.archive.restore_dir(writable=self.writable)
-        folder = self.archived.restore.path
+        folder = _private(self.archive, self.archived, writable=self.writable)
         try:
             path = self.archive.restore(entry, folder)
         except Damaged as err:
@@ -518,7 +563,8 @@ class _Merge:
     def _replace_shorter(self, kind: str, label: str) -> None:
         """A live file shorter than its copy: the build reads the copy instead."""
         found = self.found
-        lists = {"codex": [found.codex], "gemini": [found.gemini]}.get(kind) or [s.subagents for s in found.claude]
+        lists = ({"codex": [found.codex], "gemini": [found.gemini]}.get(kind)
+                 or ([found.agents.get(kind, [])] if kind in LAYOUTS else [s.subagents for s in found.claude]))
         for paths in lists:
             for i, path in enumerate(paths):
                 if found.label(path) == label and (copy := self._restored(kind, label)) is not None:
@@ -631,164 +677,3 @@ def _in_scope(entry: Entry, scope: list[Path]) -> bool:
         if any(origin == root or origin.startswith(root + "/") or root == "" for root in roots):
             return True
     return False
-
-
-# --------------------------------------------------------------------------- Claude's cleanup setting
-
-
-def cleanup_notes(config: BuildConfig, *, claude: bool, gemini: bool) -> list[str]:
-    """What a site that shows Claude Code (``claude``) or Gemini CLI sessions says
-    of the agents' cleanup, read from their settings at every build: one sentence
-    (or none) naming each agent that deletes, then what bough's archive does about
-    it, said once for both."""
-    deletes = [note for note in (claude_deletes() if claude else None, gemini_deletes() if gemini else None) if note]
-    if not deletes:
-        return []
-    return [_kept_or_not(config, " and ".join(deletes), "they" if len(deletes) > 1 else "it")]
-
-
-def claude_deletes() -> str | None:
-    """When Claude Code will delete the transcripts a site shows: its settings have no
-    ``cleanupPeriodDays`` or one of 30 days or less. Only read, never written: bough
-    does not touch the agent's settings."""
-    days, why = claude_cleanup_days()
-    if days > _DEFAULT_CLEANUP_DAYS:
-        return None
-    when = "every time it starts" if days == 0 else f"after {_days(days)}"
-    return f"Claude Code deletes transcripts {when} ({why})"
-
-
-def _kept_or_not(config: BuildConfig, deletes: str, agents: str) -> str:
-    """What the cleanup notice says of the archive: off, keeping copies, or unable to.
-    ``agents``: "it" or "they", the agents that delete."""
-    if config.archive is None:
-        return f"{deletes}, and the archive is off (--no-archive): sessions {agents} delete{'s' * (agents == 'it')} " \
-               "will drop off this site."
-    if os.path.isdir(config.archive) and not os.access(config.archive, os.W_OK):
-        return (f"{deletes}, and bough's archive in {config.archive} cannot be written: sessions {agents} "
-                f"delete{'s' * (agents == 'it')} that the archive does not already hold will drop off this site.")
-    return f"{deletes}; bough's archive in {config.archive} keeps a copy of every session it reads, so they stay."
-
-
-def claude_cleanup_days() -> tuple[float, str]:
-    """The shortest retention among Claude Code's settings files, and why."""
-    shortest: tuple[float, str] | None = None
-    for path in claude_settings_files():
-        days, why = _cleanup_setting(path)
-        if shortest is None or days < shortest[0]:
-            shortest = (days, why)
-    return shortest or (float(_DEFAULT_CLEANUP_DAYS), "its default")
-
-
-def _cleanup_setting(path: Path) -> tuple[float, str]:
-    """``cleanupPeriodDays`` from one settings file, read defensively: where the
-    file, the key or a usable number is missing, Claude Code's default applies."""
-    default = float(_DEFAULT_CLEANUP_DAYS)
-    settings, why = read_settings(path)
-    if settings is None:
-        return default, f"its default: {why}"
-    value = settings.get("cleanupPeriodDays")
-    if value is None:
-        return default, f"its default: {path} sets no cleanupPeriodDays"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        return default, f"its default: cleanupPeriodDays in {path} is not a number of days"
-    return float(value), f"cleanupPeriodDays in {path}"
-
-
-# --------------------------------------------------------------------------- Gemini CLI's retention setting
-
-_PERIOD_DAYS = {"h": 1 / 24, "d": 1.0, "w": 7.0, "m": 30.0}  # Gemini CLI's units ("m" is 30 days)
-
-
-def gemini_deletes() -> str | None:
-    """As :func:`claude_deletes`, for Gemini CLI: it deletes sessions older than
-    ``general.sessionRetention.maxAge`` (30 days by default), or beyond its
-    ``maxCount``, unless its ``enabled`` is false (docs/formats-gemini.md §1)."""
-    rule = gemini_retention()
-    return None if rule is None else f"Gemini CLI deletes sessions {rule}"
-
-
-def gemini_retention() -> str | None:
-    """When Gemini CLI deletes sessions, by its user settings, and why; None when it
-    deletes none (retention off), or only those older than 30 days and with no count."""
-    path = gemini_settings_file()
-    settings, why = read_settings(path, comments=True)
-    general = settings.get("general", {}) if settings is not None else {}
-    if not isinstance(general, dict):
-        general, why = {}, f"general in {path} is not an object"
-    retention = general.get("sessionRetention")
-    if not isinstance(retention, dict):
-        return f"after {_DEFAULT_CLEANUP_DAYS} days (its default: {why or f'{path} sets no general.sessionRetention'})"
-    if retention.get("enabled") is False:
-        return None
-    days = _period_days(retention.get("maxAge"))
-    rules = []
-    count = retention.get("maxCount")
-    if isinstance(count, int) and not isinstance(count, bool) and count >= 1:
-        rules.append(f"beyond the {count:,} most recent of a project")
-    if days is None or days <= _DEFAULT_CLEANUP_DAYS:
-        rules.append(f"after {_days(_DEFAULT_CLEANUP_DAYS if days is None else days)}")
-    if not rules:
-        return None
-    whence = "" if days is not None else ", maxAge its default"
-    return f"{' and '.join(rules)} (general.sessionRetention in {path}{whence})"
-
-
-def _days(days: float) -> str:
-    """A number of days as a notice says it: "1 day", "30 days", "0.5 days"."""
-    return f"{days:g} day" if days == 1 else f"{days:g} days"
-
-
-def _period_days(value: Any) -> float | None:
-    """``30d``, ``24h``, ``4w``, ``2m`` in days; None for anything else."""
-    match = re.fullmatch(r"(\d+)([hdwm])", value) if isinstance(value, str) else None
-    if match is None or int(match.group(1)) == 0:
-        return None
-    return int(match.group(1)) * _PERIOD_DAYS[match.group(2)]
-
-
-def read_settings(path: Path, *, comments: bool = False) -> tuple[dict[str, Any] | None, str]:
-    """An agent's settings file as a JSON object, read defensively, or None and why not.
-    ``comments``: ``//`` and ``/* */`` are allowed (Gemini CLI's are)."""
-    if not os.path.lexists(path):
-        return None, f"there is no {path}"
-    handle = open_regular(path, str(path), lambda warning: None)
-    if handle is None:
-        return None, f"{path} cannot be read"
-    with handle:
-        data = handle.read(MAX_RECORD + 1)
-    try:
-        settings = orjson.loads(_without_comments(data) if comments else data) if len(data) <= MAX_RECORD else None
-    except orjson.JSONDecodeError:
-        settings = None
-    if not isinstance(settings, dict):
-        return None, f"{path} is not a JSON object"
-    return settings, ""
-
-
-def _without_comments(data: bytes) -> bytes:
-    """JSON with ``//`` and ``/* */`` comments taken out (never inside a string)."""
-    out = bytearray()
-    i, size, in_string = 0, len(data), False
-    while i < size:
-        char = data[i]
-        if in_string:
-            out.append(char)
-            if char == 0x5C and i + 1 < size:  # a backslash keeps the next byte
-                out.append(data[i + 1])
-                i += 1
-            elif char == 0x22:
-                in_string = False
-        elif data.startswith(b"//", i):
-            end = data.find(b"\n", i)
-            i = size if end < 0 else end
-            continue
-        elif data.startswith(b"/*", i):
-            end = data.find(b"*/", i + 2)
-            i = size if end < 0 else end + 2
-            continue
-        else:
-            out.append(char)
-            in_string = char == 0x22
-        i += 1
-    return bytes(out)

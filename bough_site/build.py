@@ -36,7 +36,8 @@ from typing import Any
 import orjson
 
 from . import quick, urls
-from .archive_sync import Archived, cleanup_notes, sync_archive
+from .agent_cleanup import cleanup_notes
+from .archive_sync import Archived, sync_archive
 from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
@@ -149,7 +150,7 @@ def _read_sessions(found: Discovered, warn: Callable[[InputWarning], None]) -> l
     from .readers.registry import read_unit
 
     # One reader call per unit, as a build makes them.
-    units = units_of(found.claude, found.codex, found.label, gemini=found.gemini)
+    units = units_of(found.claude, found.codex, found.label, gemini=found.gemini, agents=found.agents)
     inherit = decisions([(Path(unit.paths[0]), unit.labels[0]) for unit in units if unit.kind == CLAUDE],
                         lambda files: scan_files(files, 1), lambda paths: probe_files(paths, 1))
     return [session for unit in units for session in read_unit(unit, warn, inherit.get(Path(unit.paths[0])))]
@@ -258,7 +259,7 @@ def _inputs(config: BuildConfig, found: Discovered, archived: Archived, warnings
     notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
     options = build_options(config, found.used_examples, redaction_key)
     digest = options.digest() if found.used_examples else digest
-    units = with_digests(units_of(found.claude, found.codex, found.label, archived.since, found.gemini),
+    units = with_digests(units_of(found.claude, found.codex, found.label, archived.since, found.gemini, found.agents),
                          archived.digests)
     if found.empty():
         if not hint.sessions:

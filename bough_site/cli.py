@@ -17,6 +17,7 @@ from .config import (DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, SOURCE_CHOIC
                      codex_home, redaction_key)
 from .errors import BoughError, OutputError
 from .model import UNKNOWN_TOKENS_KEY
+from .readers.layouts import LAYOUTS
 from .quick import unsaid_notes
 from .out_place import check_outside_agent_homes
 
@@ -28,7 +29,7 @@ def _stderr(line: str) -> None:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})  # the commands' too
 @click.version_option(__version__, prog_name="bough")
 def main() -> None:
-    """bough: a static site of your Claude Code, Codex and Gemini CLI sessions."""
+    """bough: a static site of your Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI and Qwen Code sessions."""
 
 
 @main.command("help")
@@ -276,6 +277,7 @@ def archive_command(archive: Path | None, verify: bool) -> None:
 def archive_report(report) -> str:
     """The lines ``bough archive`` prints for an archive_report.Summary."""
     kinds = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+    kinds.update((kind, layout.name) for kind, layout in LAYOUTS.items())
     by_kind = ", ".join(f"{report.by_kind[k]:,} {kinds[k]}" for k in sorted(report.by_kind))
     lines = [
         f"Archive: {report.root}",

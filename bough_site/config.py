@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SOURCE_CHOICES = ("all", "claude", "codex", "gemini")
+SOURCE_CHOICES = ("all", "claude", "codex", "gemini", "opencode", "copilot", "qwen")
 # --highlight-limit's default: tool output is highlighted for its first 8 KB or
 # 200 lines (render/highlight_budget.py: Budget).
 DEFAULT_HIGHLIGHT_LIMIT = 8
@@ -27,7 +27,7 @@ class BuildConfig:
     sources: list[Path] = field(default_factory=list)  # empty: the agents' default homes
     out: Path = Path("site")
     theme: Path | None = None
-    source_filter: str = "all"  # "all" | "claude" | "codex" | "gemini"
+    source_filter: str = "all"  # one of SOURCE_CHOICES
     redact: bool = True
     redact_paths: bool = False
     force: bool = False
@@ -66,6 +66,9 @@ def agent_roots(source_filter: str = "all", env: Mapping[str, str] | None = None
         roots += codex_session_roots(env)
     if source_filter in ("all", "gemini"):
         roots.append(gemini_dir(env))
+    for layout in _layouts():
+        if source_filter in ("all", layout.kind):
+            roots += layout.roots(os.environ if env is None else env)
     return roots
 
 
@@ -73,11 +76,31 @@ def agent_homes(env: Mapping[str, str] | None = None) -> list[Path]:
     """The agents' own directories, where bough never writes (docs/safety.md S8):
     those ``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME`` and ``$GEMINI_CLI_HOME`` name, and
     ``~/.claude``, ``~/.codex``, ``~/.gemini`` too (an agent run without the
-    variable still uses them)."""
+    variable still uses them); the same of every agent a Layout describes."""
     env = os.environ if env is None else env
     configured = [root.parent for root in claude_project_roots(env)] + [codex_home(env), gemini_dir(env)]
     defaults = [home(env) / name for name in (".claude", ".codex", ".gemini")]
+    bare = {"HOME": str(home(env))}  # where an agent run without its variables keeps its files
+    for layout in _layouts():
+        configured.append(layout.home(env))
+        defaults.append(layout.home(bare))
     return list(dict.fromkeys(configured + defaults))
+
+
+def root_reads(env: Mapping[str, str] | None = None) -> dict[str, frozenset[str]]:
+    """The folders discovery reads at the top of an agent's default root, for the
+    agents a Layout describes that say (OpenCode's data directory also holds its
+    logs and snapshots, thousands of files): the quick check walks only those."""
+    env = os.environ if env is None else env
+    return {os.path.abspath(root): layout.reads for layout in _layouts() if layout.reads is not None
+            for root in layout.roots(env)}
+
+
+def _layouts() -> list[Any]:
+    # Imported here: the layouts read paths through this module's helpers.
+    from .readers.layouts import LAYOUTS
+
+    return list(LAYOUTS.values())
 
 
 def claude_project_roots(env: Mapping[str, str] | None = None) -> list[Path]:

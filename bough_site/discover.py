@@ -25,6 +25,8 @@ from pathlib import Path
 from .config import BuildConfig
 from .model import InputWarning
 from .readers.claude import ClaudeSource
+from .readers.layout import Layout
+from .readers.layouts import LAYOUTS, claimer
 from .readers.lines import open_regular, parse_line, peek_field, peek_lines, printable_name
 from .hidden import hide
 
@@ -32,7 +34,7 @@ WarnFn = Callable[[InputWarning], None]
 EXAMPLES = Path(__file__).parent / "examples"
 # Said before anything else when the examples are built: their warnings would
 # otherwise read as a first run gone wrong.
-EXAMPLES_NOTICE = ("No Claude Code, Codex or Gemini CLI history found here: building bough's bundled examples instead. "
+EXAMPLES_NOTICE = ("No Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI or Qwen Code history found here: building bough's bundled examples instead. "
                    "They carry damaged lines on purpose, to show how bough reports damage: "
                    "the warnings that follow are expected.")
 _YEAR = re.compile(r"^\d{4}$")
@@ -40,7 +42,7 @@ _DAY = re.compile(r"^\d{2}$")  # a month or a day of Codex's dated folders
 # How deep a folder source is walked: a backup of a whole home holding ~/.claude/projects
 # is 4 levels; beyond 8 is no agent's layout (and a link loop ends there at the latest).
 MAX_DEPTH = 8
-NOT_A_TRANSCRIPT = "not a Claude Code, Codex or Gemini CLI transcript (none of its first lines is theirs), skipped"
+NOT_A_TRANSCRIPT = "not a transcript of any agent bough reads (none of its first lines is theirs), skipped"
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
 _CLAUDE_MEMORY = "memory"  # a project folder's notes (Markdown), beside its sessions
 ORPHAN_AGENT = "sub-agent transcript whose session is not here; shown as a session of its own"
@@ -59,6 +61,8 @@ class Discovered:
     gemini: list[Path] = field(default_factory=list)
     gemini_roots: list[Path] = field(default_factory=list)
     gemini_passed: set[str] = field(default_factory=set)
+    # The agents a Layout describes (readers/layouts.py): kind -> the files its ``find`` listed.
+    agents: dict[str, list[Path]] = field(default_factory=dict)
     # What os.stat said of the files, as discovery listed them: the archive's sync and
     # the planner ask again (a build of 20,000 files stats each once, not three times).
     stats: dict[str, os.stat_result] = field(default_factory=dict)
@@ -79,7 +83,7 @@ class Discovered:
         return not self.used_examples and bool(self.claude if agent == "claude" else self.gemini)
 
     def empty(self) -> bool:
-        return not self.claude and not self.codex and not self.gemini
+        return not self.claude and not self.codex and not self.gemini and not any(self.agents.values())
 
 
 # What an earlier build learned of a file: (digest of its label, size, mtime) -> its kind.
@@ -103,6 +107,8 @@ def add_examples(found: Discovered, config: BuildConfig, warn: WarnFn) -> None:
     _discover_source(found, EXAMPLES / "claude" / "projects", config, warn, {})
     _discover_source(found, EXAMPLES / "codex" / "sessions", config, warn, {})
     _discover_source(found, EXAMPLES / "gemini", config, warn, {})
+    for kind in LAYOUTS:
+        _discover_source(found, EXAMPLES / kind, config, warn, {})
 
 
 def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn: WarnFn, known: Known) -> None:
@@ -113,7 +119,10 @@ def _discover_source(found: Discovered, source: Path, config: BuildConfig, warn:
     # Absolute and normalised once: a transcript's label is the end of its path
     # (transcript_label), whatever way the source was typed.
     where = Path(os.path.abspath(source))
-    if _is_gemini(where):
+    layout = claimer(where)
+    if layout is not None:
+        _add_layout(found, layout, where, config)
+    elif _is_gemini(where):
         _add_gemini(found, where, config)
     elif where.is_dir():
         walk = _Walk(config, warn, known)
@@ -144,6 +153,10 @@ def _walk(found: Discovered, folder: Path, walk: _Walk, depth: int) -> None:
     (``<id>/subagents/``), a Gemini CLI tree by its layout, and every other
     folder is walked in turn, but for Claude Code's ``memory/`` beside sessions."""
     entries = _entries(folder, walk.warn)
+    layout = claimer(folder) if depth else None  # the source itself was asked already
+    if layout is not None:
+        _add_layout(found, layout, folder, walk.config)
+        return
     if depth and _is_gemini_tree(folder, entries):
         _add_gemini(found, folder, walk.config)
         return
@@ -242,6 +255,9 @@ def _add_file(
     if kind == GEMINI:
         _add_gemini(found, path, config)
         return
+    if kind in LAYOUTS:
+        _add_layout(found, LAYOUTS[kind], path, config)
+        return
     found.labels[path] = label
     if kind == CODEX:
         if config.wants("codex"):
@@ -299,6 +315,9 @@ def kind_of(path: Path, label: str, warn: WarnFn) -> str:
             return kind
     if rollout or (head and _is_codex(path)):
         return CODEX
+    layout = claimer(path)
+    if layout is not None:
+        return layout.kind
     warn(InputWarning(label, 0, NOT_A_TRANSCRIPT))
     return ""
 
@@ -313,10 +332,14 @@ _CLAUDE_BARE = frozenset({"summary", "file-history-snapshot"})
 
 
 def _line_kind(raw: bytes, whole: bool) -> str:
-    """The format one of a file's first lines shows: CLAUDE, GEMINI, or "" (none)."""
+    """The format one of a file's first lines shows: CLAUDE, GEMINI, a Layout's
+    kind, or "" (none)."""
     if whole:
         obj, _ = parse_line(raw, shallow=True)
         if obj is not None:
+            for layout in LAYOUTS.values():
+                if layout.sniff(obj):
+                    return layout.kind
             if "projectHash" in obj and "sessionId" in obj and "type" not in obj:
                 return GEMINI  # its metadata line (readers/gemini_files.is_gemini_file)
             return CLAUDE if _is_claude_record(obj) else ""
@@ -387,6 +410,20 @@ def _add_gemini(found: Discovered, source: Path, config: BuildConfig) -> None:
     have = set(found.gemini_roots)
     found.gemini_roots += [path for path in listed.root_files if path not in have]
     found.gemini_passed.update(transcript_label(path) for path, _why in listed.left_out)
+
+
+def _add_layout(found: Discovered, layout: Layout, source: Path, config: BuildConfig) -> None:
+    """What ``layout``'s ``find`` lists under a source (a folder or file it claims),
+    each file once, labelled by the layout."""
+    if not config.wants(layout.kind):
+        return
+    listed = found.agents.setdefault(layout.kind, [])
+    known = set(listed)
+    for path in layout.find(source):
+        if path not in known:
+            known.add(path)
+            listed.append(path)
+            found.labels.setdefault(path, layout.label(path))
 
 
 def _is_codex(path: Path) -> bool:

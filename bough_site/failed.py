@@ -20,15 +20,18 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BoughError
-from .model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_GEMINI, Marker, Session, InputWarning
-from .plan.units import CLAUDE, CODEX, Unit
+from .model import (SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_COPILOT, SOURCE_GEMINI, SOURCE_OPENCODE, SOURCE_QWEN, Marker,
+                    Session, InputWarning)
+from .plan.units import CLAUDE, CODEX, COPILOT, OPENCODE, QWEN, Unit
+from .readers.layouts import LAYOUTS
 from .readers.lines import peek_field
 from .readers.values import as_dict, as_str, normalize_timestamp, untitled
 from .stats import Tally
 
 # The longest part of an exception's message a page or warning repeats.
 _MESSAGE_CHARS = 300
-_SOURCES = {CLAUDE: SOURCE_CLAUDE, CODEX: SOURCE_CODEX}
+_SOURCES = {CLAUDE: SOURCE_CLAUDE, CODEX: SOURCE_CODEX, OPENCODE: SOURCE_OPENCODE, COPILOT: SOURCE_COPILOT,
+            QWEN: SOURCE_QWEN}
 
 
 def contained(error: BaseException) -> bool:
@@ -107,8 +110,11 @@ def unreadable(kind: str, path: Path, label: str, failure: Failure, warn: Callab
 def main_files(unit: Unit) -> list[tuple[str, str]]:
     """The files of a unit that each make sessions when read alone: a Claude
     session's main file (its sub-agents then left out), every Codex rollout,
-    every file of a Gemini CLI folder."""
+    every file of a Gemini CLI folder, every file holding a session of an agent
+    a Layout describes."""
     pairs = list(zip(unit.paths, unit.labels))
+    if unit.kind in LAYOUTS:
+        return [(path, label) for path, label in pairs if LAYOUTS[unit.kind].holds_session(label)]
     return pairs[:1] if unit.kind == CLAUDE else pairs
 
 

@@ -56,7 +56,7 @@ import orjson
 
 from .archive import INDEX
 from .archive_restore import RESTORE_PREFIX
-from .config import BuildConfig, claude_settings_files, gemini_settings_file
+from .config import BuildConfig, claude_settings_files, gemini_settings_file, root_reads
 from .errors import BoughError
 from .model import InputWarning
 from .state import read_regular
@@ -144,8 +144,9 @@ def inputs_digest(config: BuildConfig, options_digest: str) -> str | None:
     header = [str(_FORMAT), options_digest, config.source_filter, str(bool(config.sources)),
               os.path.abspath(config.out), archive, *roots]
     h = hashlib.sha256("\0".join(header).encode("utf-8", "surrogateescape"))  # paths need not be UTF-8
+    reads = root_reads()
     for root in roots:
-        if not _walk(h, root, _GEMINI_READS if os.path.basename(root) == ".gemini" else None):
+        if not _walk(h, root, _GEMINI_READS if os.path.basename(root) == ".gemini" else reads.get(root)):
             return None
     for path in [*claude_settings_files(), gemini_settings_file()]:
         h.update(_stamp(str(path)))
@@ -379,7 +380,7 @@ _NOTES_WAIT = 5.0
 
 
 def unsaid_notes(out: Path | str, notes: list[str]) -> list[str]:
-    """Of ``notes`` (the agents' cleanup notice: archive_sync.cleanup_notes), those not
+    """Of ``notes`` (the agents' cleanup notice: agent_cleanup.cleanup_notes), those not
     yet said for OUT, from now on remembered as said: a notice is said once per OUT, and
     again when what it says changes (another retention, the archive turned off). Kept in
     the record, written in place under OUT's lock once a build has ended (OUT's folder

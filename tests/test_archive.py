@@ -24,7 +24,8 @@ from click.testing import CliRunner
 from bough_site import gz
 from bough_site.archive import Archive, ArchiveError, check_place
 from bough_site.archive_entry import Entry
-from bough_site.archive_sync import claude_cleanup_days, sync_archive
+from bough_site.agent_cleanup import claude_cleanup_days
+from bough_site.archive_sync import sync_archive
 from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main, summary
 from bough_site.config import BuildConfig, archive_dir

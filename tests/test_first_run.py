@@ -23,8 +23,9 @@ def bough(*args: str) -> list[str]:
 def test_the_examples_are_announced_before_their_warnings(tmp_path: Path) -> None:
     lines = bough("build", "-o", str(tmp_path / "site"), "-q", "--no-archive")  # HOME is empty (conftest)
     assert lines[0] == EXAMPLES_NOTICE
-    # All three agents are named (issue #36: Gemini CLI was not).
-    assert EXAMPLES_NOTICE.startswith("No Claude Code, Codex or Gemini CLI history found here: "
+    # Every agent is named (issue #36: Gemini CLI was not; #39 added three).
+    assert EXAMPLES_NOTICE.startswith("No Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI or Qwen Code "
+                                      "history found here: "
                                       "building bough's bundled examples")
     assert "the warnings that follow are expected" in EXAMPLES_NOTICE
     summary = [line for line in lines[1:] if not line.startswith("warning: ")]

@@ -15,7 +15,7 @@ import pytest
 
 from bough_site.archive import Archive
 from bough_site.archive_entry import rewritten_whole
-from bough_site.archive_sync import cleanup_notes, gemini_retention
+from bough_site.agent_cleanup import cleanup_notes, gemini_retention
 from bough_site.build import BuildResult, build, load_site
 from bough_site.config import BuildConfig, agent_homes, agent_roots, archive_dir
 from bough_site.discover import discover

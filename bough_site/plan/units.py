@@ -75,8 +75,10 @@ def with_digests(units: list[Unit], digests: dict[str, tuple[int, int, str]]) ->
 
 
 def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], str],
-             since: dict[str, str] | None = None, gemini: Iterable[Path] = ()) -> list[Unit]:
-    """The units of a build, in discovery order (Codex, then Gemini, last), with unique keys."""
+             since: dict[str, str] | None = None, gemini: Iterable[Path] = (),
+             agents: dict[str, list[Path]] | None = None) -> list[Unit]:
+    """The units of a build, in discovery order (Codex, Gemini, then the agents a
+    Layout describes, last), with unique keys."""
     since = since or {}
     units: list[Unit] = []
     seen: dict[str, int] = {}
@@ -95,6 +97,21 @@ def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], s
         dates = tuple(sorted((name, since[name]) for name in labels if name in since))
         units.append(Unit(CODEX, CODEX, tuple(str(p) for p in ordered), labels, dates))
     units += gemini_units(gemini, label, since)
+    for kind, paths in (agents or {}).items():
+        units += layout_units(kind, paths, label, since)
+    return units
+
+
+def layout_units(kind: str, paths: list[Path], label: Callable[[Path], str], since: dict[str, str]) -> list[Unit]:
+    """The units of an agent a Layout describes: its ``units`` groups, each keyed
+    by the kind and a digest of the group's key (made from labels: never stored as is)."""
+    from ..readers.layouts import LAYOUTS
+
+    units = []
+    for key, files in LAYOUTS[kind].units([(label(path), path) for path in paths]):
+        labels = tuple(name for name, _ in files)
+        dates = tuple(sorted((name, since[name]) for name in labels if name in since))
+        units.append(Unit(f"{kind}-{hide(key)}", kind, tuple(str(p) for _, p in files), labels, dates))
     return units
 
 

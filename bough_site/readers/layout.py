@@ -25,6 +25,14 @@ def copied_as_is(path: Path, label: str, folder: Path) -> list[Listed]:
     return [(label, path)]
 
 
+def never(record: dict) -> bool:
+    return False
+
+
+def every(label: str) -> bool:
+    return True
+
+
 def appended(label: str) -> bool:
     """The default: the agent only ever appends to its files."""
     return False
@@ -56,6 +64,16 @@ class Layout:
     # database) what it exports into ``folder`` (private to this build), each
     # under a label of its own that ``label``'s reader reads back.
     snapshot: Callable[[Path, str, Path], list[Listed]] = copied_as_is
+    # Whether one parsed record of a file's first lines (discovery peeks at them to
+    # tell the formats apart) is this agent's: asked before Claude Code's keys are,
+    # for a file met outside any folder ``claims`` took (an envelope may copy them).
+    sniff: Callable[[dict], bool] = never
+    # The folders at the top of a root that discovery reads (the quick check walks
+    # only those, and notes the others by name); None: all of them.
+    reads: frozenset[str] | None = None
+    # Whether the file of this label holds a session (``bough archive`` counts it),
+    # rather than what a reader reads beside one (a workspace file, a sub-agent's).
+    holds_session: Callable[[str], bool] = every
     # Whether the agent rewrites the file of this label whole rather than appending:
     # a live copy shorter than the archived one is then not a loss.
     rewritten_whole: Callable[[str], bool] = appended

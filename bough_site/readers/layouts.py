@@ -1,0 +1,21 @@
+"""The agents described by a ``Layout`` (layout.py), by kind: the one list of them.
+
+Discovery, the archive, the configuration's default places and the plan ask
+this list; registry.py says which reader reads each kind's units."""
+
+from __future__ import annotations
+
+from .layout import Layout
+
+LAYOUTS: dict[str, Layout] = {}
+
+
+def claimer(path) -> Layout | None:  # type: ignore[no-untyped-def]
+    """The layout that takes ``path`` (a folder or a file) as its agent's, if any."""
+    for layout in LAYOUTS.values():
+        try:
+            if layout.claims(path):
+                return layout
+        except OSError:
+            continue
+    return None
