@@ -7,7 +7,10 @@ from pathlib import Path
 
 import orjson
 
+from bough_site.plan.units import COPILOT
 from bough_site.readers.copilot_layout import LAYOUT
+from bough_site.readers.layouts import LAYOUTS
+from bough_site.readers.registry import READERS
 
 START = orjson.dumps({"type": "session.start", "data": {"sessionId": "x"}, "id": "e1", "timestamp": "2026-01-01T00:00:00Z"})
 CLAUDE = orjson.dumps({"type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1"})
@@ -37,7 +40,8 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_roots_and_home_honour_copilot_home(tmp_path: Path) -> None:
-    assert LAYOUT.kind == "copilot" and LAYOUT.name == "Copilot CLI"
+    assert LAYOUT.kind == COPILOT and LAYOUT.name == "Copilot CLI"
+    assert LAYOUTS[COPILOT] is LAYOUT and COPILOT in READERS
     env = {"HOME": str(tmp_path / "me")}
     assert LAYOUT.home(env) == tmp_path / "me/.copilot"
     assert LAYOUT.roots(env) == [tmp_path / "me/.copilot/session-state", tmp_path / "me/.copilot/history-session-state"]
@@ -94,3 +98,17 @@ def test_one_unit_per_session_the_directory_form_first(tmp_path: Path) -> None:
     assert all(key.startswith("copilot-") for key in groups) and len(set(groups)) == 3
     assert LAYOUT.units(list(reversed(listed))) == units  # stable, whatever the order listed
     assert LAYOUT.units([("session-state/z/workspace.yaml", base / "z.yaml")]) == []  # metadata alone: no session
+
+
+def test_sniff_tells_an_event_from_other_agents_records() -> None:
+    assert LAYOUT.sniff(orjson.loads(START))
+    assert LAYOUT.sniff({"type": "abort", "data": {"reason": "user"}})
+    assert not LAYOUT.sniff(orjson.loads(CLAUDE))
+    assert not LAYOUT.sniff({"type": "session.start", "data": "not an object"})
+    assert not LAYOUT.sniff({"type": "response_item", "payload": {}})
+
+
+def test_workspace_yaml_holds_no_session() -> None:
+    assert LAYOUT.holds_session("session-state/a1/events.jsonl")
+    assert LAYOUT.holds_session("history-session-state/old.json")
+    assert not LAYOUT.holds_session("session-state/a1/workspace.yaml")

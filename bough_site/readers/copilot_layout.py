@@ -22,12 +22,12 @@ from pathlib import Path
 
 import orjson
 
-from ..config import home as user_home
 from ..hidden import hide
-from ..plan.units import COPILOT
 from .layout import Layout, Listed
 from .lines import printable_name
 
+# plan/units.py's COPILOT (not imported: plan/units.py asks readers/layouts.py, which imports this).
+COPILOT = "copilot"
 STATE, HISTORY = "session-state", "history-session-state"
 EVENTS, WORKSPACE = "events.jsonl", "workspace.yaml"
 # §3: the families of event types; a JSON line whose ``type`` starts with one of
@@ -43,8 +43,10 @@ _GEMINI_KEY = re.compile(rb'(?<!\\)"projectHash"\s*:')
 
 
 def copilot_home(env: Mapping[str, str]) -> Path:
+    """``$COPILOT_HOME``, else ``~/.copilot`` (``$HOME`` as config.home reads it: this
+    module is imported by readers/layouts.py, which config.py asks, so not from there)."""
     configured = env.get("COPILOT_HOME", "").strip()
-    return Path(configured).expanduser() if configured else user_home(env) / ".copilot"
+    return Path(configured).expanduser() if configured else Path(env.get("HOME") or Path.home()) / ".copilot"
 
 
 def roots(env: Mapping[str, str]) -> list[Path]:
@@ -75,10 +77,18 @@ def is_event_log(path: Path) -> bool:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             return False  # a first line longer than the peek, or no JSON
-        kind = record.get("type") if isinstance(record, dict) else None
-        return isinstance(kind, str) and (kind.startswith(EVENT_PREFIXES) or kind == "abort") \
-            and isinstance(record.get("data"), dict)
+        return is_event(record)
     return False
+
+
+def is_event(record: object) -> bool:
+    """One parsed line that is a Copilot CLI event (§2): a dotted ``type`` of its
+    families and a ``data`` object (discovery's ``sniff``)."""
+    if not isinstance(record, dict):
+        return False
+    kind = record.get("type")
+    return (isinstance(kind, str) and (kind.startswith(EVENT_PREFIXES) or kind == "abort")
+            and isinstance(record.get("data"), dict))
 
 
 def is_legacy_session(path: Path) -> bool:
@@ -194,6 +204,11 @@ def units(listed: list[Listed]) -> list[tuple[str, list[Listed]]]:
     return out
 
 
+def holds_session(name: str) -> bool:
+    """Every file but ``workspace.yaml``, which only names the session beside it."""
+    return not name.endswith("/" + WORKSPACE)
+
+
 LAYOUT = Layout(
     kind=COPILOT,
     name="Copilot CLI",
@@ -203,4 +218,6 @@ LAYOUT = Layout(
     find=find,
     label=label,
     units=units,
+    sniff=is_event,
+    holds_session=holds_session,
 )

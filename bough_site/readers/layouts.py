@@ -5,9 +5,12 @@ this list; registry.py says which reader reads each kind's units."""
 
 from __future__ import annotations
 
+from .copilot_layout import LAYOUT as COPILOT_LAYOUT
 from .layout import Layout
 
-LAYOUTS: dict[str, Layout] = {}
+LAYOUTS: dict[str, Layout] = {
+    COPILOT_LAYOUT.kind: COPILOT_LAYOUT,
+}
 
 
 def claimer(path) -> Layout | None:  # type: ignore[no-untyped-def]

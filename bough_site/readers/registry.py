@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from ..inherit import Inheritance
 from ..model import Session
-from ..plan.units import CLAUDE, CODEX, GEMINI, Unit
-from . import claude, codex, gemini
+from ..plan.units import CLAUDE, CODEX, COPILOT, GEMINI, Unit
+from . import claude, codex, copilot, gemini
 from .reader import Reader, WarnFn
 
 READERS: dict[str, Reader] = {
     CLAUDE: claude.read_unit,
     CODEX: codex.read_unit,
     GEMINI: gemini.read_unit,
+    COPILOT: copilot.read_unit,
 }
 
 
