@@ -46,7 +46,11 @@ SHELL_TOOLS = frozenset({
 })
 # Gemini CLI's file tools (docs/formats-gemini.md §8): their result detail holds the diff.
 GEMINI_FILE_TOOLS = frozenset({"write_file", "replace"})
-FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"}) | GEMINI_FILE_TOOLS
+# Copilot CLI's (docs/formats-copilot.md §5), told by their ``path`` argument: the result's
+# ``detailedContent`` holds the diff.
+COPILOT_FILE_TOOLS = frozenset({"create", "edit", "str_replace_editor"})
+FILE_TOOLS = (frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"}) | GEMINI_FILE_TOOLS
+              | COPILOT_FILE_TOOLS)
 
 # git's summary line after a commit: "[main abc1234] subject",
 # "[main (root-commit) abc1234] subject", "[detached HEAD abc1234] subject"
@@ -290,6 +294,8 @@ def file_edits(call: ToolCall) -> list[tuple[str, str, int | None, int | None]]:
         return patch_changes(patch) if isinstance(patch, str) else []
     if call.name in GEMINI_FILE_TOOLS:
         return _gemini_edit(call, args)
+    if call.name in COPILOT_FILE_TOOLS and isinstance(args.get("path"), str):
+        return _copilot_edit(call, args)
     path = args.get("notebook_path") if call.name == "NotebookEdit" else args.get("file_path")
     if not isinstance(path, str) or not path.strip():
         return []
@@ -325,6 +331,23 @@ def _gemini_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, i
     if action == "create" and isinstance(content, str):
         return [(path.strip(), action, _line_count(content), 0)]
     return [(path.strip(), action, None, None)]
+
+
+def _copilot_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, int | None, int | None]]:
+    """A Copilot CLI ``create`` or ``edit`` (or the 2025 ``str_replace_editor``, its
+    ``command`` saying which): the path; lines from the recorded diff, or the new file's text."""
+    path = args["path"].strip()
+    command = args.get("command") if call.name == "str_replace_editor" else call.name
+    if not path or command not in ("create", "edit", "str_replace", "insert"):
+        return []  # a view reads
+    action = "create" if command == "create" else "update"
+    detail = call.result.detail if call.result is not None and isinstance(call.result.detail, dict) else {}
+    diff, content = detail.get("detailedContent"), args.get("file_text")
+    if isinstance(diff, str) and "\n@@ " in diff:
+        return [(path, action, *unified_counts(diff))]
+    if action == "create" and isinstance(content, str):
+        return [(path, action, _line_count(content), 0)]
+    return [(path, action, None, None)]
 
 
 def unified_counts(diff: str) -> tuple[int, int]:

@@ -265,7 +265,8 @@ def test_a_bare_build_shows_all_three_agents_in_tidepool() -> None:
 
     site = load_site(BuildConfig())  # no history in the isolated HOME: the bundled examples
     by_cwd = {p.cwd: p for p in site.projects}
-    assert sorted({s.source for s in by_cwd[gx.TIDEPOOL].sessions}) == ["claude-code", "codex", "gemini-cli"]
+    assert sorted({s.source for s in by_cwd[gx.TIDEPOOL].sessions}) == ["claude-code", "codex", "copilot-cli",
+                                                                        "gemini-cli"]
     assert [s.source for s in by_cwd[gx.ALMANAC].sessions] == ["gemini-cli"]
     gemini = {s.id: s.stats for p in site.projects for s in p.sessions if s.source == "gemini-cli"}
     assert gemini == GEMINI_SESSION_STATS

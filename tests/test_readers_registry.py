@@ -11,16 +11,17 @@ from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
 from bough_site.discover import EXAMPLES, discover
 from bough_site.inherit import Inheritance
-from bough_site.model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_GEMINI, InputWarning, Session
-from bough_site.plan.units import CLAUDE, CODEX, GEMINI, units_of
+from bough_site.model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_COPILOT, SOURCE_GEMINI, InputWarning, Session
+from bough_site.plan.units import CLAUDE, CODEX, COPILOT, GEMINI, units_of
 from bough_site.readers.reader import UnitFiles, WarnFn
 from bough_site.readers.registry import READERS, read_unit
 
 from .helpers import sessions_of
 
 # The bundled examples: a history of each agent.
-HISTORIES = [EXAMPLES / "claude" / "projects", EXAMPLES / "codex" / "sessions", EXAMPLES / "gemini"]
-SOURCE_OF = {CLAUDE: SOURCE_CLAUDE, CODEX: SOURCE_CODEX, GEMINI: SOURCE_GEMINI}
+HISTORIES = [EXAMPLES / "claude" / "projects", EXAMPLES / "codex" / "sessions", EXAMPLES / "gemini",
+             EXAMPLES / "copilot"]
+SOURCE_OF = {CLAUDE: SOURCE_CLAUDE, CODEX: SOURCE_CODEX, GEMINI: SOURCE_GEMINI, COPILOT: SOURCE_COPILOT}
 TAG = "[read through the registry] "
 
 
@@ -31,7 +32,7 @@ def _config(out: Path) -> BuildConfig:
 def test_every_unit_planned_from_the_three_histories_has_its_agents_reader(tmp_path: Path) -> None:
     warnings: list[InputWarning] = []
     found = discover(_config(tmp_path / "site"), warnings.append)
-    units = units_of(found.claude, found.codex, found.label, gemini=found.gemini)
+    units = units_of(found.claude, found.codex, found.label, gemini=found.gemini, agents=found.agents)
     assert {unit.kind for unit in units} == set(READERS) == set(SOURCE_OF)
     for unit in units:
         sessions = read_unit(unit, warnings.append)
@@ -52,7 +53,7 @@ def _tagging(kind: str):
     return read
 
 
-@pytest.mark.parametrize("kind", [CLAUDE, CODEX, GEMINI])
+@pytest.mark.parametrize("kind", [CLAUDE, CODEX, GEMINI, COPILOT])
 def test_load_site_and_a_build_read_through_the_registry(kind: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(READERS, kind, _tagging(kind))
