@@ -173,7 +173,7 @@ def _partial_tokens(usage: Usage) -> ReplyTokens | None:
     total = sum(value for _, value in known)
     if not known:
         return None
-    names = {"input_tokens": ("in", "in"), "output_tokens": ("out", "out"),
+    names = {"input_tokens": ("in", "input"), "output_tokens": ("out", "output"),
              "cache_creation_input_tokens": ("cache", "cache write"), "cache_read_input_tokens": ("cache", "cache read")}
     text = " · ".join(f"{names[key][0]} {_few(value)}" for key, value in known)
     title = "Tokens: " + ", ".join(f"{value:,} {names[key][1]}" for key, value in known)
