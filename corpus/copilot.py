@@ -1,7 +1,7 @@
 """A synthetic GitHub Copilot CLI history with known true counts.
 
 ``generate_copilot_history`` writes a ``.copilot`` tree holding every trap of
-docs/formats-copilot.md §11 (the reference's C10): resumed sessions whose
+docs/formats-copilot.md §11: resumed sessions whose
 shutdown counters are running totals (summing them over-counts) and others
 whose counters are each run's own; ``inputTokens`` that include the cache reads
 and writes; runs killed before their shutdown (input and cache unknown, never 0)

@@ -30,7 +30,7 @@ from .lines import printable_name
 COPILOT = "copilot"
 STATE, HISTORY = "session-state", "history-session-state"
 EVENTS, WORKSPACE = "events.jsonl", "workspace.yaml"
-# §3: the families of event types; a JSON line whose ``type`` starts with one of
+# §2: the families of event types; a JSON line whose ``type`` starts with one of
 # these, with a ``data`` object, is a Copilot CLI event (Claude's types have no dot).
 EVENT_PREFIXES = ("session.", "user.", "assistant.", "tool.", "system.", "subagent.", "hook.", "skill.")
 # How much of a file a peek reads: the first line (session.start) is short.
@@ -66,7 +66,7 @@ def _head(path: Path) -> bytes:
 
 
 def is_event_log(path: Path) -> bool:
-    """A file whose first JSON line is a Copilot CLI event (§3)."""
+    """A file whose first JSON line is a Copilot CLI event (§2)."""
     if not path.is_file():
         return False
     head = _head(path).lstrip(b"\xef\xbb\xbf")
