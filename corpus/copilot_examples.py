@@ -12,8 +12,9 @@ work too, so its page shows four agents):
 
 C1 1.0.82, ``session-state/<id>/events.jsonl`` and ``workspace.yaml``
     ``tidepool today --json``. A system message, a typed prompt, six model
-    calls: ``report_intent`` with a ``grep`` and a ``view``, an ``edit`` (its
-    diff recorded), a failing ``bash`` pytest run, the fix, an ``update_todo``
+    calls: ``report_intent`` with a ``grep`` and a ``view``, a ``create`` of
+    ``tidepool/export.py``, a failing ``bash`` pytest run, the fix (an ``edit``,
+    its diff recorded), an ``update_todo``
     checklist with the passing run, and the closing reply. A clean exit: the
     ``session.shutdown`` holds the input and cache tokens. The odd record: a
     ``hook.end`` line cut off mid-write, with more records after it.
@@ -57,23 +58,19 @@ C1_OUTPUT = (142, 260, 58, 121, 77, 96)
 C1_INPUT, C1_CACHE_READ, C1_CACHE_WRITE = 118_420, 96_300, 7_150
 C2_OUTPUT = (64, 88)
 
-CLI_BEFORE = '''def today(args):
-    tides = load_tides(args.station)
-    for tide in tides:
-        print(format_tide(tide, args.units))
+EXPORT_FIRST = '''"""The day's tides as JSON, for `tidepool today --json`."""
+
+
+def tides_as_json(tides):
+    return json.dumps([tide.as_dict() for tide in tides], indent=2)
 '''
-CLI_AFTER = '''def today(args):
-    tides = load_tides(args.station)
-    if args.json:
-        print(json.dumps([tide.as_dict() for tide in tides], indent=2))
-        return
-    for tide in tides:
-        print(format_tide(tide, args.units))
-'''
-ARGS_BEFORE = '''    today.add_argument("--units", choices=["feet", "metres"], default="metres")
-'''
-ARGS_AFTER = '''    today.add_argument("--units", choices=["feet", "metres"], default="metres")
-    today.add_argument("--json", action="store_true", help="print the tides as JSON")
+EXPORT_FIXED = '''"""The day's tides as JSON, for `tidepool today --json`."""
+
+import json
+
+
+def tides_as_json(tides):
+    return json.dumps([tide.as_dict() for tide in tides], indent=2)
 '''
 
 
@@ -148,10 +145,10 @@ def _start(log: _Log, session: str) -> None:
 
 
 def c1_events() -> bytes:
-    log = _Log("C1", datetime(2026, 3, 14, 16, 2, 5, tzinfo=timezone.utc))
+    log = _Log("C1", datetime(2026, 3, 11, 16, 2, 5, tzinfo=timezone.utc))
     _start(log, C1)
     log.event("user.message", {"content": "Add a --json flag to `tidepool today` that prints the tides as JSON.",
-                               "transformedContent": "<current_datetime>2026-03-14T16:02:06Z</current_datetime>\n\n"
+                               "transformedContent": "<current_datetime>2026-03-11T16:02:06Z</current_datetime>\n\n"
                                "Add a --json flag to `tidepool today` that prints the tides as JSON.",
                                "attachments": [], "delivery": "idle"}, 1.0)
     intent = _request("report_intent", "c1 intent", intent="Adding --json to today")
@@ -161,30 +158,30 @@ def c1_events() -> bytes:
              reasoning="The command lives in the CLI module; I'll find it and read the parser beside it.")
     log.call(intent, "Intent logged", seconds=0.01)
     log.call(grep, "tidepool/cli.py:41:def today(args):", seconds=0.2)
-    log.call(view, "".join(f"{n}. {line}\n" for n, line in enumerate(
-        ARGS_BEFORE.splitlines() + [""] + CLI_BEFORE.splitlines(), 38)), seconds=0.1)
-    path = f"{TIDEPOOL}/tidepool/cli.py"
-    edit = _request("edit", "c1 edit", path=path, old_str=CLI_BEFORE, new_str=CLI_AFTER)
-    _message(log, "m2", "", C1_OUTPUT[1], [edit])
-    log.call(edit, f"File {path} updated with changes.", detailed=_diff(path, CLI_BEFORE, CLI_AFTER))
+    log.call(view, "38. def today(args):\n39.     tides = load_tides(args.station)\n40.     if args.json:\n"
+                   "41.         print(tides_as_json(tides))\n", seconds=0.1)
+    path = f"{TIDEPOOL}/tidepool/export.py"
+    create = _request("create", "c1 create", path=path, file_text=EXPORT_FIRST)
+    _message(log, "m2", "", C1_OUTPUT[1], [create])
+    log.call(create, f"Created file {path} with {len(EXPORT_FIRST)} characters")
     run = _request("bash", "c1 pytest 1", command="python -m pytest -q tests/test_cli.py",
                    description="Run the CLI tests", sessionId="main", **{"async": False})
     _message(log, "m3", "", C1_OUTPUT[2], [run])
-    log.call(run, "F..\nFAILED tests/test_cli.py::test_today_json - AttributeError: 'Namespace' object has no "
-                  "attribute 'json'\n1 failed, 2 passed in 0.41s\n<exited with exit code 1>", seconds=2.0)
+    log.call(run, "F..\nFAILED tests/test_cli.py::test_today_json - NameError: name 'json' is not defined\n"
+                  "1 failed, 2 passed in 0.41s\n<exited with exit code 1>", seconds=2.0)
     log.raw(b'{"type":"hook.end","data":{"hookInvocationId":"post-tool-1","result":"succ')  # the odd record
-    fix = _request("edit", "c1 edit 2", path=path, old_str=ARGS_BEFORE, new_str=ARGS_AFTER)
-    _message(log, "m4", "The parser never got the flag; adding it.", C1_OUTPUT[3], [fix])
-    log.call(fix, f"File {path} updated with changes.", detailed=_diff(path, ARGS_BEFORE, ARGS_AFTER))
+    fix = _request("edit", "c1 edit", path=path, old_str='"""\n\n\ndef', new_str='"""\n\nimport json\n\n\ndef')
+    _message(log, "m4", "The module never imported json; adding it.", C1_OUTPUT[3], [fix])
+    log.call(fix, f"File {path} updated with changes.", detailed=_diff(path, EXPORT_FIRST, EXPORT_FIXED))
     todo = _request("update_todo", "c1 todo",
-                    todos="- [x] Find `today`\n- [x] Print JSON when --json is given\n- [ ] Run the tests")
+                    todos="- [x] Find `today`\n- [x] Write tidepool/export.py\n- [ ] Run the tests")
     rerun = _request("bash", "c1 pytest 2", command="python -m pytest -q tests/test_cli.py",
                      description="Run the CLI tests again", sessionId="main", **{"async": False})
     _message(log, "m5", "", C1_OUTPUT[4], [todo, rerun])
     log.call(todo, "TODO list updated", seconds=0.01)
     log.call(rerun, "...\n3 passed in 0.38s\n<exited with exit code 0>", seconds=2.0)
-    _message(log, "m6", "Done: `tidepool today --json` prints the day's tides as a JSON list (time, height, "
-                        "kind), and the three CLI tests pass.", C1_OUTPUT[5], [])
+    _message(log, "m6", "Done: `tidepool today --json` prints the day's tides through the new "
+                        "`tidepool/export.py`, and the three CLI tests pass.", C1_OUTPUT[5], [])
     log.event("assistant.turn_end", {"turnId": "5"}, 0.01)
     usage = {"inputTokens": C1_INPUT, "outputTokens": sum(C1_OUTPUT), "cacheReadTokens": C1_CACHE_READ,
              "cacheWriteTokens": C1_CACHE_WRITE, "reasoningTokens": 0}
@@ -197,11 +194,11 @@ def c1_events() -> bytes:
 def c1_workspace() -> bytes:
     return (f"id: {C1}\ncwd: {TIDEPOOL}\ngit_root: {TIDEPOOL}\nbranch: main\nclient_name: github/cli\n"
             "name: Add a --json flag to tidepool today\nuser_named: false\nsummary_count: 0\n"
-            "created_at: 2026-03-14T16:02:05.000Z\nupdated_at: 2026-03-14T16:03:10.000Z\n").encode()
+            "created_at: 2026-03-11T16:02:05.000Z\nupdated_at: 2026-03-11T16:03:10.000Z\n").encode()
 
 
 def c2_events() -> bytes:
-    log = _Log("C2", datetime(2026, 3, 16, 8, 40, 0, tzinfo=timezone.utc))
+    log = _Log("C2", datetime(2026, 3, 11, 18, 40, 0, tzinfo=timezone.utc))
     _start(log, C2)
     log.event("user.message", {"content": "What does --units do when the station reports in feet?",
                                "transformedContent": "What does --units do when the station reports in feet?",

@@ -353,15 +353,15 @@ def test_project_page_shows_what_was_built(example_site: tuple[Path, Any]) -> No
     assert "The latest" not in built  # two commits: all shown
     # Files: relative to the project, with edits and lines, and the latest edit's moment.
     assert '<code class="file-path" title="/home/ada/src/tidepool/tidepool/noaa.py">tidepool/noaa.py</code>' in built
-    assert "3 edits" in built and built.count('<li class="file">') == 7  # EXAMPLE_FILES["tidepool"]
+    assert "3 edits" in built and built.count('<li class="file">') == 8  # EXAMPLE_FILES["tidepool"]
     assert '<span class="badge">created</span>' in built  # tidepool/cache.py
     # Sub-agent runs, by their own type and description.
     assert '<span class="agent-type">general-purpose</span>' in built and "Check NOAA API limits" in built
     # The timeline: a row per day, a bar per session (a link), prompts as ticks, commits as dots.
     timeline = re.search(r'<div class="timeline-chart".*?</figure>', built, re.DOTALL).group(0)
-    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini)
+    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini, Copilot's two)
     assert timeline.count('<div class="tl-row">') == 4
-    assert timeline.count('class="tl-session') == 5 and timeline.count('class="tl-commit"') == 3
+    assert timeline.count('class="tl-session') == 7 and timeline.count('class="tl-commit"') == 3
     assert sum(len(re.findall(r"M[\d.]+ 2v12", d)) for d in re.findall(r'class="tl-prompt" d="([^"]*)"', timeline)) \
         == tidepool.stats["prompts"]
     assert re.search(r'<div class="tokens-chart".*?</figure>', built, re.DOTALL)
@@ -397,8 +397,8 @@ def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]
 
 # --- the bundled example history, pinned --------------------------------------------------------
 
-# Derived from the stories in corpus/examples.py, corpus/codex.py (write_codex_examples)
-# and corpus/gemini_examples.py, not from running the code: per project, the commits
+# Derived from the stories in corpus/examples.py, corpus/codex.py (write_codex_examples),
+# corpus/gemini_examples.py and corpus/copilot_examples.py, not from running the code: per project, the commits
 # (hash, branch, subject) and every changed file with its number of edits.
 EXAMPLE_COMMITS = {
     "tidepool": [
@@ -422,6 +422,7 @@ EXAMPLE_FILES = {
         "tidepool/cli.py": 2,  # T2; Gemini's replace
         "tidepool/tides.py": 1,  # the Codex apply_patch (the fork changed nothing of its own)
         "tidepool/units.py": 1,  # Gemini's write_file (create; the failed read_file of main.py is no change)
+        "tidepool/export.py": 2,  # Copilot CLI's create, then its edit (C1)
     },
     "notes-api": {
         "app/settings.py": 1,  # N1 (N2's copy of the same call is the same edit); the .env edit was rejected
@@ -454,4 +455,4 @@ def test_example_history_commits_and_files() -> None:
         assert project.stats["commits"] == len(EXAMPLE_COMMITS[name])
         assert project.stats["files_changed"] == len(EXAMPLE_FILES[name])
     assert site.stats["commits"] == 3
-    assert site.stats["files_changed"] == sum(len(files) for files in EXAMPLE_FILES.values()) == 20
+    assert site.stats["files_changed"] == sum(len(files) for files in EXAMPLE_FILES.values()) == 21
