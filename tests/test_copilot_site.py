@@ -99,3 +99,12 @@ def test_a_session_the_agent_deleted_is_read_back_from_the_archive(tmp_path: Pat
     found = sessions_of(out)
     assert sorted(found) == sorted([cx.C1, cx.C2])
     assert sidecar(out, found[cx.C2])["stats"]["output_tokens"] == sum(cx.C2_OUTPUT)
+
+
+def test_the_default_places_and_the_agents_home() -> None:
+    from bough_site.config import agent_homes, agent_roots
+
+    env = {"HOME": "/h"}
+    assert agent_roots("copilot", env) == [Path("/h/.copilot/session-state"), Path("/h/.copilot/history-session-state")]
+    assert Path("/h/.copilot/session-state") in agent_roots("all", env)
+    assert Path("/c") in agent_homes({"HOME": "/h", "COPILOT_HOME": "/c"})
