@@ -383,3 +383,14 @@ def test_a_legacy_session(tmp_path: Path) -> None:
     assert stats["input_tokens"] is None and stats["output_tokens"] is None
     assert session.cwd == "/src/kiln"
     assert [w.reason for w in warnings] == ["timeline entry 5 is not an object, skipped"]
+
+
+def test_a_shells_exit_code_is_read_from_its_output(tmp_path: Path) -> None:
+    session, _ = read_one(tmp_path, [
+        *start(), user("Go."), message("m1", "", 3, [request("t1"), request("t2", "view", path="/a")]),
+        *run_tool("t1", output="1 failed\n<exited with exit code 1>"),
+        *run_tool("t2", "view", output="<exited with exit code 1>"),
+    ])
+    calls = {b.id: b for r in replies(session.timeline) for b in r.blocks if isinstance(b, ToolCall)}
+    assert calls["t1"].result.detail["exit_code"] == 1 and not calls["t1"].result.is_error
+    assert "exit_code" not in (calls["t2"].result.detail or {})  # not a shell: its text is what the file held

@@ -106,6 +106,7 @@ def test_vct_prompts_calls_and_the_autopilot_nudge(read) -> None:
     names = [c.name for c in calls(session)]
     assert names.count("report_intent") == 1 and names.count("task_complete") == 1
     assert names.count("web_search") == 3 and names.count("view") == 4 and names.count("bash") == 2
+    assert [c.result.detail["exit_code"] for c in calls(session) if c.name == "bash"] == [0, 0]
     # The system prompt, twice, is a note (never a prompt), 37,833 characters each.
     system = [i for i in session.timeline if isinstance(i, Marker) and i.text.startswith("System message")]
     assert len(system) == 2 and all(len(i.text) == len("System message:\n\n") + 37_833 for i in system)

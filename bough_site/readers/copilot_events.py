@@ -11,6 +11,7 @@ reckoning needs (copilot_tokens.py, §8).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,9 @@ from .values import (
 
 # §8.1: a reply's record holds its output only.
 PER_SESSION_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", REASONING_KEY)
+# §5: the shell tools, and how their output says the exit code.
+SHELL_TOOLS = frozenset({"bash", "shell", "write_bash", "read_bash"})
+_EXIT_CODE = re.compile(r"<exited with exit code (-?\d+)>\s*$")
 # §3: who wrote a user.message that nobody typed.
 INJECTED_SOURCES = ("skill-", "agent-")
 INJECTED_PREFIX = "<skill-context"
@@ -332,7 +336,7 @@ class EventLog:
             agent.tally.tool_errors.add(key)
         call = self.calls.get(call_id)
         if call is not None:
-            call.result = result
+            call.result = _with_exit_code(result) if call.name in SHELL_TOOLS else result
             return
         text = "\n".join(c.text for c in result.content if isinstance(c, Text))
         agent.items.append(Marker(item_id, time, "error" if result.is_error else "meta",
@@ -426,6 +430,16 @@ def _result(data: dict[str, Any], time: str | None) -> ToolResult:
         detail["code"] = code
     failed = data.get("success") is False or (data.get("success") is not True and bool(message))
     return ToolResult([Text(t) for t in texts], failed, time, detail or None)
+
+
+def _with_exit_code(result: ToolResult) -> ToolResult:
+    """§5: a shell's output ends with ``<exited with exit code N>``: N is its exit code
+    (the page's result head, and whether a commit in it succeeded)."""
+    text = next((c.text for c in reversed(result.content) if isinstance(c, Text)), "")
+    found = _EXIT_CODE.search(text[-200:])
+    if found:
+        result.detail = {**(result.detail or {}), "exit_code": int(found.group(1))}
+    return result
 
 
 def _ended_text(data: dict[str, Any], failed: bool) -> str:
