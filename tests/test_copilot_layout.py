@@ -112,3 +112,10 @@ def test_workspace_yaml_holds_no_session() -> None:
     assert LAYOUT.holds_session("session-state/a1/events.jsonl")
     assert LAYOUT.holds_session("history-session-state/old.json")
     assert not LAYOUT.holds_session("session-state/a1/workspace.yaml")
+
+
+def test_what_the_cli_rewrites_whole() -> None:
+    assert LAYOUT.rewritten_whole("session-state/a1/workspace.yaml")
+    assert LAYOUT.rewritten_whole("history-session-state/old.json")
+    assert not LAYOUT.rewritten_whole("session-state/a1/events.jsonl")
+    assert not LAYOUT.rewritten_whole("session-state/a1.jsonl")

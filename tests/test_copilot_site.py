@@ -108,3 +108,31 @@ def test_the_default_places_and_the_agents_home() -> None:
     assert agent_roots("copilot", env) == [Path("/h/.copilot/session-state"), Path("/h/.copilot/history-session-state")]
     assert Path("/h/.copilot/session-state") in agent_roots("all", env)
     assert Path("/c") in agent_homes({"HOME": "/h", "COPILOT_HOME": "/c"})
+
+
+def test_a_resumed_session_is_read_again_with_its_new_run(tmp_path: Path, copilot_home: Path) -> None:
+    out = tmp_path / "site"
+    run(out, source_filter="copilot", archive=None)
+    log = copilot_home / cx.C1_FILE
+    more = [
+        {"type": "session.resume", "data": {"resumeTime": "2026-03-12T09:00:00.000Z", "eventCount": 29}},
+        {"type": "user.message", "data": {"content": "Now document --json in the README."}},
+        {"type": "assistant.message", "data": {"messageId": "r1", "content": "Documented.", "outputTokens": 40,
+                                               "model": cx.MODEL}},
+        # A running total (7 requests = every call so far): its growth is this run's.
+        {"type": "session.shutdown", "data": {"shutdownType": "routine", "modelMetrics": {cx.MODEL: {
+            "requests": {"count": 7}, "usage": {"inputTokens": cx.C1_INPUT + 20_000, "outputTokens": 794,
+                                                "cacheReadTokens": cx.C1_CACHE_READ + 18_000,
+                                                "cacheWriteTokens": cx.C1_CACHE_WRITE, "reasoningTokens": 0}}}}},
+    ]
+    with log.open("ab") as handle:
+        handle.write(b"".join(orjson.dumps({**r, "id": f"more-{n}", "timestamp": f"2026-03-12T09:00:0{n}.000Z"}) + b"\n"
+                              for n, r in enumerate(more)))
+    (copilot_home / cx.C1_WORKSPACE).write_text(f"id: {cx.C1}\nname: Short\n")  # rewritten whole, shorter
+    result = run(out, source_filter="copilot", archive=None)
+    stats = sidecar(out, sessions_of(out)[cx.C1])["stats"]
+    assert (stats["prompts"], stats["replies"], stats["output_tokens"]) == (2, 7, 794)
+    assert stats["input_tokens"] == cx.C1_INPUT - cx.C1_CACHE_READ - cx.C1_CACHE_WRITE + 2_000
+    assert stats["cache_read_input_tokens"] == cx.C1_CACHE_READ + 18_000
+    assert sessions_of(out)[cx.C1]["title"] == "Short"
+    assert not [w for w in result.warnings if "shutdown" in w.reason]

@@ -209,6 +209,11 @@ def holds_session(name: str) -> bool:
     return not name.endswith("/" + WORKSPACE)
 
 
+def rewritten_whole(name: str) -> bool:
+    """``workspace.yaml`` and a legacy ``.json`` are written again whole; event logs grow (§1)."""
+    return name.endswith("/" + WORKSPACE) or name.endswith(".json")
+
+
 LAYOUT = Layout(
     kind=COPILOT,
     name="Copilot CLI",
@@ -220,4 +225,5 @@ LAYOUT = Layout(
     units=units,
     sniff=is_event,
     holds_session=holds_session,
+    rewritten_whole=rewritten_whole,
 )
