@@ -63,3 +63,11 @@ def test_other_agents_calls_of_the_same_name_are_not_claimed() -> None:
     extra = tool_view(call("view", {"path": "/src/a.py", "unexpected": 1}))
     assert extra.json is not None and extra.file is None
     assert tool_view(call("bash", "not an object")).json is not None
+
+
+def test_a_viewed_file_is_shown_as_its_text() -> None:
+    from bough_site.render.views_copilot import viewed_text
+
+    assert viewed_text("1. [package]\n2. \n3. name = \"x\"\n") == "[package]\n\nname = \"x\"\n"
+    assert viewed_text(".git\nsrc\nCargo.toml") is None  # a directory's listing
+    assert viewed_text("") is None

@@ -23,6 +23,7 @@ from .tool_results import (
     web_fetch_facts,
 )
 from .tool_views import ToolView
+from .views_copilot import viewed_text
 
 
 # JSON parsed for display only up to this size (a guard, not a limit on output).
@@ -171,6 +172,10 @@ def result_text_block(call: ToolCall, view: ToolView, text: str, result: ResultV
         return code_block(text, kind=OUTPUT, filename=view.file)
     if call.name in ("Task", "Agent"):
         return markdown_block(text, f"result-{call.id}")
+    if call.name == "view" and view.file and not result.is_error:  # Copilot CLI: lines numbered "N. "
+        viewed = viewed_text(text)
+        if viewed is not None:
+            return code_block(viewed, kind=OUTPUT, filename=view.file)
     unwrapped = _codex_exec_output(text)
     if unwrapped is not None:
         text, result.exit_code = unwrapped

@@ -49,6 +49,8 @@ _KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "task": (frozenset({"prompt", "description"}), frozenset({"agent_type", "name", "mode", "model"})),
 }
 _CHECK = re.compile(r"^\s*[-*]\s*\[([ xX~-])\]\s*(.+)$")
+# ``view`` numbers a file's lines ``12. code`` (docs/formats-copilot.md §5).
+_NUMBERED = re.compile(r"^\d+\. ?", re.M)
 
 
 def view_copilot(view: Any, call: ToolCall, args: dict[str, Any]) -> bool:
@@ -58,6 +60,15 @@ def view_copilot(view: Any, call: ToolCall, args: dict[str, Any]) -> bool:
         return False
     _VIEWS[call.name](view, call, args)
     return True
+
+
+def viewed_text(text: str) -> str | None:
+    """A ``view`` of a file as the file's text: every line numbered ``N. ``, the numbers
+    taken off; None when it is not that (a directory's listing, a message)."""
+    lines = text.rstrip("\n").split("\n")
+    if not lines or not all(_NUMBERED.match(line) for line in lines):
+        return None
+    return _NUMBERED.sub("", text)
 
 
 def _str(value: object) -> str:
