@@ -394,3 +394,16 @@ def test_a_shells_exit_code_is_read_from_its_output(tmp_path: Path) -> None:
     calls = {b.id: b for r in replies(session.timeline) for b in r.blocks if isinstance(b, ToolCall)}
     assert calls["t1"].result.detail["exit_code"] == 1 and not calls["t1"].result.is_error
     assert "exit_code" not in (calls["t2"].result.detail or {})  # not a shell: its text is what the file held
+
+
+def test_subagent_events_carrying_an_agent_id_make_no_run_of_their_own(tmp_path: Path) -> None:
+    session, _ = read_one(tmp_path, [
+        *start(), user("Go."),
+        message("m1", "", 10, [request("task-3", "task", description="Check")]),
+        ev("subagent.started", {"toolCallId": "task-3", "agentName": "general", "agentId": "agent-9"}, agentId="agent-9"),
+        {**message("s1", "Checked.", 5), "agentId": "agent-9"},
+        ev("subagent.completed", {"toolCallId": "task-3"}, agentId="agent-9"),
+    ])
+    task = next(b for r in replies(session.timeline) for b in r.blocks if isinstance(b, ToolCall))
+    assert [r.id for r in replies(task.subagent.timeline)] == ["s1"]
+    assert session.orphan_subagents == [] and session.stats["subagents"] == 1

@@ -116,7 +116,8 @@ class EventLog:
         time = normalize_timestamp(stamp)
         if time:
             self.times.append(time)
-        agent = self._agent_of(record, data)
+        # subagent.* events speak of a run (by its parent's toolCallId), whoever wrote them.
+        agent = self.main if kind.startswith("subagent.") else self._agent_of(record, data)
         item_id = self._item_id(record, line)
         handler = _HANDLERS.get(kind)
         if handler is not None:
