@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .git_commands import GitCommit, _command_words, _git_subcommand, git_commits, shell_commands
+from .hidden import hide
 from .model import Prompt, Reply, Session, SubagentRun, Text, TimelineItem, ToolCall
 
 SHELL_TOOLS = frozenset({
@@ -484,6 +485,13 @@ def summarize_work(session: Session) -> None:
         u = replies.get(reply.id) or reply.usage  # the reply's most complete copy, where the tally has it
         day = reply.timestamp[:10] if reply.timestamp else None
         usage[reply.id] = [reply.id, day, u.input_tokens, u.output_tokens, u.cache_read_input_tokens]
+    # Tokens the files give for the session as a whole, not per reply (Copilot CLI's
+    # shutdown totals: stats.Tally.totals), on the day the session ended: the chart's
+    # only place for them. Keyed by a digest (the key holds the file's label).
+    ended = (session.ended or session.started or "")[:10] or None
+    for key, total in (session.tally.totals.items() if session.tally is not None else ()):
+        usage[key] = [f"totals:{hide(key)}", ended, total.input_tokens, total.output_tokens,
+                      total.cache_read_input_tokens]
     session.reply_usage = list(usage.values())
     # The lists above are what the page shows (a resumed session's inherited items
     # are its parent's to show); STATS count the whole file, those items included.

@@ -57,3 +57,12 @@ def test_a_bare_build_counts_the_example_by_hand() -> None:
                for i in sessions[cx.C2].timeline)
     (tidepool,) = [p for p in site.projects if p.cwd == cx.TIDEPOOL]
     assert tidepool.stats["sessions_with_unknown_input_tokens"] == 1
+
+
+def test_the_session_totals_are_in_the_tokens_chart() -> None:
+    site = load_site(BuildConfig())
+    clean = next(s for p in site.projects for s in p.sessions if s.id == cx.C1)
+    per_reply = [u for u in clean.reply_usage if not u[0].startswith("totals:")]
+    (totals,) = [u for u in clean.reply_usage if u[0].startswith("totals:")]
+    assert [u[3] for u in per_reply] == list(cx.C1_OUTPUT) and all(u[2] == 0 for u in per_reply)
+    assert totals[1:] == ["2026-03-11", 14_970, 0, 96_300]
