@@ -199,7 +199,7 @@ def summary(result: BuildResult, config: BuildConfig, notes: list[str] | None = 
     counts = (f"{_plural(stats['prompts'], 'prompt')}, {_plural(stats['replies'], 'reply', 'replies')}, "
               f"{_plural(stats['tool_calls'], 'tool call')}")
     if result.used_examples:
-        headline = (f"No Claude Code, Codex or Gemini CLI history found here, so bough built its bundled examples: "
+        headline = (f"No history of any agent bough reads found here, so bough built its bundled examples: "
                     f"{built}, {counts}.")
     else:
         headline = f"Built {built}: {counts}."

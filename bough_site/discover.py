@@ -15,6 +15,7 @@ what only the archive still has, is the next stage (archive_sync.py).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -309,8 +310,13 @@ def kind_of(path: Path, label: str, warn: WarnFn) -> str:
         return CODEX if rollout else CLAUDE
     if rollout and _is_codex(path):
         return CODEX
-    for raw, whole in head:
-        kind = _line_kind(raw, whole)
+    # The lines that parse first, then the keys torn ones still hold: a loose file of
+    # an agent whose envelope copies Claude Code's keys (Qwen Code) may begin with a
+    # damaged line (two records glued on one) before the whole ones that tell it.
+    for kind in (_whole_line_kind(raw) for raw, whole in head if whole):
+        if kind:
+            return kind
+    for kind in (_torn_line_kind(raw) for raw, _whole in head):
         if kind:
             return kind
     if rollout or (head and _is_codex(path)):
@@ -331,25 +337,44 @@ _CLAUDE_TURNS = frozenset({"user", "assistant", "system"})
 _CLAUDE_BARE = frozenset({"summary", "file-history-snapshot"})
 
 
-def _line_kind(raw: bytes, whole: bool) -> str:
-    """The format one of a file's first lines shows: CLAUDE, GEMINI, a Layout's
-    kind, or "" (none)."""
-    if whole:
-        obj, _ = parse_line(raw, shallow=True)
-        if obj is not None:
-            for layout in LAYOUTS.values():
-                if layout.sniff(obj):
-                    return layout.kind
-            if "projectHash" in obj and "sessionId" in obj and "type" not in obj:
-                return GEMINI  # its metadata line (readers/gemini_files.is_gemini_file)
-            return CLAUDE if _is_claude_record(obj) else ""
-    # A torn, damaged or cut line: the keys it still holds tell, when it began as an object.
-    if raw.lstrip().startswith(b"{"):
+def _whole_line_kind(raw: bytes) -> str:
+    """The format a whole line of a file's first shows: CLAUDE, GEMINI, a Layout's
+    kind, or "" (none, or it does not parse)."""
+    obj, _ = parse_line(raw, shallow=True)
+    return "" if obj is None else _record_kind(obj)
+
+
+def _record_kind(obj: dict) -> str:
+    for layout in LAYOUTS.values():
+        if layout.sniff(obj):
+            return layout.kind
+    if "projectHash" in obj and "sessionId" in obj and "type" not in obj:
+        return GEMINI  # its metadata line (readers/gemini_files.is_gemini_file)
+    return CLAUDE if _is_claude_record(obj) else ""
+
+
+def _torn_line_kind(raw: bytes) -> str:
+    """A torn, damaged or cut line: the first record of records glued on one line,
+    else the keys it still holds tell, when it began as an object."""
+    if raw.lstrip().startswith(b"{") and parse_line(raw, shallow=True)[0] is None:
+        first = _first_record(raw)
+        if first is not None:
+            return _record_kind(first)
         if b'"projectHash"' in raw and b'"sessionId"' in raw and b'"type"' not in raw:
             return GEMINI
         if _CLAUDE_KEY_TEXT.search(raw):
             return CLAUDE
     return ""
+
+
+def _first_record(raw: bytes) -> dict | None:
+    """The first of several JSON objects written on one line (a writer that lost a
+    newline), None when the line does not begin with a whole one."""
+    try:
+        obj, _end = json.JSONDecoder().raw_decode(raw.decode("utf-8", "replace").lstrip())
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 def _is_claude_record(obj: dict) -> bool:

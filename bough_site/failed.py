@@ -20,9 +20,8 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BoughError
-from .model import (SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_COPILOT, SOURCE_GEMINI, SOURCE_OPENCODE, SOURCE_QWEN, Marker,
-                    Session, InputWarning)
-from .plan.units import CLAUDE, CODEX, COPILOT, OPENCODE, QWEN, Unit
+from .model import Marker, Session, InputWarning
+from .plan.units import CLAUDE, CODEX, GEMINI, SOURCE_OF_KIND, Unit
 from .readers.layouts import LAYOUTS
 from .readers.lines import peek_field
 from .readers.values import as_dict, as_str, normalize_timestamp, untitled
@@ -30,8 +29,6 @@ from .stats import Tally
 
 # The longest part of an exception's message a page or warning repeats.
 _MESSAGE_CHARS = 300
-_SOURCES = {CLAUDE: SOURCE_CLAUDE, CODEX: SOURCE_CODEX, OPENCODE: SOURCE_OPENCODE, COPILOT: SOURCE_COPILOT,
-            QWEN: SOURCE_QWEN}
 
 
 def contained(error: BaseException) -> bool:
@@ -101,7 +98,7 @@ def unreadable(kind: str, path: Path, label: str, failure: Failure, warn: Callab
     session_id = path.stem if kind != CODEX else _codex_id(path)
     tally = Tally(has_reasoning=kind != CLAUDE)
     return Session(
-        id=session_id, source=_SOURCES.get(kind, SOURCE_GEMINI), cwd=cwd, title=untitled(started),
+        id=session_id, source=SOURCE_OF_KIND.get(kind, SOURCE_OF_KIND[GEMINI]), cwd=cwd, title=untitled(started),
         started=started, ended=started, versions=[], models=[], git_branch=None, files=[label],
         timeline=[_note(session_id, failure)], stats=tally.stats(), warnings=[warning], tally=tally,
     )

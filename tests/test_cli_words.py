@@ -68,7 +68,7 @@ def test_the_longest_summary_is_six_lines(tmp_path: Path) -> None:
                                 "deletes sessions after 30 days (its default); bough's archive keeps them."])
     lines = summary(result, BuildConfig(out=tmp_path, redact=False)).splitlines()
     assert lines == [
-        "No Claude Code, Codex or Gemini CLI history found here, so bough built its bundled examples: "
+        "No history of any agent bough reads found here, so bough built its bundled examples: "
         "2 projects and 1,234 sessions, 5 prompts, 2,000 replies, 0 tool calls.",
         "Tokens: 0 in, 0 out, 0 cache writes, 0 cache reads (and 2 replies whose tokens are unknown).",
         "Sessions: 3 rebuilt, 1,200 reused unchanged, 20 kept whose transcript is gone, 11 only in bough's archive "

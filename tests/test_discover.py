@@ -19,7 +19,7 @@ from bough_site.config import BuildConfig, archive_dir
 from bough_site.discover import EXAMPLES, MAX_DEPTH, NOT_A_TRANSCRIPT, ORPHAN_AGENT, kind_of, transcript_label
 from bough_site.discover import Discovered, discover
 from bough_site.manifest import Manifest
-from bough_site.model import Site
+from bough_site.model import InputWarning, Site
 from bough_site.readers.lines import peek_lines
 
 from .helpers import KEY, SESSION, fixtures_dir, prompt, reply, text, write_jsonl
@@ -411,3 +411,20 @@ def test_a_source_that_does_not_exist_is_said_and_lists_nothing(tmp_path: Path) 
     assert found.empty() and found.inputs == [] and found.labels == {}
     assert warnings == [f"{tmp_path / 'nothing'}: source does not exist",
                         f"{tmp_path / 'nothing.jsonl'}: source does not exist"]
+
+
+def test_a_loose_file_whose_first_line_is_two_glued_records_is_told_by_the_first(tmp_path: Path) -> None:
+    """A writer that lost a newline leaves two records on one line: the first tells
+    the format, so a Qwen Code file (whose envelope copies Claude Code's uuid keys)
+    is not taken for Claude's, and a Claude file stays Claude's."""
+    qwen = {"uuid": "u1", "parentUuid": None, "sessionId": "s1", "type": "user", "cwd": "/w",
+            "message": {"role": "user", "parts": [{"text": "hi"}]}}
+    claude = {"uuid": "c1", "parentUuid": None, "sessionId": "s2", "type": "user", "cwd": "/w",
+              "message": {"role": "user", "content": "hi"}}
+    for name, record, kind in (("q.jsonl", qwen, "qwen"), ("c.jsonl", claude, "claude")):
+        line = orjson.dumps(record) + orjson.dumps({**record, "uuid": "u2"}) + b"\n"
+        path = tmp_path / name
+        path.write_bytes(line)
+        warnings: list[InputWarning] = []
+        assert kind_of(path, name, warnings.append) == kind
+        assert warnings == []

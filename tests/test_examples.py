@@ -259,14 +259,16 @@ def test_gemini_session_and_project_stats() -> None:
     assert all(s.cwd == p.cwd for p in site.projects for s in p.sessions)
 
 
-def test_a_bare_build_shows_all_three_agents_in_tidepool() -> None:
+def test_a_bare_build_shows_every_agent_in_tidepool() -> None:
     from bough_site.build import load_site
     from bough_site.config import BuildConfig
 
     site = load_site(BuildConfig())  # no history in the isolated HOME: the bundled examples
     by_cwd = {p.cwd: p for p in site.projects}
-    assert sorted({s.source for s in by_cwd[gx.TIDEPOOL].sessions}) == ["claude-code", "codex", "copilot-cli",
-                                                                        "gemini-cli"]
+    from bough_site.plan.units import SOURCE_OF_KIND
+    from bough_site.readers.registry import READERS
+
+    assert sorted({s.source for s in by_cwd[gx.TIDEPOOL].sessions}) == sorted(SOURCE_OF_KIND[k] for k in READERS)
     assert [s.source for s in by_cwd[gx.ALMANAC].sessions] == ["gemini-cli"]
     gemini = {s.id: s.stats for p in site.projects for s in p.sessions if s.source == "gemini-cli"}
     assert gemini == GEMINI_SESSION_STATS

@@ -11,8 +11,9 @@ from bough_site.build import build, load_site
 from bough_site.config import BuildConfig
 from bough_site.discover import EXAMPLES, discover
 from bough_site.inherit import Inheritance
-from bough_site.model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_COPILOT, SOURCE_GEMINI, InputWarning, Session
-from bough_site.plan.units import CLAUDE, CODEX, COPILOT, GEMINI, units_of
+from bough_site.model import InputWarning, Session
+from bough_site.plan.units import SOURCE_OF_KIND, units_of
+from bough_site.readers.layouts import LAYOUTS
 from bough_site.readers.reader import UnitFiles, WarnFn
 from bough_site.readers.registry import READERS, read_unit
 
@@ -20,8 +21,8 @@ from .helpers import sessions_of
 
 # The bundled examples: a history of each agent.
 HISTORIES = [EXAMPLES / "claude" / "projects", EXAMPLES / "codex" / "sessions", EXAMPLES / "gemini",
-             EXAMPLES / "copilot"]
-SOURCE_OF = {CLAUDE: SOURCE_CLAUDE, CODEX: SOURCE_CODEX, GEMINI: SOURCE_GEMINI, COPILOT: SOURCE_COPILOT}
+             *(EXAMPLES / kind for kind in LAYOUTS)]
+SOURCE_OF = {kind: source for kind, source in SOURCE_OF_KIND.items() if kind in READERS}
 TAG = "[read through the registry] "
 
 
@@ -29,7 +30,7 @@ def _config(out: Path) -> BuildConfig:
     return BuildConfig(sources=HISTORIES, out=out, archive=None, jobs=1, search=False)
 
 
-def test_every_unit_planned_from_the_three_histories_has_its_agents_reader(tmp_path: Path) -> None:
+def test_every_unit_planned_from_every_agents_history_has_its_agents_reader(tmp_path: Path) -> None:
     warnings: list[InputWarning] = []
     found = discover(_config(tmp_path / "site"), warnings.append)
     units = units_of(found.claude, found.codex, found.label, gemini=found.gemini, agents=found.agents)
@@ -53,7 +54,7 @@ def _tagging(kind: str):
     return read
 
 
-@pytest.mark.parametrize("kind", [CLAUDE, CODEX, GEMINI, COPILOT])
+@pytest.mark.parametrize("kind", sorted(SOURCE_OF))
 def test_load_site_and_a_build_read_through_the_registry(kind: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(READERS, kind, _tagging(kind))

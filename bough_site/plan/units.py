@@ -19,12 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from ..manifest import FileState, file_state
+from ..model import SOURCE_CLAUDE, SOURCE_CODEX, SOURCE_COPILOT, SOURCE_GEMINI, SOURCE_OPENCODE, SOURCE_QWEN
 from ..hidden import hide
 from ..slugs import slug
 
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
 # The agents described by a readers/<agent>_layout.py (readers/layout.py).
 OPENCODE, COPILOT, QWEN = "opencode", "copilot", "qwen"
+# What a session read from a unit of each kind names its source (Session.source).
+SOURCE_OF_KIND = {CLAUDE: SOURCE_CLAUDE, CODEX: SOURCE_CODEX, GEMINI: SOURCE_GEMINI,
+                  OPENCODE: SOURCE_OPENCODE, COPILOT: SOURCE_COPILOT, QWEN: SOURCE_QWEN}
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,14 @@ this list; registry.py says which reader reads each kind's units."""
 
 from __future__ import annotations
 
+from ..plan.units import QWEN
+from . import qwen_layout
 from .copilot_layout import LAYOUT as COPILOT_LAYOUT
 from .layout import Layout
 
 LAYOUTS: dict[str, Layout] = {
     COPILOT_LAYOUT.kind: COPILOT_LAYOUT,
+    QWEN: qwen_layout.LAYOUT,
 }
 
 

@@ -20,6 +20,7 @@ from .highlight import highlight_diff, highlight_hunks, highlight_patch
 from .highlight_budget import WRITTEN
 from .links import safe_href
 from .views_copilot import view_copilot
+from .views_qwen import view_qwen
 
 
 TODO_STATUSES = ("pending", "in_progress", "completed")
@@ -277,7 +278,7 @@ def tool_view(call: ToolCall) -> ToolView:
     view = ToolView(name=call.name if isinstance(call.name, str) else "tool")
     args = _args(call)
     if (_view_claude(view, call, args) or _view_codex(view, call, args) or view_copilot(view, call, args)
-            or _view_gemini(view, call, args)):
+            or _view_gemini(view, call, args) or view_qwen(view, call, args)):
         if not view.summary and not view.body and isinstance(call.input, str) and call.input:
             # Arguments that were not JSON (or were redacted whole): show them as written.
             view.summary = one_line(call.input)
