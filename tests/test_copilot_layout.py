@@ -119,3 +119,9 @@ def test_what_the_cli_rewrites_whole() -> None:
     assert LAYOUT.rewritten_whole("history-session-state/old.json")
     assert not LAYOUT.rewritten_whole("session-state/a1/events.jsonl")
     assert not LAYOUT.rewritten_whole("session-state/a1.jsonl")
+
+
+def test_a_first_line_longer_than_the_peek_is_told_by_its_opening(tmp_path: Path) -> None:
+    long = orjson.dumps({"type": "system.message", "data": {"role": "system", "content": "x" * 100_000}})
+    assert LAYOUT.claims(put(tmp_path, "long.jsonl", long))
+    assert not LAYOUT.claims(put(tmp_path, "other.jsonl", orjson.dumps({"text": "x" * 100_000})))

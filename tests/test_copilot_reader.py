@@ -407,3 +407,11 @@ def test_subagent_events_carrying_an_agent_id_make_no_run_of_their_own(tmp_path:
     task = next(b for r in replies(session.timeline) for b in r.blocks if isinstance(b, ToolCall))
     assert [r.id for r in replies(task.subagent.timeline)] == ["s1"]
     assert session.orphan_subagents == [] and session.stats["subagents"] == 1
+
+
+def test_a_workspace_name_written_as_a_block(tmp_path: Path) -> None:
+    write(tmp_path, "session-state/s1/events.jsonl", [ev("session.start", {"sessionId": "s1"}), user("typed")])
+    (tmp_path / ".copilot/session-state/s1/workspace.yaml").write_text(
+        "id: s1\nname: >-\n  Kiln timer\n  drift\nbranch: main\n")
+    (session,), _ = read_all(tmp_path)
+    assert (session.title, session.git_branch) == ("Kiln timer drift", "main")

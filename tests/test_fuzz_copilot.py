@@ -182,3 +182,38 @@ def test_a_build_over_damaged_files_never_raises(tmp_path: Path) -> None:
     result = build(BuildConfig(sources=[tmp_path / ".copilot"], out=tmp_path / "site", archive=None, jobs=1),
                    redaction_key=b"k")
     assert result.sessions >= 1
+
+
+LEGACY = {"sessionId": "old", "startTime": "2025-10-01T10:00:00.000Z", "chatMessages": [
+    {"role": "user", "content": "List it"}], "timeline": [
+    {"id": "1", "type": "info", "text": "Logged in", "timestamp": "2025-10-01T10:00:01.000Z"},
+    {"id": "2", "type": "user", "text": "List it", "timestamp": "2025-10-01T10:00:02.000Z"},
+    {"id": "3", "type": "copilot", "text": "Listing.", "timestamp": "2025-10-01T10:00:03.000Z"},
+    {"type": "tool_call_completed", "id": "4", "callId": "c1", "name": "bash", "toolTitle": "bash",
+     "arguments": {"command": "cd /src && ls"}, "result": {"type": "success", "log": "a.py"},
+     "timestamp": "2025-10-01T10:00:04.000Z"}]}
+
+
+def test_wrong_types_in_every_field_of_a_legacy_session(tmp_path: Path) -> None:
+    paths = [(key,) for key in LEGACY] + [("timeline", i, key) for i, entry in enumerate(LEGACY["timeline"])
+                                          for key in entry]
+    paths += [("timeline", 3, "result", "type"), ("timeline", 3, "result", "log"), ("timeline", 3, "arguments", "command")]
+    for n, path in enumerate(paths):
+        for m, value in enumerate(WRONG):
+            data = orjson.loads(orjson.dumps(LEGACY))
+            target = data
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]] = value
+            sessions, _ = read_files(tmp_path / f"l{n}-{m}", {"history-session-state/old.json": orjson.dumps(data)})
+            assert len(sessions) == 1
+            stats = sessions[0].stats
+            assert stats["input_tokens"] is None and stats["output_tokens"] is None
+
+
+def test_odd_workspace_files(tmp_path: Path) -> None:
+    for n, text in enumerate((b"", b"name:", b"- a list\n- of things\n", b"name: 'unclosed\n", b"\xff\xfe\x00name: x",
+                              b"name: |\n  a block\n", b"cwd: ~\nname: null\n", b"a" * 5_000_000)):
+        sessions, _ = read_files(tmp_path / f"w{n}", {"session-state/s/events.jsonl": cx.c2_events(),
+                                                      "session-state/s/workspace.yaml": text})
+        assert sessions[0].id == cx.C2 and sessions[0].cwd == cx.TIDEPOOL and sessions[0].title

@@ -81,12 +81,26 @@ def read_workspace(path: Path, label: str, warn: WarnFn) -> dict[str, str]:
     with handle:
         raw = handle.read(1024 * 1024)
     out: dict[str, str] = {}
+    block: tuple[str, str, list[str]] | None = None  # a ``key: |`` or ``key: >`` value being read
     for line in raw.decode("utf-8", "replace").splitlines():
+        if block is not None and (line.startswith((" ", "\t")) or not line.strip()):
+            block[2].append(line.strip())
+            continue
+        if block is not None:
+            key, style, lines = block
+            out[key] = ("\n" if style == "|" else " ").join(lines).strip()
+            block = None
         if not line.strip() or line.startswith((" ", "\t", "#", "-")):
             continue
         key, colon, value = line.partition(":")
-        if colon and key.strip():
+        if not colon or not key.strip():
+            continue
+        if value.strip().rstrip("+-") in ("|", ">"):
+            block = (key.strip(), value.strip()[0], [])
+        else:
             out[key.strip()] = _scalar(value.strip())
+    if block is not None:
+        out[block[0]] = ("\n" if block[1] == "|" else " ").join(block[2]).strip()
     return out
 
 

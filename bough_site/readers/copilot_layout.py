@@ -35,6 +35,8 @@ EVENTS, WORKSPACE = "events.jsonl", "workspace.yaml"
 EVENT_PREFIXES = ("session.", "user.", "assistant.", "tool.", "system.", "subagent.", "hook.", "skill.")
 # How much of a file a peek reads: the first line (session.start) is short.
 PEEK_BYTES = 64 * 1024
+# The opening of an event line the peek could not read whole: its type first, as the CLI writes it.
+_EVENT_OPENING = re.compile(rb'\{\s*"type"\s*:\s*"(?:session|user|assistant|tool|system|subagent|hook|skill)\.[a-z_.]+"')
 # §1, the legacy form: its first keys (never inside a string: no backslash before the quote).
 _LEGACY_KEYS = re.compile(rb'(?<!\\)"(?:chatMessages|timeline)"\s*:')
 _SESSION_ID_KEY = re.compile(rb'(?<!\\)"sessionId"\s*:')
@@ -76,7 +78,8 @@ def is_event_log(path: Path) -> bool:
         try:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            return False  # a first line longer than the peek, or no JSON
+            # A first line longer than the peek (a long system message): its opening says.
+            return len(raw) >= PEEK_BYTES - 4096 and bool(_EVENT_OPENING.match(raw))
         return is_event(record)
     return False
 
