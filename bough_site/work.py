@@ -295,8 +295,8 @@ def file_edits(call: ToolCall) -> list[tuple[str, str, int | None, int | None]]:
         return patch_changes(patch) if isinstance(patch, str) else []
     if call.name in GEMINI_FILE_TOOLS:
         return _gemini_edit(call, args)
-    if call.name in COPILOT_FILE_TOOLS and isinstance(args.get("path"), str):
-        return _copilot_edit(call, args)
+    if call.name in COPILOT_FILE_TOOLS:  # only Copilot CLI's (``path``): another agent's ``edit`` is not read here
+        return _copilot_edit(call, args) if isinstance(args.get("path"), str) else []
     path = args.get("notebook_path") if call.name == "NotebookEdit" else args.get("file_path")
     if not isinstance(path, str) or not path.strip():
         return []

@@ -359,9 +359,10 @@ def test_project_page_shows_what_was_built(example_site: tuple[Path, Any]) -> No
     assert '<span class="agent-type">general-purpose</span>' in built and "Check NOAA API limits" in built
     # The timeline: a row per day, a bar per session (a link), prompts as ticks, commits as dots.
     timeline = re.search(r'<div class="timeline-chart".*?</figure>', built, re.DOTALL).group(0)
-    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini, Copilot's two)
-    assert timeline.count('<div class="tl-row">') == 4
-    assert timeline.count('class="tl-session') == 7 and timeline.count('class="tl-commit"') == 3
+    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini, Copilot's two),
+    # 2026-03-12 (Qwen Code)
+    assert timeline.count('<div class="tl-row">') == 5
+    assert timeline.count('class="tl-session') == 8 and timeline.count('class="tl-commit"') == 4
     assert sum(len(re.findall(r"M[\d.]+ 2v12", d)) for d in re.findall(r'class="tl-prompt" d="([^"]*)"', timeline)) \
         == tidepool.stats["prompts"]
     assert re.search(r'<div class="tokens-chart".*?</figure>', built, re.DOTALL)
@@ -387,6 +388,8 @@ def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]
         ("9c3e1f4", project["commits"][1]["html"]),
         # Gemini's commit: made by its 11th reply (the rewound turn's two replies count in the anchors too).
         ("5d2a8c4", f"projects/{tidepool.id}/sessions/{gx.G1}.html#r11"),
+        # Qwen Code's `git commit -am`, by its 8th reply (corpus/qwen_examples.py).
+        ("7e41c0a", project["commits"][3]["html"]),
     ]
     # Most edited first, then by path: format.py (T1, and Gemini twice) before noaa.py (T1, T2 twice).
     first, second = project["files_changed"][:2]
@@ -408,6 +411,8 @@ EXAMPLE_COMMITS = {
         ("9c3e1f4", "main", "Skip readings without a predecessor in next_high_tide"),
         # The Gemini session (G1): `git add ... && git commit -m ...`, git's summary line.
         ("5d2a8c4", "main", "Add --units to tidepool today"),
+        # The Qwen Code session (Q1): `git commit -am ...`, git's summary line.
+        ("7e41c0a", "main", "week: two decimals, like today"),
     ],
     "notes-api": [],
     "dotfiles": [],
@@ -454,5 +459,5 @@ def test_example_history_commits_and_files() -> None:
         assert files == EXAMPLE_FILES[name], name
         assert project.stats["commits"] == len(EXAMPLE_COMMITS[name])
         assert project.stats["files_changed"] == len(EXAMPLE_FILES[name])
-    assert site.stats["commits"] == 3
+    assert site.stats["commits"] == 4
     assert site.stats["files_changed"] == sum(len(files) for files in EXAMPLE_FILES.values()) == 21
