@@ -37,6 +37,15 @@ STAT_KEYS: tuple[str, ...] = (
 REASONING_KEY = "reasoning_output_tokens"
 # Only sessions (and projects/sites) holding a reply whose token counts are unknown carry this key.
 UNKNOWN_TOKENS_KEY = "replies_with_unknown_tokens"
+# The token keys a session's files may not hold at all (Copilot CLI keeps input and
+# cache tokens only in a shutdown record a killed session never wrote). A session
+# whose figure for one of them is unknown has it null; a project or site gives the
+# known sum and, under UNKNOWN_SESSIONS_PREFIX + key, how many sessions it leaves
+# out (docs/stats.md, "Figures the files do not hold").
+TOKEN_STAT_KEYS: tuple[str, ...] = (
+    "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", REASONING_KEY,
+)
+UNKNOWN_SESSIONS_PREFIX = "sessions_with_unknown_"
 
 SOURCE_CLAUDE = "claude-code"
 SOURCE_CODEX = "codex"
@@ -71,6 +80,11 @@ class Usage:
     # model's): the reply's tokens are unknown, its other counts as they were
     # (readers/values.as_count; docs/stats.md). Left out of a sidecar while False.
     unknown: bool = field(default=False, metadata=OMIT_DEFAULT)
+    # The keys (of TOKEN_STAT_KEYS) the record does not hold for this reply: their 0
+    # here is no count (null in the sidecar, left out of the reply's header). Copilot
+    # CLI writes only a reply's output; its input and cache are the session's totals
+    # (stats.Tally.totals). Left out of a sidecar while empty.
+    unknown_keys: tuple[str, ...] = field(default=(), metadata=OMIT_DEFAULT)
 
     def total(self) -> int:
         """The size used to pick the most complete copy of a streamed reply."""

@@ -136,6 +136,9 @@ def to_json(value: Any) -> Any:
         usage = dataclasses.asdict(value)
         if not value.unknown:
             del usage["unknown"]  # only a reply whose tokens are unknown says so
+        del usage["unknown_keys"]
+        for key in value.unknown_keys:
+            usage[key] = None  # the record does not hold it for this reply (Copilot CLI's input)
         return usage
     shape = _shape(type(value))
     if shape is None:

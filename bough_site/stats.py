@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import REASONING_KEY, STAT_KEYS, UNKNOWN_TOKENS_KEY, Usage
+from .model import REASONING_KEY, STAT_KEYS, TOKEN_STAT_KEYS, UNKNOWN_SESSIONS_PREFIX, UNKNOWN_TOKENS_KEY, Usage
 
 _SET_KEYS = (
     "records",
@@ -46,6 +46,18 @@ class Tally:
     skipped_lines: int = 0
     # Codex sessions report reasoning tokens; Claude ones do not.
     has_reasoning: bool = False
+    # Tokens the files record for a session (or one of its legs) as a whole, not per
+    # reply (Copilot CLI's shutdown metrics): identity -> usage. Added to the token
+    # sums; not replies (``replies`` stays the number of model calls).
+    totals: dict[str, Usage] = field(default_factory=dict)
+    # Token key (model.TOKEN_STAT_KEYS) -> the sessions whose figure for it the files
+    # do not hold. A reader that marks a key unknown for a session records nothing
+    # for that key in the session's replies or totals, so every sum is a known sum.
+    unknown: dict[str, set[str]] = field(default_factory=dict)
+    # One session's tally (set by its reader): a figure unknown for it is null in
+    # stats(). A project's or the site's gives the known sum and the number of sessions
+    # it leaves out. Not merged: a union of tallies is never one session's.
+    session: bool = False
 
     def add_reply(self, key: str, usage: Usage) -> None:
         """Count a reply once, keeping the copy with the largest token total
@@ -69,10 +81,21 @@ class Tally:
         self.lines += other.lines
         self.skipped_lines += other.skipped_lines
         self.has_reasoning = self.has_reasoning or other.has_reasoning
+        for total_key, usage in other.totals.items():
+            seen = self.totals.get(total_key)
+            if seen is None or usage.total() > seen.total():
+                self.totals[total_key] = usage
+        for token_key, sessions in other.unknown.items():
+            self.unknown.setdefault(token_key, set()).update(sessions)
 
-    def stats(self) -> dict[str, int]:
-        usages = self.replies.values()
-        out = {key: len(getattr(self, key)) for key in _SET_KEYS}
+    def mark_unknown(self, session: str, *keys: str) -> None:
+        """The files do not hold ``session``'s figure for these token keys."""
+        for key in keys:
+            self.unknown.setdefault(key, set()).add(session)
+
+    def stats(self) -> dict[str, int | None]:
+        usages = [*self.replies.values(), *self.totals.values()] if self.totals else self.replies.values()
+        out: dict[str, int | None] = {key: len(getattr(self, key)) for key in _SET_KEYS}
         out["replies"] = len(self.replies)
         out["input_tokens"] = sum(u.input_tokens for u in usages)
         out["output_tokens"] = sum(u.output_tokens for u in usages)
@@ -83,7 +106,15 @@ class Tally:
         ordered = {key: out[key] for key in STAT_KEYS}
         if self.has_reasoning:
             ordered[REASONING_KEY] = sum(u.reasoning_output_tokens for u in usages)
-        unknown = sum(1 for u in usages if u.unknown)
+        unknown = sum(1 for u in self.replies.values() if u.unknown)
         if unknown:
             ordered[UNKNOWN_TOKENS_KEY] = unknown
+        for key in TOKEN_STAT_KEYS:
+            missing = self.unknown.get(key)
+            if not missing or key not in ordered:
+                continue
+            if self.session:
+                ordered[key] = None  # the files do not hold it: never 0, never estimated
+            else:
+                ordered[UNKNOWN_SESSIONS_PREFIX + key] = len(missing)
         return ordered

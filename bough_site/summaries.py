@@ -162,6 +162,13 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     out["replies"] = [[key, *(getattr(u, name) for name in _USAGE), *((1,) if u.unknown else ())]
                       for key, u in sorted(replies.items())]
     out["lines"], out["skipped_lines"], out["has_reasoning"] = tally.lines, tally.skipped_lines, tally.has_reasoning
+    # A session's whole-session tokens and the figures its files do not hold (Copilot
+    # CLI): only where there are some, so every other tally's JSON is as it was.
+    if tally.totals:
+        out["totals"] = sorted([hide(key), *(getattr(u, name) for name in _USAGE)] for key, u in tally.totals.items())
+    if any(tally.unknown.values()):
+        out["unknown"] = {key: sorted({hide(item) for item in items}) for key, items in sorted(tally.unknown.items())
+                          if items}
     return out
 
 
@@ -181,6 +188,8 @@ def tally_from_json(data: dict[str, Any]) -> Tally:
     tally.lines = int(data.get("lines") or 0)
     tally.skipped_lines = int(data.get("skipped_lines") or 0)
     tally.has_reasoning = bool(data.get("has_reasoning"))
+    tally.totals = {key: _usage(numbers) for key, *numbers in data.get("totals") or ()}
+    tally.unknown = {key: set(items) for key, items in (data.get("unknown") or {}).items()}
     return tally
 
 

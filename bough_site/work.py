@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .git_commands import GitCommit, _command_words, _git_subcommand, git_commits, shell_commands
+from .hidden import hide
 from .model import Prompt, Reply, Session, SubagentRun, Text, TimelineItem, ToolCall
 
 SHELL_TOOLS = frozenset({
@@ -49,8 +50,14 @@ GEMINI_FILE_TOOLS = frozenset({"write_file", "replace"})
 # OpenCode's file tools (docs/formats-opencode.md §5), told by their camelCase ``filePath``:
 # the result's detail holds the diff OpenCode recorded.
 OPENCODE_FILE_TOOLS = frozenset({"write", "edit", "multiedit"})
+
+# Copilot CLI's (docs/formats-copilot.md §5), told by their ``path`` argument: the result's
+# ``detailedContent`` holds the diff.
+COPILOT_FILE_TOOLS = frozenset({"create", "edit", "str_replace_editor"})
+# The later agents' tools share names (``edit``): their arguments tell whose a call is (_shared_edit).
+SHARED_FILE_TOOLS = OPENCODE_FILE_TOOLS | COPILOT_FILE_TOOLS
 FILE_TOOLS = (frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"}) | GEMINI_FILE_TOOLS
-              | OPENCODE_FILE_TOOLS)
+              | SHARED_FILE_TOOLS)
 
 # git's summary line after a commit: "[main abc1234] subject",
 # "[main (root-commit) abc1234] subject", "[detached HEAD abc1234] subject"
@@ -294,8 +301,8 @@ def file_edits(call: ToolCall) -> list[tuple[str, str, int | None, int | None]]:
         return patch_changes(patch) if isinstance(patch, str) else []
     if call.name in GEMINI_FILE_TOOLS:
         return _gemini_edit(call, args)
-    if call.name in OPENCODE_FILE_TOOLS:
-        return _opencode_edit(call, args)
+    if call.name in SHARED_FILE_TOOLS:
+        return _shared_edit(call, args)
     path = args.get("notebook_path") if call.name == "NotebookEdit" else args.get("file_path")
     if not isinstance(path, str) or not path.strip():
         return []
@@ -333,14 +340,25 @@ def _gemini_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, i
     return [(path.strip(), action, None, None)]
 
 
+def _shared_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, int | None, int | None]]:
+    """A file tool whose name several agents use: OpenCode's by its camelCase
+    ``filePath``, Copilot CLI's by its ``path``, Qwen Code's ``edit`` by Gemini's
+    ``file_path`` (and Gemini's fileDiff: docs/formats-qwen.md); [] for any other."""
+    if isinstance(args.get("filePath"), str):
+        return _opencode_edit(call, args)
+    if isinstance(args.get("path"), str) and call.name in COPILOT_FILE_TOOLS:
+        return _copilot_edit(call, args)
+    if call.name == "edit" and isinstance(args.get("file_path"), str):
+        return _gemini_edit(call, args)
+    return []
+
+
 def _opencode_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, int | None, int | None]]:
-    """An OpenCode ``write``, ``edit`` or ``multiedit``: the ``filePath`` it names
-    (none: not OpenCode's call); created when its result says the file did not exist;
-    lines from the diff OpenCode recorded, or a created file's content."""
-    path = args.get("filePath")
-    if call.name == "edit" and "filePath" not in args and isinstance(args.get("file_path"), str):
-        return _gemini_edit(call, args)  # Qwen Code's edit: Gemini's arguments and fileDiff (docs/formats-qwen.md)
-    if not isinstance(path, str) or not path.strip():
+    """An OpenCode ``write``, ``edit`` or ``multiedit``: the ``filePath`` it names;
+    created when its result says the file did not exist; lines from the diff
+    OpenCode recorded, or a created file's content."""
+    path = args["filePath"]
+    if not path.strip():
         return []
     detail = call.result.detail if call.result is not None and isinstance(call.result.detail, dict) else {}
     action = "create" if call.name == "write" and detail.get("exists") is False else "update"
@@ -350,6 +368,23 @@ def _opencode_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str,
     if action == "create" and isinstance(content, str):
         return [(path.strip(), action, _line_count(content), 0)]
     return [(path.strip(), action, None, None)]
+
+
+def _copilot_edit(call: ToolCall, args: dict[str, Any]) -> list[tuple[str, str, int | None, int | None]]:
+    """A Copilot CLI ``create`` or ``edit`` (or the 2025 ``str_replace_editor``, its
+    ``command`` saying which): the path; lines from the recorded diff, or the new file's text."""
+    path = args["path"].strip()
+    command = args.get("command") if call.name == "str_replace_editor" else call.name
+    if not path or command not in ("create", "edit", "str_replace", "insert"):
+        return []  # a view reads
+    action = "create" if command == "create" else "update"
+    detail = call.result.detail if call.result is not None and isinstance(call.result.detail, dict) else {}
+    diff, content = detail.get("detailedContent"), args.get("file_text")
+    if isinstance(diff, str) and "\n@@ " in diff:
+        return [(path, action, *unified_counts(diff))]
+    if action == "create" and isinstance(content, str):
+        return [(path, action, _line_count(content), 0)]
+    return [(path, action, None, None)]
 
 
 def unified_counts(diff: str) -> tuple[int, int]:
@@ -486,6 +521,13 @@ def summarize_work(session: Session) -> None:
         u = replies.get(reply.id) or reply.usage  # the reply's most complete copy, where the tally has it
         day = reply.timestamp[:10] if reply.timestamp else None
         usage[reply.id] = [reply.id, day, u.input_tokens, u.output_tokens, u.cache_read_input_tokens]
+    # Tokens the files give for the session as a whole, not per reply (Copilot CLI's
+    # shutdown totals: stats.Tally.totals), on the day the session ended: the chart's
+    # only place for them. Keyed by a digest (the key holds the file's label).
+    ended = (session.ended or session.started or "")[:10] or None
+    for key, total in (session.tally.totals.items() if session.tally is not None else ()):
+        usage[key] = [f"totals:{hide(key)}", ended, total.input_tokens, total.output_tokens,
+                      total.cache_read_input_tokens]
     session.reply_usage = list(usage.values())
     # The lists above are what the page shows (a resumed session's inherited items
     # are its parent's to show); STATS count the whole file, those items included.

@@ -34,7 +34,7 @@ def test_the_examples_are_announced_before_their_warnings(tmp_path: Path) -> Non
     for path, line in BAD_LINES:  # the damage planted in them, each said once
         assert sum(w.startswith(f"warning: {path}:{line}: ") for w in warnings) == 1, (path, line)
     assert summary[0].startswith("No history of any agent bough reads found here, so bough built its "
-                                 "bundled examples: 4 projects and 13 sessions, ")
+                                 "bundled examples: 4 projects and 15 sessions, ")
     assert f"{len(warnings)} warnings (the examples' damage, on purpose)." in summary[2]
     assert summary[-1] == f"Open {(tmp_path / 'site' / 'index.html').resolve().as_uri()}"
 

@@ -72,7 +72,7 @@ def test_the_example_builds_with_its_tool_views(registered: Path, tmp_path: Path
     stats = orjson.loads((out / summary["json"]).read_bytes())["stats"]
     assert (stats["prompts"], stats["replies"], stats["tool_calls"], stats["subagents"]) == (2, 10, 7, 1)
     assert (stats["input_tokens"], stats["cache_read_input_tokens"], stats["output_tokens"]) == (15_200, 133_300, 826)
-    assert (stats["commits"], stats["files_changed"]) == (1, 0)  # Qwen's edit is not yet among work.py's file tools
+    assert (stats["commits"], stats["files_changed"]) == (1, 1)  # its edit of tidepool/cli.py
     page = (out / summary["json"]).with_suffix(".html").read_text()
     assert "Qwen Code" in page and "format_height" in page and "Fix drift" not in page
     assert "Use format_height like today" in page  # the todo_write checklist

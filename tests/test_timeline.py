@@ -35,12 +35,15 @@ from bough_site.model import (
     ToolResult,
     Usage,
 )
+from bough_site.plan.units import SOURCE_OF_KIND
+from bough_site.readers.registry import READERS
 from bough_site.render import default_theme_dir
 from bough_site.render.env import make_env
 from bough_site.render.timeline import JOINED, _extends_only, _inputs, joined_code, plain_tool, theme_is_default
 from bough_site.render.pages import Renderer
 from corpus.claude import generate_claude_history
 from corpus.codex import generate_codex_history
+from corpus.copilot import generate_copilot_history
 from corpus.gemini import generate_gemini_history
 
 from .helpers import (EVIL, PNG_B64, SVG_B64, claude_timeline, codex_timeline, fixtures_dir, lay_out_as_config_dir,
@@ -97,7 +100,7 @@ def sources(site: Site) -> set[str]:
 @pytest.mark.parametrize("search", [True, False], ids=["search", "no-search"])
 def test_bundled_examples_render_the_same(search: bool) -> None:
     site = load_site(BuildConfig(sources=[]))  # no history at home (conftest): the bundled examples
-    assert sources(site) == {"claude-code", "codex", "gemini-cli"}
+    assert sources(site) == {SOURCE_OF_KIND[kind] for kind in READERS}  # every agent's example
     assert assert_site_same(site, search=search) >= 10
 
 
@@ -108,13 +111,14 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Site:
     generate_claude_history(root / "wide", seed=3, projects=3, sessions_per_project=3, turns_per_session=9)
     generate_codex_history(root / "codex")
     generate_gemini_history(root / "gemini", turns=3)
+    generate_copilot_history(root / "copilot", seed=5, sessions=6)
     found = [root / "claude" / "projects", root / "wide" / "projects", root / "codex" / "sessions",
-             root / "codex" / "archived_sessions", root / "gemini"]
+             root / "codex" / "archived_sessions", root / "gemini", root / "copilot" / ".copilot"]
     return load_site(BuildConfig(sources=found))
 
 
 def test_generated_corpora_render_the_same(corpora: Site) -> None:
-    assert sources(corpora) == {"claude-code", "codex", "gemini-cli"}
+    assert sources(corpora) == {"claude-code", "codex", "gemini-cli", "copilot-cli"}
     assert assert_site_same(corpora, search=True) >= 25
 
 
@@ -131,7 +135,7 @@ def test_generated_corpora_render_the_same_split_in_parts(corpora: Site) -> None
     assert parts > 2 * sum(len(p.sessions) for p in corpora.projects)
 
 
-@pytest.mark.parametrize("kind", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("kind", ["claude", "codex", "gemini", "copilot"])
 def test_the_real_fixtures_render_the_same(kind: str, tmp_path: Path) -> None:
     """Transcripts from public repositories (../shared/fixtures): shapes no generator
     thought of."""
@@ -140,6 +144,8 @@ def test_the_real_fixtures_render_the_same(kind: str, tmp_path: Path) -> None:
         found = [lay_out_as_config_dir(folder, tmp_path)]
     elif kind == "codex":
         found = sorted(folder.glob("*.jsonl"))
+    elif kind == "copilot":  # a loose legacy .json is no folder walk's: given on its own
+        found = [folder, *sorted(folder.glob("*.json"))]
     else:
         found = [folder]
     assert assert_site_same(load_site(BuildConfig(sources=found)), search=True) >= 5
@@ -406,10 +412,11 @@ def test_plain_tools_are_read_from_the_default_templates() -> None:
     tools = sorted(p.name for p in (DEFAULT_TEMPLATES / "tools").glob("*.html"))
     plain = {name for name in tools if plain_tool(env, f"tools/{name}")}
     # Those with blocks of their own are not; Bash and the shells (through shell.html) are.
-    assert {"TodoWrite.html", "update_plan.html", "write_todos.html", "todo_write.html", "WebFetch.html"}.isdisjoint(plain)
+    assert {"TodoWrite.html", "update_plan.html", "write_todos.html", "todo_write.html", "update_todo.html",
+            "WebFetch.html"}.isdisjoint(plain)
     assert {"default.html", "Bash.html", "shell.html", "exec_command.html", "Read.html", "Grep.html",
             "WebSearch.html", "glob.html"} <= plain
-    assert len(plain) == len(tools) - 5
+    assert len(plain) == len(tools) - 6
 
 
 def test_extends_only_means_nothing_else_in_the_file() -> None:

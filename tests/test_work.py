@@ -353,16 +353,16 @@ def test_project_page_shows_what_was_built(example_site: tuple[Path, Any]) -> No
     assert "The latest" not in built  # four commits: all shown
     # Files: relative to the project, with edits and lines, and the latest edit's moment.
     assert '<code class="file-path" title="/home/ada/src/tidepool/tidepool/noaa.py">tidepool/noaa.py</code>' in built
-    assert "3 edits" in built and built.count('<li class="file">') == 7  # EXAMPLE_FILES["tidepool"]
+    assert "3 edits" in built and built.count('<li class="file">') == 8  # EXAMPLE_FILES["tidepool"]
     assert '<span class="badge">created</span>' in built  # tidepool/cache.py
     # Sub-agent runs, by their own type and description.
     assert '<span class="agent-type">general-purpose</span>' in built and "Check NOAA API limits" in built
     # The timeline: a row per day, a bar per session (a link), prompts as ticks, commits as dots.
     timeline = re.search(r'<div class="timeline-chart".*?</figure>', built, re.DOTALL).group(0)
-    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini),
+    # 2025-09-16 (T1), 2025-12-10 (T2), 2026-03-09 (Codex, its fork), 2026-03-11 (Gemini, Copilot's two),
     # 2026-03-12 (Qwen Code), 2026-03-13 (OpenCode; its sub-agent's child session is no bar of its own)
     assert timeline.count('<div class="tl-row">') == 6
-    assert timeline.count('class="tl-session') == 7 and timeline.count('class="tl-commit"') == 4
+    assert timeline.count('class="tl-session') == 9 and timeline.count('class="tl-commit"') == 4
     assert sum(len(re.findall(r"M[\d.]+ 2v12", d)) for d in re.findall(r'class="tl-prompt" d="([^"]*)"', timeline)) \
         == tidepool.stats["prompts"]
     assert re.search(r'<div class="tokens-chart".*?</figure>', built, re.DOTALL)
@@ -388,6 +388,7 @@ def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]
         ("9c3e1f4", project["commits"][1]["html"]),
         # Gemini's commit: made by its 11th reply (the rewound turn's two replies count in the anchors too).
         ("5d2a8c4", f"projects/{tidepool.id}/sessions/{gx.G1}.html#r11"),
+        # Qwen Code's `git commit -am`, by its 8th reply (corpus/qwen_examples.py).
         ("7e41c0a", project["commits"][3]["html"]),
     ]
     # Most edited first, then by path: cli.py (T2, Gemini, OpenCode twice, Qwen Code), then
@@ -402,8 +403,8 @@ def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]
 # --- the bundled example history, pinned --------------------------------------------------------
 
 # Derived from the stories in corpus/examples.py, corpus/codex.py (write_codex_examples),
-# corpus/gemini_examples.py, corpus/opencode_examples.py and corpus/qwen_examples.py,
-# not from running the code: per project, the commits
+# corpus/gemini_examples.py, corpus/copilot_examples.py, corpus/opencode_examples.py and
+# corpus/qwen_examples.py, not from running the code: per project, the commits
 # (hash, branch, subject) and every changed file with its number of edits.
 EXAMPLE_COMMITS = {
     "tidepool": [
@@ -413,7 +414,7 @@ EXAMPLE_COMMITS = {
         ("9c3e1f4", "main", "Skip readings without a predecessor in next_high_tide"),
         # The Gemini session (G1): `git add ... && git commit -m ...`, git's summary line.
         ("5d2a8c4", "main", "Add --units to tidepool today"),
-        # The Qwen Code session: `git commit -am ...`, git's summary line.
+        # The Qwen Code session (Q1): `git commit -am ...`, git's summary line.
         ("7e41c0a", "main", "week: two decimals, like today"),
     ],
     "notes-api": [],
@@ -429,6 +430,7 @@ EXAMPLE_FILES = {
         "tidepool/cli.py": 5,  # T2; Gemini's replace; OpenCode's two edits; Qwen Code's edit
         "tidepool/tides.py": 1,  # the Codex apply_patch (the fork changed nothing of its own)
         "tidepool/units.py": 1,  # Gemini's write_file (create; the failed read_file of main.py is no change)
+        "tidepool/export.py": 2,  # Copilot CLI's create, then its edit (C1)
     },
     "notes-api": {
         "app/settings.py": 1,  # N1 (N2's copy of the same call is the same edit); the .env edit was rejected
@@ -461,4 +463,4 @@ def test_example_history_commits_and_files() -> None:
         assert project.stats["commits"] == len(EXAMPLE_COMMITS[name])
         assert project.stats["files_changed"] == len(EXAMPLE_FILES[name])
     assert site.stats["commits"] == 4
-    assert site.stats["files_changed"] == sum(len(files) for files in EXAMPLE_FILES.values()) == 20
+    assert site.stats["files_changed"] == sum(len(files) for files in EXAMPLE_FILES.values()) == 21

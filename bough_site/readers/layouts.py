@@ -5,11 +5,12 @@ this list; registry.py says which reader reads each kind's units."""
 
 from __future__ import annotations
 
-from ..kinds import OPENCODE, QWEN
-from . import opencode_layout, qwen_layout
+from ..kinds import COPILOT, OPENCODE, QWEN
+from . import copilot_layout, opencode_layout, qwen_layout
 from .layout import Layout
 
 LAYOUTS: dict[str, Layout] = {
+    COPILOT: copilot_layout.LAYOUT,
     OPENCODE: opencode_layout.LAYOUT,
     QWEN: qwen_layout.LAYOUT,
 }

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ..inherit import Inheritance
 from ..model import Session
-from ..plan.units import CLAUDE, CODEX, GEMINI, OPENCODE, QWEN, Unit
-from . import claude, codex, gemini, opencode, qwen
+from ..plan.units import CLAUDE, CODEX, COPILOT, GEMINI, OPENCODE, QWEN, Unit
+from . import claude, codex, copilot, gemini, opencode, qwen
 from .reader import Reader, WarnFn
 
 READERS: dict[str, Reader] = {
@@ -17,6 +17,7 @@ READERS: dict[str, Reader] = {
     CODEX: codex.read_unit,
     GEMINI: gemini.read_unit,
     OPENCODE: opencode.read_unit,
+    COPILOT: copilot.read_unit,
     QWEN: qwen.read_unit,
 }
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import NamedTuple
 
-from ..model import SOURCE_LABELS, Usage
+from ..model import SOURCE_LABELS, UNKNOWN_SESSIONS_PREFIX, Usage
 from .markdown import plain_line
 from .times import parse_time
 
@@ -85,9 +85,16 @@ def compact(value: object) -> str:
     return str(value)
 
 
-def tokens(stats: dict[str, int]) -> int:
-    """All four token kinds added up (what a bar in the token chart shows)."""
-    return sum(stats.get(key, 0) for key in TOKEN_KEYS)
+def tokens(stats: dict[str, int | None]) -> int:
+    """All four token kinds added up (what a bar in the token chart shows): the known
+    ones (a figure the files do not hold is null: :func:`tokens_unknown`)."""
+    return sum(value for key in TOKEN_KEYS if isinstance(value := stats.get(key, 0), int))
+
+
+def tokens_unknown(stats: dict[str, int | None]) -> bool:
+    """Whether a token total leaves something out: a session's figure the files do
+    not hold (null), or a project's or site's sessions of unknown figures."""
+    return any(stats.get(key, 0) is None or stats.get(UNKNOWN_SESSIONS_PREFIX + key) for key in TOKEN_KEYS)
 
 
 def source_label(source: str) -> str:
@@ -139,6 +146,8 @@ def reply_tokens(usage: object) -> ReplyTokens | None:
         return None
     if usage.unknown:
         return UNKNOWN_REPLY_TOKENS
+    if usage.unknown_keys:
+        return _partial_tokens(usage)
     read, write = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
     total = usage.input_tokens + usage.output_tokens + read + write
     if not total:
@@ -154,6 +163,24 @@ def reply_tokens(usage: object) -> ReplyTokens | None:
         title += f", {read:,} cache read"
     if write:
         title += f", {write:,} cache write"
+    return ReplyTokens(total, text, title)
+
+
+def _partial_tokens(usage: Usage) -> ReplyTokens | None:
+    """A reply whose record holds only some kinds (Copilot CLI: its output): those,
+    and a title saying the others are not recorded per reply."""
+    known = [(key, getattr(usage, key)) for key in TOKEN_KEYS if key not in usage.unknown_keys]
+    total = sum(value for _, value in known)
+    if not known:
+        return None
+    names = {"input_tokens": ("in", "input"), "output_tokens": ("out", "output"),
+             "cache_creation_input_tokens": ("cache", "cache write"), "cache_read_input_tokens": ("cache", "cache read")}
+    text = " · ".join(f"{names[key][0]} {_few(value)}" for key, value in known)
+    title = "Tokens: " + ", ".join(f"{value:,} {names[key][1]}" for key, value in known)
+    if "output_tokens" not in usage.unknown_keys and usage.reasoning_output_tokens:
+        title += f" ({usage.reasoning_output_tokens:,} of them reasoning)"
+    missing = [names[key][1] for key in TOKEN_KEYS if key in usage.unknown_keys]
+    title += f"; {', '.join(missing)}: not recorded per reply (the session's totals hold what the agent recorded)"
     return ReplyTokens(total, text, title)
 
 

@@ -27,6 +27,7 @@ from .. import __version__, urls
 from ..config import DEFAULT_HIGHLIGHT_LIMIT
 from ..model import (
     REASONING_KEY,
+    UNKNOWN_SESSIONS_PREFIX,
     UNKNOWN_TOKENS_KEY,
     Image,
     Marker,
@@ -58,6 +59,7 @@ from .formats import (
     source_label,
     strip_ansi,
     tokens,
+    tokens_unknown,
     when,
 )
 from .highlight import highlighting
@@ -115,6 +117,11 @@ STAT_LABELS: tuple[tuple[str, str], ...] = (
     ("cache_read_input_tokens", "cache reads"),
     (REASONING_KEY, "reasoning tokens"),
     (UNKNOWN_TOKENS_KEY, "replies of unknown tokens"),
+    (UNKNOWN_SESSIONS_PREFIX + "input_tokens", "sessions of unknown input tokens"),
+    (UNKNOWN_SESSIONS_PREFIX + "output_tokens", "sessions of unknown output tokens"),
+    (UNKNOWN_SESSIONS_PREFIX + "cache_creation_input_tokens", "sessions of unknown cache writes"),
+    (UNKNOWN_SESSIONS_PREFIX + "cache_read_input_tokens", "sessions of unknown cache reads"),
+    (UNKNOWN_SESSIONS_PREFIX + REASONING_KEY, "sessions of unknown reasoning tokens"),
     ("records", "records"),
     ("lines", "lines read"),
     ("skipped_lines", "lines skipped"),
@@ -270,6 +277,7 @@ class Renderer:
             "num": num,
             "compact": compact,
             "tokens": tokens,
+            "tokens_unknown": tokens_unknown,
             "seconds": seconds,
             "short_models": short_models,
             "source_label": source_label,

@@ -25,6 +25,7 @@ from .tool_results import (
 from .tool_views import ToolView
 from .views_opencode import read_text as opencode_read_text
 from .views_opencode import task_text as opencode_task_text
+from .views_copilot import viewed_text
 
 
 # JSON parsed for display only up to this size (a guard, not a limit on output).
@@ -177,6 +178,10 @@ def result_text_block(call: ToolCall, view: ToolView, text: str, result: ResultV
         return markdown_block(text, f"result-{call.id}")
     if call.name == "task" and (answer := opencode_task_text(text)) is not None:  # OpenCode's sub-agent
         return markdown_block(answer, f"result-{call.id}")
+    if call.name == "view" and view.file and not result.is_error:  # Copilot CLI: lines numbered "N. "
+        viewed = viewed_text(text)
+        if viewed is not None:
+            return code_block(viewed, kind=OUTPUT, filename=view.file)
     unwrapped = _codex_exec_output(text)
     if unwrapped is not None:
         text, result.exit_code = unwrapped

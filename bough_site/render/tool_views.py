@@ -20,6 +20,7 @@ from .highlight import highlight_diff, highlight_hunks, highlight_patch
 from .highlight_budget import WRITTEN
 from .links import safe_href
 from .views_opencode import view_opencode
+from .views_copilot import view_copilot
 from .views_qwen import view_qwen
 
 
@@ -279,6 +280,7 @@ def tool_view(call: ToolCall) -> ToolView:
     args = _args(call)
     # OpenCode's before Codex's: both have an apply_patch, told apart by OpenCode's ``patchText``.
     if (_view_claude(view, call, args) or view_opencode(view, call, args) or _view_codex(view, call, args)
+            or view_copilot(view, call, args)
             or _view_gemini(view, call, args) or view_qwen(view, call, args)):
         if not view.summary and not view.body and isinstance(call.input, str) and call.input:
             # Arguments that were not JSON (or were redacted whole): show them as written.
