@@ -95,7 +95,7 @@ def unreadable(kind: str, path: Path, label: str, failure: Failure, warn: Callab
     warning = failure.warning(label)
     warn(warning)
     cwd, started = _glance(kind, path)
-    session_id = path.stem if kind != CODEX else _codex_id(path)
+    session_id = _codex_id(path) if kind == CODEX else _file_session_id(path)
     tally = Tally(has_reasoning=kind != CLAUDE)
     return Session(
         id=session_id, source=SOURCE_OF_KIND.get(kind, SOURCE_OF_KIND[GEMINI]), cwd=cwd, title=untitled(started),
@@ -127,6 +127,12 @@ def _glance(kind: str, path: Path) -> tuple[str | None, str | None]:
         meta = as_dict(peek_field(path, "payload"))
         return as_str(meta.get("cwd")) or None, normalize_timestamp(peek_field(path, "timestamp"))
     return None, None
+
+
+def _file_session_id(path: Path) -> str:
+    """A session's id as its file's name tells it: the name, or for a file named for
+    what it holds (Copilot CLI's ``session-state/<id>/events.jsonl``) its folder's."""
+    return path.parent.name if path.name == "events.jsonl" and path.parent.name else path.stem
 
 
 def _codex_id(path: Path) -> str:

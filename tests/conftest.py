@@ -56,6 +56,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("BOUGH_REDACTION_KEY", KEY.decode())
     monkeypatch.delenv("BOUGH_ARCHIVE", raising=False)
+    # The later agents' places (each in its HOME or XDG_DATA_HOME unless these say otherwise).
+    for name in ("COPILOT_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR", "OPENCODE_DB"):
+        monkeypatch.delenv(name, raising=False)
     return home
 
 

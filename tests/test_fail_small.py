@@ -413,3 +413,32 @@ def test_a_hostile_history_of_our_own_keeps_every_prompt_and_publishes_no_secret
     # Kept raw: three sessions, the sub-agent and Gemini CLI's projects.json.
     assert len(list((tmp_path / "archive").rglob("*.gz"))) == 5
     validate(out)
+
+
+def test_a_bug_reading_a_later_agents_session_costs_that_session_alone(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # A Layout's agent (Copilot CLI: a unit per session folder) read through the registry:
+    # the failing session is a stand-in named by its folder (its file is events.jsonl).
+    from bough_site.discover import EXAMPLES
+    from bough_site.kinds import COPILOT
+    from bough_site.readers import registry
+
+    home = tmp_path / ".copilot"
+    shutil.copytree(EXAMPLES / "copilot", home)
+    bad, good = "cd450ec1-4c78-45b7-a0cf-2bd502b96978", "768e6269-1d57-4c0c-ae4b-11d51820b1d0"
+    real = registry.READERS[COPILOT]
+
+    def reader(unit: Any, warn: Any, inherit: Any) -> Any:
+        if any(bad in path for path in unit.paths):
+            raise RuntimeError("a planted bug")
+        return real(unit, warn, inherit)
+
+    monkeypatch.setitem(registry.READERS, COPILOT, reader)
+    out = tmp_path / "out"
+    result = run([home], out)
+    assert result.sessions == 2
+    assert "it failed while trying to read it (RuntimeError: a planted bug)" in session_page(out, bad)
+    assert "bough could not" not in session_page(out, good)
+    [lost] = [w for w in result.warnings if "bough could not read this session (RuntimeError" in w.reason]
+    assert lost.file == f"session-state/{bad}/events.jsonl"
+    validate(out)

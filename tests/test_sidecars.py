@@ -77,3 +77,13 @@ def test_project_stats_are_at_least_each_sessions(built: Path) -> None:
         for key in ("records", "replies", "prompts", "tool_calls"):
             assert data["stats"][key] >= max(s["stats"][key] for s in data["sessions"])
             assert data["stats"][key] <= sum(s["stats"][key] for s in data["sessions"])
+
+
+def test_the_schemas_name_every_source_bough_reads() -> None:
+    from bough_site.model import SOURCE_LABELS
+
+    root = Path(__file__).resolve().parents[1] / "docs" / "schema"
+    session = json.loads((root / "session.schema.json").read_text())
+    project = json.loads((root / "project.schema.json").read_text())
+    listed = project["properties"]["sessions"]["items"]["properties"]["source"]["enum"]
+    assert sorted(session["properties"]["source"]["enum"]) == sorted(listed) == sorted(SOURCE_LABELS)
