@@ -164,7 +164,8 @@ PAGE_BYTES_BEFORE_ISSUE_36 = {
 def test_session_pages_grew_at_most_15_percent(fresh: dict[str, bytes]) -> None:
     sizes = {Path(p).stem: len(data) for p, data in fresh.items()
              if "/sessions/" in p and p.endswith(".html")}
-    assert sizes.keys() == PAGE_BYTES_BEFORE_ISSUE_36.keys()
+    # The pages of the agents added since (#39) had no size before #36 to hold them to.
+    assert PAGE_BYTES_BEFORE_ISSUE_36.keys() <= sizes.keys()
     heavy = {sid: f"{sizes[sid] / before - 1:+.1%}" for sid, before in PAGE_BYTES_BEFORE_ISSUE_36.items()
              if sizes[sid] > before * 1.15}
     assert not heavy, f"session pages over their budget: {heavy}"
