@@ -228,6 +228,17 @@ class Marker:
 TimelineItem = Union[Prompt, Reply, Command, Marker]
 
 
+def number_anchors(items: list[TimelineItem]) -> None:
+    """Number prompts p1, p2 ... and replies r1, r2 ... in timeline order: the
+    anchors pages link to, stable across builds of the same transcript."""
+    counters = {"p": 0, "r": 0}
+    for item in items:
+        if isinstance(item, (Prompt, Reply)):
+            prefix = "p" if isinstance(item, Prompt) else "r"
+            counters[prefix] += 1
+            item.anchor = f"{prefix}{counters[prefix]}"
+
+
 @dataclass
 class SubagentRun:
     """A sub-agent's own transcript, nested under the call that launched it."""

@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Content, Marker, Prompt, Reply, Text, Thinking, TimelineItem, ToolCall, ToolResult, Usage
+from ..model import (Content, Marker, Prompt, Reply, Text, Thinking, TimelineItem, ToolCall, ToolResult, Usage,
+                     number_anchors)
 from ..stats import Tally
 from .codex_rollouts import Plan, Scan, normalize
 from .codex_tokens import Counts, TokenMeter
@@ -337,12 +338,7 @@ class ThreadReader:
         for call_id, result in self.pending.items():
             self.items.append(Marker(f"result:{call_id}", result.timestamp, "notice",
                                      "A tool result whose call is not in this thread's own history."))
-        counters = {"p": 0, "r": 0}
-        for item in self.items:
-            if isinstance(item, (Prompt, Reply)):
-                prefix = "p" if isinstance(item, Prompt) else "r"
-                counters[prefix] += 1
-                item.anchor = f"{prefix}{counters[prefix]}"
+        number_anchors(self.items)
         if self.plan.inherited:
             self.items.insert(0, self._inherited_marker())
         self.tally.lines += self.scan.line_count

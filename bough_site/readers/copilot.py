@@ -21,11 +21,11 @@ from ..model import (
     TOKEN_STAT_KEYS,
     InputWarning,
     Marker,
-    Prompt,
     Reply,
     Session,
     SubagentRun,
     TimelineItem,
+    number_anchors,
 )
 from ..stats import Tally
 from .copilot_events import PER_SESSION_KEYS, Agent, EventLog
@@ -131,7 +131,7 @@ def _event_session(path: Path, label: str, meta: dict[str, str], warn: WarnFn) -
     runs, orphans, run_models = _runs(log, label)
     _tokens(log, session_id, label, warn)
     items = log.main.items
-    _anchor(items)
+    number_anchors(items)
     context = log.contexts[0] if log.contexts else {}
     started = normalize_timestamp(start.get("startTime")) or (min(log.times) if log.times else None)
     models = [*log.main.models, *run_models, *log.shutdown_models]
@@ -173,7 +173,7 @@ def _runs(log: EventLog, label: str) -> tuple[list[SubagentRun], list[SubagentRu
     for key, agent in log.subs.items():
         info = log.sub_info.get(key)
         call = log.calls.get(key)
-        _anchor(agent.items)
+        number_anchors(agent.items)
         stats = {**agent.tally.stats(), **{k: None for k in PER_SESSION_KEYS}}  # §8.1: only output is per reply
         described = _description(call.input if call is not None else None) or (info.description if info else "")
         run = SubagentRun(agent_id=(info.agent_id if info and info.agent_id else key),
@@ -228,14 +228,6 @@ def _tokens(log: EventLog, session_id: str, label: str, warn: WarnFn) -> None:
     tally.totals[f"{log.prefix}:shutdowns"] = tokens.usage
 
 
-def _anchor(items: list[TimelineItem]) -> None:
-    counters = {"p": 0, "r": 0}
-    for item in items:
-        if isinstance(item, (Prompt, Reply)):
-            prefix = "p" if isinstance(item, Prompt) else "r"
-            counters[prefix] += 1
-            item.anchor = f"{prefix}{counters[prefix]}"
-
 
 def _title(name: str, first_prompt: str, items: list[TimelineItem], started: str | None) -> str:
     """§10: the name the CLI gave the session (workspace.yaml), else the first
@@ -260,7 +252,7 @@ def _legacy_session(path: Path, label: str, warn: WarnFn) -> Session | None:
     tally.lines += 1
     session_id = legacy.session_id or path.stem
     tally.mark_unknown(f"{SOURCE_COPILOT}:{session_id}", *TOKEN_STAT_KEYS)
-    _anchor(legacy.items)
+    number_anchors(legacy.items)
     started = legacy.started or (min(legacy.times) if legacy.times else None)
     cwd = guess_cwd(legacy.items)
     if cwd:

@@ -46,6 +46,7 @@ from ..model import (
     ToolResult,
     Usage,
     InputWarning,
+    number_anchors,
 )
 from ..stats import Tally
 from .gemini_files import folder_roots, project_folder
@@ -301,7 +302,7 @@ def _result(call_id: str, name: str, raw: dict[str, Any], time: str | None) -> T
         own = unnamed or (responses if len(responses) == 1 else [])
     content: list[Content] = []
     for part in own:
-        content += _response_content(part["functionResponse"].get("response"))
+        content += function_response_content(part["functionResponse"].get("response"))
     if len(own) == len(responses):
         content += _contents([p for p in parts if "functionResponse" not in p])
     status = as_str(raw.get("status"))
@@ -318,7 +319,9 @@ def _result(call_id: str, name: str, raw: dict[str, Any], time: str | None) -> T
     return ToolResult(content, status == "error", time, detail or None)
 
 
-def _response_content(response: Any) -> list[Content]:
+def function_response_content(response: Any) -> list[Content]:
+    """What a ``functionResponse`` part's ``response`` holds, as the page shows it: its
+    ``output`` (or ``error``) text, else the JSON (Qwen Code's parts are Gemini's too)."""
     if isinstance(response, str):
         return [Text(response)] if response else []
     response = as_dict(response)
@@ -392,12 +395,12 @@ def _session(segments: list[GeminiFile], agent_files: list[GeminiFile], roots: M
         if index:
             timeline.append(_segment_marker(file))
         timeline += reader.items
-    _anchor(timeline)
+    number_anchors(timeline)
     runs = []
     for file in sorted(agent_files, key=lambda f: (f.first_time() or "", f.label)):
         run_tally = Tally(has_reasoning=True)
         reader = _reader(file, run_tally, warn, main=False)
-        _anchor(reader.items)
+        number_anchors(reader.items)
         run = SubagentRun(file.session_id, None, None, file.label, reader.items, run_tally.stats(), reader.models)
         runs.append((run, reader))
         tally.merge(run_tally, prompts_and_commands=False)
@@ -435,14 +438,6 @@ def _session(segments: list[GeminiFile], agent_files: list[GeminiFile], roots: M
 def _reader(file: GeminiFile, tally: Tally, warn: WarnFn, *, main: bool) -> _FileReader:
     return _FileReader(file, tally, warn, main=main).read()
 
-
-def _anchor(items: list[TimelineItem]) -> None:
-    counters = {"p": 0, "r": 0}
-    for item in items:
-        if isinstance(item, (Prompt, Reply)):
-            prefix = "p" if isinstance(item, Prompt) else "r"
-            counters[prefix] += 1
-            item.anchor = f"{prefix}{counters[prefix]}"
 
 
 def _segment_marker(file: GeminiFile) -> Marker:

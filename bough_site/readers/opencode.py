@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..inherit import Inheritance
-from ..model import SOURCE_OPENCODE, InputWarning, Prompt, Reply, Session, SubagentRun, TimelineItem, ToolCall
+from ..model import SOURCE_OPENCODE, InputWarning, Session, SubagentRun, ToolCall, number_anchors
 from ..stats import Tally
 from .opencode_rows import (
     Found,
@@ -126,7 +126,7 @@ class _Sessions:
         models = list(timeline.models)
         if not lone:
             self._nest(timeline, orphans, warnings, models, depth=0)
-        _anchor(timeline.items)
+        number_anchors(timeline.items)
         info = raw.info
         started = ms_time(as_dict(info.get("time")).get("created")) or (min(timeline.times) if timeline.times else None)
         ended = ms_time(as_dict(info.get("time")).get("updated")) or (max(timeline.times) if timeline.times else None)
@@ -161,7 +161,7 @@ class _Sessions:
             raw = self.raw[cid]
             child = SessionTimeline(raw, Tally(has_reasoning=True), self.warn, root=False).read()
             self._nest(child, orphans, warnings, models, depth + 1)
-            _anchor(child.items)
+            number_anchors(child.items)
             warnings += raw.warnings
             models += child.models
             run = SubagentRun(cid, _agent_type(raw, child), _description(raw), self._label(cid), child.items,
@@ -239,11 +239,3 @@ def _title(info: dict[str, Any], timeline: SessionTimeline, started: str | None)
             return line
     return untitled(started)
 
-
-def _anchor(items: list[TimelineItem]) -> None:
-    counters = {"p": 0, "r": 0}
-    for item in items:
-        if isinstance(item, (Prompt, Reply)):
-            prefix = "p" if isinstance(item, Prompt) else "r"
-            counters[prefix] += 1
-            item.anchor = f"{prefix}{counters[prefix]}"

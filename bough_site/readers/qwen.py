@@ -24,11 +24,11 @@ from typing import Any
 import orjson
 
 from ..inherit import Inheritance
-from ..model import SOURCE_QWEN, InputWarning, Marker, Session, TimelineItem
+from ..model import SOURCE_QWEN, InputWarning, Marker, Session, TimelineItem, number_anchors
 from ..stats import Tally
 from .lines import open_regular
 from .qwen_agents import Run, file_run, matches, nest, telemetry_runs
-from .qwen_chat import ChatReader, anchor
+from .qwen_chat import ChatReader
 from .qwen_lines import QwenFile, load_file
 from .reader import LabelFn, UnitFiles, WarnFn, labeller
 from .values import as_dict, first_command, first_reply_sentence, one_line, untitled
@@ -100,7 +100,7 @@ def _session(sid: str, segments: list[QwenFile], agent_files: list[tuple[QwenFil
     tally = Tally(has_reasoning=True)
     readers = [ChatReader(file, tally, warn, main=True).read() for file in segments]
     timeline: list[TimelineItem] = [item for reader in readers for item in reader.items]
-    anchor(timeline)
+    number_anchors(timeline)
     runs = _runs(readers, agent_files, warn)
     for run in runs:
         tally.merge(run.tally, prompts_and_commands=False)

@@ -25,9 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Content, InputWarning, Reply, SubagentRun, Text, TimelineItem, ToolCall, ToolResult
+from ..model import (Content, InputWarning, Reply, SubagentRun, Text, TimelineItem, ToolCall, ToolResult,
+                     number_anchors)
 from ..stats import Tally
-from .qwen_chat import ChatReader, anchor
+from .qwen_chat import ChatReader
 from .qwen_lines import QwenFile
 from .qwen_tokens import API_RESPONSE, TOOL_CALL, agent_name, parse_prompt_id, telemetry_usage
 from .values import UNKNOWN_TOKENS, as_dict, as_str, normalize_timestamp, one_line
@@ -94,7 +95,7 @@ def _run(key: str, events: list[tuple[int, dict[str, Any], dict[str, Any]]], rea
                 holder.usage.unknown = False
                 items.append(holder)
             holder.blocks.append(call)
-    anchor(items)
+    number_anchors(items)
     first = events[0][2]
     run = SubagentRun(key, agent_name(key, first) or None, None, reader.file.label, items, tally.stats(), models)
     return Run(run, tally, times[0] if times else None, times[-1] if times else None, calls)
@@ -135,7 +136,7 @@ def file_run(file: QwenFile, meta: dict[str, Any], telemetry: Run | None, warn: 
     this agent (the file's ``usageMetadata`` only where it has none)."""
     tally = Tally(has_reasoning=True)
     reader = ChatReader(file, tally, warn, main=False).read()
-    anchor(reader.items)
+    number_anchors(reader.items)
     if telemetry is not None:
         tally.replies = dict(telemetry.tally.replies)
         tally.tool_calls |= telemetry.tally.tool_calls

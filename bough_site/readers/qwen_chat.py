@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 
 from ..model import (
     REMOVED_REWOUND,
@@ -49,6 +48,7 @@ from ..model import (
     Usage,
 )
 from ..stats import Tally
+from .gemini import function_response_content
 from .qwen_lines import QwenFile
 from .qwen_tokens import API_ERROR, API_RESPONSE, metadata_usage, parse_prompt_id, telemetry_usage, uievent
 from .values import BAD_TIME, UNKNOWN_TOKENS, as_dict, as_str, bad_timestamp, normalize_timestamp
@@ -83,23 +83,6 @@ def _content(parts: list[dict[str, Any]]) -> list[Content]:
         if isinstance(data.get("data"), str) and data["data"]:
             out.append(Image(as_str(data.get("mimeType")), data["data"]))
     return out
-
-
-def dumps(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
-    except (TypeError, orjson.JSONEncodeError):
-        return str(value)
-
-
-def anchor(items: list[TimelineItem]) -> None:
-    """Number prompts p1, p2 ... and replies r1, r2 ... in timeline order."""
-    counters = {"p": 0, "r": 0}
-    for item in items:
-        if isinstance(item, (Prompt, Reply)):
-            prefix = "p" if isinstance(item, Prompt) else "r"
-            counters[prefix] += 1
-            item.anchor = f"{prefix}{counters[prefix]}"
 
 
 def rewound(records: list[tuple[int, dict[str, Any]]]) -> set[str]:
@@ -351,7 +334,7 @@ class ChatReader:
                 continue
             body = response.get("response")
             failed = failed or (isinstance(body, dict) and body.get("error") not in (None, ""))
-            content += _response_content(body)
+            content += function_response_content(body)
         if not content and as_str(result.get("resultDisplay")).strip():
             content = [Text(as_str(result["resultDisplay"]))]
         detail: dict[str, Any] = {}
@@ -440,18 +423,6 @@ class ChatReader:
         self.file.warnings.append(warning)
         self._sink(warning)
 
-
-def _response_content(body: Any) -> list[Content]:
-    if isinstance(body, str):
-        return [Text(body)] if body else []
-    body = as_dict(body)
-    for name in ("output", "error"):
-        value = body.get(name)
-        if isinstance(value, str):
-            return [Text(value)] if value else []
-        if value is not None:
-            return [Text(dumps(value))]
-    return [Text(dumps(body))] if body else []
 
 
 def _command_output(items: Any) -> str:
