@@ -16,7 +16,7 @@ from .build import BuildResult, build
 from .config import (DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir,
                      codex_home, redaction_key)
 from .errors import BoughError, OutputError
-from .model import UNKNOWN_TOKENS_KEY
+from .model import TOKEN_STAT_KEYS, UNKNOWN_SESSIONS_PREFIX, UNKNOWN_TOKENS_KEY
 from .readers.layouts import LAYOUTS
 from .quick import unsaid_notes
 from .out_place import check_outside_agent_homes
@@ -207,7 +207,7 @@ def summary(result: BuildResult, config: BuildConfig, notes: list[str] | None = 
         headline,
         f"Tokens: {stats['input_tokens']:,} in, {stats['output_tokens']:,} out, "
         f"{stats['cache_creation_input_tokens']:,} cache writes, {stats['cache_read_input_tokens']:,} cache reads"
-        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + ".",
+        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + _unknown_sessions(stats) + ".",
         _done_line(result),
     ]
     if not config.redact:
@@ -239,6 +239,16 @@ def _unknown_tokens(count: int) -> str:
     if not count:
         return ""
     return f" (and {count:,} {'reply' if count == 1 else 'replies'} whose tokens are unknown)"
+
+
+def _unknown_sessions(stats: dict) -> str:
+    """What the summary adds when some sessions' files do not hold some token figure
+    (Copilot CLI's input and cache tokens without a shutdown record): the sums are
+    of the sessions that do (docs/stats.md)."""
+    count = max((stats.get(UNKNOWN_SESSIONS_PREFIX + key) or 0 for key in TOKEN_STAT_KEYS), default=0)
+    if not count:
+        return ""
+    return f"; not all the tokens of {_plural(count, 'session')} are recorded, so these sums leave them out"
 
 
 def _plural(count: int, word: str, words: str | None = None) -> str:

@@ -62,7 +62,8 @@ def test_the_longest_summary_is_six_lines(tmp_path: Path) -> None:
     # sessions of every kind, pruned files, redaction off, the cleanup notice.
     result = BuildResult(tmp_path, projects=2, sessions=1_234, used_examples=True, rebuilt=3, reused=1_200,
                          gone=20, archived_only=11, written=40, unchanged=5, kept=7, pruned=2,
-                         stats=stats(prompts=5, replies=2_000, tool_calls=0) | {UNKNOWN_TOKENS_KEY: 2},
+                         stats=stats(prompts=5, replies=2_000, tool_calls=0) | {UNKNOWN_TOKENS_KEY: 2}
+                         | {"sessions_with_unknown_input_tokens": 3, "sessions_with_unknown_reasoning_output_tokens": 4},
                          warnings=[InputWarning("f", 1, "x"), InputWarning("f", 2, "y")],
                          notes=["Claude Code deletes transcripts after 30 days (its default) and Gemini CLI "
                                 "deletes sessions after 30 days (its default); bough's archive keeps them."])
@@ -70,7 +71,8 @@ def test_the_longest_summary_is_six_lines(tmp_path: Path) -> None:
     assert lines == [
         "No history of any agent bough reads found here, so bough built its bundled examples: "
         "2 projects and 1,234 sessions, 5 prompts, 2,000 replies, 0 tool calls.",
-        "Tokens: 0 in, 0 out, 0 cache writes, 0 cache reads (and 2 replies whose tokens are unknown).",
+        "Tokens: 0 in, 0 out, 0 cache writes, 0 cache reads (and 2 replies whose tokens are unknown); "
+        "not all the tokens of 4 sessions are recorded, so these sums leave them out.",
         "Sessions: 3 rebuilt, 1,200 reused unchanged, 20 kept whose transcript is gone, 11 only in bough's archive "
         "(the original is deleted). Files: 40 written, 12 unchanged, 2 pruned. "
         "2 warnings (the examples' damage, on purpose).",
