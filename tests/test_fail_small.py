@@ -98,6 +98,10 @@ def _set_time(agent: str, record: dict[str, Any], value: Any) -> None:
         record["payload"]["timestamp"] = value
     if agent == "gemini" and "startTime" in record:
         record["startTime"] = record["lastUpdated"] = value
+    if agent == "copilot" and record["type"] == "session.start":
+        record["data"]["startTime"] = value
+    if agent == "qwen" and record.get("subtype") == "ui_telemetry":
+        record["systemPayload"]["uiEvent"]["event.timestamp"] = value
 
 
 def _set_tokens(agent: str, record: dict[str, Any], value: Any) -> bool:
@@ -109,6 +113,10 @@ def _set_tokens(agent: str, record: dict[str, Any], value: Any) -> bool:
         record["payload"]["info"]["total_token_usage"]["input_tokens"] = value
     elif agent == "gemini" and record.get("type") == "gemini":
         record["tokens"]["input"] = value
+    elif agent == "copilot" and record["type"] == "assistant.message":
+        record["data"]["outputTokens"] = value  # the one count a Copilot reply holds
+    elif agent == "qwen" and record.get("subtype") == "ui_telemetry":
+        record["systemPayload"]["uiEvent"]["input_token_count"] = value
     else:
         return False
     return True
@@ -149,6 +157,8 @@ def test_a_count_that_is_no_count_is_unknown(tmp_path: Path, agent: str, count: 
     stats = result.stats
     if agent == "codex":
         assert (stats["replies"], stats["input_tokens"], stats["output_tokens"]) == (1, 10, 20)
+    elif agent == "copilot":  # the output count was planted; the input is the shutdown record's, for both calls
+        assert (stats["replies_with_unknown_tokens"], stats["input_tokens"], stats["output_tokens"]) == (1, 10, 10)
     else:
         assert (stats["replies_with_unknown_tokens"], stats["input_tokens"], stats["output_tokens"]) == (1, 5, 20)
     page = session_page(tmp_path / "out", agent_id(1))
@@ -170,8 +180,8 @@ def test_the_cli_builds_every_bad_value_at_once_with_search_and_archive(tmp_path
     done = CliRunner().invoke(main, ["build", *map(str, sources), "-o", str(out), "-q", "--archive",
                                      str(tmp_path / "archive")])
     assert done.exit_code == 0, done.output
-    # Claude's and Gemini's replies are unknown; Codex's next total counts the lost call.
-    assert "0 cache reads (and 2 replies whose tokens are unknown)." in done.output
+    # Claude's, Gemini's, Copilot's and Qwen's replies are unknown; Codex's next total counts the lost call.
+    assert "0 cache reads (and 4 replies whose tokens are unknown)." in done.output
     for tag, agent in enumerate(AGENTS, 1):
         assert f"ALPHA-{tag}" in session_page(out, agent_id(tag))
     assert (out / SHARDS_PATH).is_file()

@@ -1,7 +1,8 @@
-"""Whole builds of hostile histories in all three formats (Hypothesis).
+"""Whole builds of hostile histories in every JSON-lines format (Hypothesis).
 
-Each example writes one Claude Code, one Codex and one Gemini CLI session in
-their agents' layouts and damages them: any field of any record may become any
+Each example writes one Claude Code, Codex, Gemini CLI, Copilot CLI and Qwen Code
+session in their agents' layouts and damages them (OpenCode's SQLite database has
+its own, tests/test_fuzz_opencode.py): any field of any record may become any
 JSON value (extreme numbers and dates, odd Unicode, wrong types, huge strings,
 deep nesting), lose a field, or give way to a line that is no object at all;
 lines of their own are added. Only the first prompt of each session is kept
@@ -111,7 +112,7 @@ def damage(draw: st.DrawFn, records: list[dict[str, Any]]) -> list[Any]:
 
 def _is_kept(record: dict[str, Any]) -> bool:
     """The record of a session's first prompt (each agent writes it its own way)."""
-    return "FUZZ-ASK-" in json.dumps(record) and record.get("type") in ("user", "event_msg")
+    return "FUZZ-ASK-" in json.dumps(record) and record.get("type") in ("user", "event_msg", "user.message")
 
 
 def _changed(draw: st.DrawFn, record: dict[str, Any], op: str) -> dict[str, Any]:
@@ -226,4 +227,4 @@ def test_the_damage_does_damage() -> None:
     for kind, holds in kinds.items():
         found = find(damage(BASE["claude"]), holds, settings=settings(max_examples=500, database=None))
         assert BASE["claude"][0] in found, kind  # the first prompt is always left as it is
-    assert [sum(map(_is_kept, records)) for records in BASE.values()] == [1, 1, 1]
+    assert [sum(map(_is_kept, records)) for records in BASE.values()] == [1] * len(AGENTS)

@@ -145,7 +145,7 @@ def test_a_broken_count_is_said_at_its_line(tmp_path: Path) -> None:
     c.assistant([text("Hi.")], usage(100, 10))
     session, warnings = one(c.write(where(tmp_path)))
     assert session.stats[UNKNOWN_TOKENS_KEY] == 1
-    assert [(w.line, w.reason) for w in warnings] == [(3, UNKNOWN_TOKENS)]
+    assert [(w.line, w.reason) for w in warnings] == [(2, UNKNOWN_TOKENS)]  # the telemetry's line, which holds it
 
 
 # --- §7 sub-agents ------------------------------------------------------------------------------------

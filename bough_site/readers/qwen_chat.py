@@ -172,6 +172,7 @@ class ChatReader:
         self._pairs: dict[str, str] = {}
         self._paired_events: set[str] = set()
         self._by_uuid: dict[str, dict[str, Any]] = {}
+        self._line_of: dict[str, int] = {}
         self._inherited: Marker | None = None
         self._commands: dict[str, Command] = {}
 
@@ -181,6 +182,7 @@ class ChatReader:
         self._pairs = pairs(records, self._own)
         self._paired_events = set(self._pairs.values())
         self._by_uuid = {as_str(r.get("uuid")): r for _, r in records if as_str(r.get("uuid"))}
+        self._line_of = {as_str(r.get("uuid")): number for number, r in records if as_str(r.get("uuid"))}
         for line, record in records:
             self._record(line, record)
         self.tally.lines += self.file.lines
@@ -299,8 +301,8 @@ class ChatReader:
                 event_uid: str) -> None:
         event = uievent(self._by_uuid.get(event_uid, {}))
         usage = telemetry_usage(event)
-        if usage.unknown:
-            self._warn(line, UNKNOWN_TOKENS)
+        if usage.unknown:  # said where the count is: the event's line, not the reply's
+            self._warn(self._line_of.get(event_uid, line), UNKNOWN_TOKENS)
         self.tally.add_reply(key, usage)
         model = as_str(record.get("model")) or as_str(event.get("model")) or None
         self.items.append(Reply(key, "", time, model, blocks, usage))

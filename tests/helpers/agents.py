@@ -12,7 +12,7 @@ import orjson
 from .claude_records import prompt, reply, text, tool_result, tool_use, write_jsonl
 
 
-AGENTS = ("claude", "codex", "gemini")
+AGENTS = ("claude", "codex", "gemini", "copilot", "qwen")
 
 
 def agent_id(tag: int) -> str:
@@ -27,7 +27,8 @@ def agent_time(second: int) -> str:
 def agent_records(agent: str, tag: int, cwd: str, prompts: list[str]) -> list[dict[str, Any]]:
     """One session's records in ``agent``'s format: for each text a prompt, the
     reply to it with a Bash call, and the call's output (each reply counts 5 in, 10 out)."""
-    made = {"claude": _claude_turns, "codex": _codex_turns, "gemini": _gemini_turns}[agent]
+    made = {"claude": _claude_turns, "codex": _codex_turns, "gemini": _gemini_turns, "copilot": _copilot_turns,
+            "qwen": _qwen_turns}[agent]
     return made(agent_id(tag), cwd, prompts)
 
 
@@ -94,6 +95,63 @@ def _gemini_turns(sid: str, cwd: str, prompts: list[str]) -> list[dict[str, Any]
     return records
 
 
+def _copilot_turns(sid: str, cwd: str, prompts: list[str]) -> list[dict[str, Any]]:
+    """Copilot CLI's event log (docs/formats-copilot.md): the start with its working
+    directory, then per prompt a reply calling a shell and its result, and the
+    shutdown record a clean exit writes with the session's input tokens."""
+    def event(n: int, kind: str, data: dict[str, Any], second: int) -> dict[str, Any]:
+        return {"type": kind, "data": data, "id": f"{sid[:-4]}{n:04x}", "timestamp": agent_time(second),
+                "parentId": None}
+
+    records = [event(0, "session.start", {"sessionId": sid, "copilotVersion": "1.0.82", "startTime": agent_time(0),
+                                          "context": {"cwd": cwd}}, 0)]
+    for n, ask in enumerate(prompts):
+        call, base = f"toolu_{sid[:8]}{n:04d}", 10 * n + 1
+        records += [
+            event(base, "user.message", {"content": ask, "transformedContent": ask}, 3 * n),
+            event(base + 1, "assistant.message", {"messageId": f"m-{sid[:8]}-{n}", "content": f"On it: {ask}",
+                                                  "toolRequests": [{"toolCallId": call, "name": "bash",
+                                                                    "arguments": {"command": "ls"}}],
+                                                  "outputTokens": 10, "model": "claude-sonnet-4.6"}, 3 * n + 1),
+            event(base + 2, "tool.execution_start", {"toolCallId": call, "toolName": "bash",
+                                                     "arguments": {"command": "ls"}}, 3 * n + 1),
+            event(base + 3, "tool.execution_complete", {"toolCallId": call, "success": True,
+                                                        "result": {"content": f"output of turn {n}"}}, 3 * n + 2),
+        ]
+    usage = {"inputTokens": 5 * len(prompts), "outputTokens": 10 * len(prompts), "cacheReadTokens": 0,
+             "cacheWriteTokens": 0}
+    records.append(event(0xFFF, "session.shutdown", {"shutdownType": "routine", "modelMetrics": {
+        "claude-sonnet-4.6": {"requests": {"count": len(prompts), "cost": 1}, "usage": usage}}}, 3 * len(prompts)))
+    return records
+
+
+def _qwen_turns(sid: str, cwd: str, prompts: list[str]) -> list[dict[str, Any]]:
+    """Qwen Code's chat recording (docs/formats-qwen.md): per prompt the API call's
+    telemetry (its tokens), the reply calling a shell, and the tool's result."""
+    records: list[dict[str, Any]] = []
+
+    def record(n: int, kind: str, second: int, **fields: Any) -> None:
+        records.append({"uuid": f"{sid[:-4]}{n:04x}", "parentUuid": records[-1]["uuid"] if records else None,
+                        "sessionId": sid, "timestamp": agent_time(second), "type": kind, "cwd": cwd,
+                        "version": "0.21.6", **fields})
+
+    for n, ask in enumerate(prompts):
+        call, base = f"call_{sid[:8]}{n:04d}", 10 * n + 1
+        record(base, "user", 3 * n, message={"role": "user", "parts": [{"text": ask}]})
+        record(base + 1, "system", 3 * n + 1, subtype="ui_telemetry", systemPayload={"uiEvent": {
+            "event.name": "qwen-code.api_response", "event.timestamp": agent_time(3 * n + 1),
+            "response_id": f"chatcmpl-{sid[:8]}-{n}", "model": "qwen3-coder-plus", "prompt_id": f"{sid}#{n}",
+            "input_token_count": 5, "output_token_count": 10, "cached_content_token_count": 0,
+            "thoughts_token_count": 0}})
+        record(base + 2, "assistant", 3 * n + 1, model="qwen3-coder-plus", message={"role": "model", "parts": [
+            {"text": f"On it: {ask}"}, {"functionCall": {"id": call, "name": "run_shell_command",
+                                                       "args": {"command": "ls"}}}]})
+        record(base + 3, "tool_result", 3 * n + 2, message={"role": "user", "parts": [{"functionResponse": {
+            "id": call, "name": "run_shell_command", "response": {"output": f"output of turn {n}"}}}]},
+            toolCallResult={"callId": call, "status": "success"})
+    return records
+
+
 def write_agent_session(root: Path, agent: str, tag: int, cwd: str, lines: list[Any]) -> Path:
     """``lines`` (records, or raw ``bytes`` lines) where ``agent`` keeps a session,
     under ``root/<agent>``; returns the source to build (the agent's folder)."""
@@ -104,6 +162,12 @@ def write_agent_session(root: Path, agent: str, tag: int, cwd: str, lines: list[
     elif agent == "codex":
         source = root / "codex" / "sessions"
         write_jsonl(source / "2026" / "03" / "01" / f"rollout-2026-03-01T10-00-00-{sid}.jsonl", lines)
+    elif agent == "copilot":
+        source = root / "copilot" / ".copilot"
+        write_jsonl(source / "session-state" / sid / "events.jsonl", lines)
+    elif agent == "qwen":
+        source = root / "qwen" / ".qwen"
+        write_jsonl(source / "projects" / ("-" + cwd.strip("/").replace("/", "-")) / "chats" / f"{sid}.jsonl", lines)
     else:
         source = root / "gemini" / ".gemini"
         name = f"p{tag}"
