@@ -75,7 +75,7 @@ class SessionCount:
             self._codex(entry, head, gone)
         elif entry.kind == "gemini":
             self._gemini(entry, head, gone)
-        else:  # an agent a Layout describes: each of its session files is one
+        elif not _nested(entry.kind, head):  # an agent a Layout describes: a session file is one, but a sub-agent's
             self.others.append(_Counted(entry.kind, entry.label, None, gone))
 
     def _codex(self, entry: Entry, head: bytes, gone: bool) -> None:
@@ -169,3 +169,10 @@ def _parse_problem(entry: Entry, chunks: Iterable[bytes]) -> str:
     if not parsed and rest.strip():
         parsed = parse_line(rest)[0] is not None
     return "" if parsed or entry.size == 0 else "no line of it parses as a JSON object"
+
+
+def _nested(kind: str, head: bytes) -> bool:
+    from .readers.layouts import LAYOUTS
+
+    layout = LAYOUTS.get(kind)
+    return layout is not None and layout.nested(head)

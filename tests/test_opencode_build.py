@@ -150,3 +150,17 @@ def test_a_session_opencode_deleted_comes_back_from_the_archive_and_source_filte
     sidecars = {sid: orjson.loads((out / found[sid]["json"]).read_bytes()) for sid in found}
     assert sidecars[deleted.id]["kept_since"] and not sidecars[kept.id]["kept_since"]  # said on its page
     assert {s["source"] for s in found.values()} == {"opencode"}
+
+
+def test_bough_archive_counts_a_child_session_with_its_root(tmp_path: Path) -> None:
+    # The bundled example: a session and its `task` sub-agent's child session, two
+    # exports in the archive, one session on the site and in `bough archive`.
+    from bough_site.archive import Archive
+    from bough_site.discover import EXAMPLES
+
+    archive = tmp_path / "archive"
+    run(tmp_path / "out", [EXAMPLES / "opencode"], archive)
+    exports = sorted(p.name for p in archive.rglob("*.jsonl.gz"))
+    assert len(exports) == 2 and len(sessions_of(tmp_path / "out")) == 1
+    summary = Archive.open(archive).summary()
+    assert (summary.sessions, summary.by_kind) == (1, {OPENCODE: 1})

@@ -74,6 +74,9 @@ class Layout:
     # Whether the file of this label holds a session (``bough archive`` counts it),
     # rather than what a reader reads beside one (a workspace file, a sub-agent's).
     holds_session: Callable[[str], bool] = every
+    # Whether a session file (its first bytes) holds a session the site shows inside
+    # another's, a sub-agent's: ``bough archive`` counts it with that one.
+    nested: Callable[[bytes], bool] = lambda head: False
     # Whether the agent rewrites the file of this label whole rather than appending:
     # a live copy shorter than the archived one is then not a loss.
     rewritten_whole: Callable[[str], bool] = appended

@@ -17,6 +17,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+import orjson
+
 from ..hidden import hide
 from ..kinds import OPENCODE
 from .layout import Layout, Listed
@@ -274,6 +276,17 @@ def sniff(record: dict) -> bool:
     return EXPORT_TAG in record
 
 
+def nested(head: bytes) -> bool:
+    """An export of a child session (its header names a parent, §10): a sub-agent's,
+    shown inside its root's session."""
+    first = head.split(b"\n", 1)[0]
+    try:
+        header = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and EXPORT_TAG in header and bool(header.get("parent"))
+
+
 def rewritten_whole(name: str) -> bool:
     """OpenCode rewrites every file it has (§4): a database page, a JSON object
     file, and bough's exports are made again each time."""
@@ -295,5 +308,6 @@ LAYOUT = Layout(
     # of files): only ``storage/`` is read below it, beside the databases at its top.
     reads=frozenset({STORAGE}),
     holds_session=holds_session,
+    nested=nested,
     rewritten_whole=rewritten_whole,
 )

@@ -257,7 +257,12 @@ class Exporter:
         rows = self.sessions.get(sid, [])
         messages = sorted(self.messages.get(sid, ()), key=lambda row: (_ms(row.get("time_created")),
                                                                         as_str(row.get("id"))))
-        out = [orjson.dumps({EXPORT_TAG: EXPORT_VERSION, "db": self.db_label, "session": sid})]
+        header: dict[str, Any] = {EXPORT_TAG: EXPORT_VERSION, "db": self.db_label, "session": sid}
+        parent = next((row["parent_id"] for row in rows if isinstance(row.get("parent_id"), str) and row["parent_id"]),
+                      None)
+        if parent:  # a child session (a sub-agent): `bough archive` counts it with its root (opencode_layout.nested)
+            header["parent"] = parent
+        out = [orjson.dumps(header)]
         for project in dict.fromkeys(row.get("project_id") for row in rows):
             if project in self.projects:
                 out.append(_line("project", self.projects[project]))
