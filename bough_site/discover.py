@@ -383,7 +383,8 @@ def _is_claude_record(obj: dict) -> bool:
     kind, message = obj.get("type"), obj.get("message")
     if isinstance(message, dict):
         # A usage-only line (docs/formats-claude.md C3) has no type: its message's role is.
-        return (kind if kind is not None else message.get("role")) in _CLAUDE_TURNS
+        turn = kind if kind is not None else message.get("role")
+        return isinstance(turn, str) and turn in _CLAUDE_TURNS  # a list or object there is no turn (and unhashable)
     return isinstance(kind, str) and kind in _CLAUDE_BARE
 
 

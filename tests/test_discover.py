@@ -11,6 +11,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from bough_site.build import BuildResult, build, load_site
@@ -20,6 +22,7 @@ from bough_site.discover import EXAMPLES, MAX_DEPTH, NOT_A_TRANSCRIPT, ORPHAN_AG
 from bough_site.discover import Discovered, discover
 from bough_site.manifest import Manifest
 from bough_site.model import InputWarning, Site
+from bough_site.readers.layouts import LAYOUTS
 from bough_site.readers.lines import peek_lines
 
 from .helpers import KEY, SESSION, fixtures_dir, prompt, reply, text, write_jsonl
@@ -428,3 +431,18 @@ def test_a_loose_file_whose_first_line_is_two_glued_records_is_told_by_the_first
         warnings: list[InputWarning] = []
         assert kind_of(path, name, warnings.append) == kind
         assert warnings == []
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.dictionaries(st.sampled_from(["type", "sessionId", "message", "data", "opencode_export", "uuid", "parts",
+                                        "systemPayload", "projectHash", "payload", "role", "content"]),
+                       st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                                    lambda inner: st.lists(inner, max_size=3)
+                                    | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)))
+def test_telling_a_record_apart_never_raises(record: dict) -> None:
+    # Every Layout's sniff (and Claude's and Gemini's checks) meets any JSON object a
+    # file's first line may hold: a list where a string was (`"type": []`) crashed the
+    # whole build in discovery.
+    from bough_site.discover import _record_kind
+
+    assert _record_kind(record) in ("", "claude", "gemini", *LAYOUTS)

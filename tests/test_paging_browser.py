@@ -4,7 +4,7 @@ shows the newest sessions and links every month; the month pages lead from one t
 the next; sorting by a column orders every session of the project, from any of its
 pages; a filter finds a session on an old month's page; the rows made from rows.js
 read as the page's own; and the pages look right at a desktop and a phone width,
-light and dark (test_visual.py's checks), photographed to
+light and dark (tests/helpers/looks.py's checks), photographed to
 test-artifacts/screenshots/paging/."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bough_site.render.project_summary import newest_first
 
 from .helpers import SCREENSHOTS, Watch, require_browser
 from .helpers.big_project import NEEDLE, big_project, project_files, write_files
-from .test_visual import _CHECK, NO_OVERLAP, SCHEMES, VIEWPORTS
+from .helpers.looks import CHECK, NO_OVERLAP, SCHEMES, VIEWPORTS
 
 pytestmark = pytest.mark.browser
 
@@ -220,7 +220,7 @@ def test_the_pages_look_right(browser: Any, big: Big, viewport: str, scheme: str
             if sort:
                 page.locator("thead th button", has_text="Tokens").click()
                 all_loaded(page)
-            problems += [f"{name} ({viewport}, {scheme}): {p}" for p in page.evaluate(_CHECK, list(NO_OVERLAP))]
+            problems += [f"{name} ({viewport}, {scheme}): {p}" for p in page.evaluate(CHECK, list(NO_OVERLAP))]
             shot = SHOTS / f"{name}-{viewport}-{scheme}.png"
             height = min(page.evaluate("document.documentElement.scrollHeight"), 4000)
             page.screenshot(path=str(shot), full_page=True,

@@ -191,8 +191,9 @@ def test_fallback_index(example: dict[str, bytes]) -> None:
     index = _index(example)
     assert index["v"] == 1
     assert sorted(index["projects"]) == ["almanac", "dotfiles", "notes-api", "tidepool"]
-    assert sorted(index["sources"]) == ["Claude Code", "Codex", "Copilot CLI", "Gemini CLI", "Qwen Code"]
-    assert len(index["sessions"]) == 14  # 7 Claude Code, 2 Codex, 2 Gemini CLI, 2 Copilot CLI, 1 Qwen Code
+    assert sorted(index["sources"]) == ["Claude Code", "Codex", "Copilot CLI", "Gemini CLI", "OpenCode", "Qwen Code"]
+    # 7 Claude Code, 2 Codex, 2 Gemini CLI, 2 Copilot CLI, 1 OpenCode (its sub-agent nested), 1 Qwen Code
+    assert len(index["sessions"]) == 15
     by_url = {s["u"]: s for s in index["sessions"]}
     for url in by_url:
         assert url in example, url  # every link is a page of the site

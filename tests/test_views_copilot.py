@@ -57,9 +57,12 @@ def test_search_todos_and_notes() -> None:
 
 
 def test_other_agents_calls_of_the_same_name_are_not_claimed() -> None:
-    # OpenCode's edit (camelCase keys) and an unknown argument: the generic view, with the JSON.
-    other = tool_view(call("edit", {"filePath": "/src/a.py", "oldString": "a", "newString": "b"}))
+    # An edit with arguments no agent's edit has, and an unknown argument: the generic view, with the JSON.
+    other = tool_view(call("edit", {"file": "/src/a.py", "replacement": "b"}))
     assert other.json is not None and other.body is None
+    # OpenCode's edit (camelCase keys) is OpenCode's view's, not Copilot's: a diff of its strings.
+    opencode = tool_view(call("edit", {"filePath": "/src/a.py", "oldString": "a", "newString": "b"}))
+    assert opencode.json is None and opencode.body is not None and opencode.body.kind == "diff"
     extra = tool_view(call("view", {"path": "/src/a.py", "unexpected": 1}))
     assert extra.json is not None and extra.file is None
     assert tool_view(call("bash", "not an object")).json is not None

@@ -61,8 +61,11 @@ def test_calls_with_other_agents_arguments_are_left_to_them() -> None:
     codex = tool_view(call("apply_patch", input="*** Begin Patch\n*** Add File: z.py\n+1\n*** End Patch"))
     assert codex.summary == "z.py"
     assert tool_view(call("glob", pattern="*.md", dir_path="/d")).summary == "*.md in /d"
-    other = tool_view(call("bash", command="ls", sessionId="s1", mode="sync"))
+    other = tool_view(call("bash", command="ls", weird=1))
     assert other.json is not None and other.summary == "ls"  # the unknown tool's JSON view
+    # Copilot CLI's bash (its sessionId and mode) is Copilot's view's: no JSON, no OpenCode note.
+    copilot = tool_view(call("bash", command="ls", sessionId="s1", mode="sync"))
+    assert copilot.json is None and copilot.summary == "ls"
     assert tool_view(call("read", path="/x")).json is not None
 
 

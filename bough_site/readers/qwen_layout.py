@@ -123,7 +123,8 @@ def _line_verdict(raw: bytes, whole: bool) -> bool | None:
 
 
 def is_qwen_record(record: dict) -> bool | None:
-    if not isinstance(record.get("sessionId"), str) or record.get("type") not in _TYPES:
+    kind = record.get("type")
+    if not isinstance(record.get("sessionId"), str) or not isinstance(kind, str) or kind not in _TYPES:
         return None if "sessionId" not in record else False
     message = as_dict(record.get("message"))
     if "content" in message:
