@@ -177,10 +177,12 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         state.sha256 = unit.known_sha256(path, state) or sha256_prefix(Path(path), state.size)
         files.append(state)
     since = dict(unit.since)
+    prices = options.price_table()
     for index, session in enumerate(sessions):
         if session.files and session.files[0] in since:
             session.kept_since = since[session.files[0]]
-        sessions[index] = _contained(session, "read", lambda one: prepare(one, options.redactor()), options, warnings)
+        sessions[index] = _contained(session, "read", lambda one: prepare(one, options.redactor(), prices),
+                                     options, warnings)
     sessions = [session for session in sessions if session is not None]
     counts = dict(options.slug_counts)
     own = {s: job.own_slugs.count(s) for s in job.own_slugs}

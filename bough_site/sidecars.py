@@ -12,12 +12,13 @@ import functools
 from typing import Any
 
 from . import __version__, urls
-from .model import OMIT_DEFAULT, Image, Project, Session, Site, Usage
+from .model import NOT_IN_SIDECAR, OMIT_DEFAULT, Image, Project, Session, Site, Usage
 from .render.images import image_filename, sniff_image
 from .work import project_commits, project_files
 from .write import json_bytes
 
 _OMIT = OMIT_DEFAULT["sidecar"]  # a field left out of the sidecar while it has its default
+_NEVER = NOT_IN_SIDECAR["sidecar"]  # a field never in the sidecar
 
 SITE_SCHEMA = "bough.site/2"
 PROJECT_SCHEMA = "bough.project/3"
@@ -164,7 +165,8 @@ def _shape(cls: type) -> tuple[str | None, tuple[tuple[str, bool, Any], ...]] | 
     if not dataclasses.is_dataclass(cls):
         return None
     kind = getattr(cls, "kind", None)
-    names = tuple((item.name, item.metadata.get("sidecar") == _OMIT, item.default) for item in dataclasses.fields(cls))
+    names = tuple((item.name, item.metadata.get("sidecar") == _OMIT, item.default) for item in dataclasses.fields(cls)
+                  if item.metadata.get("sidecar") != _NEVER)
     return (kind if isinstance(kind, str) else None), names
 
 

@@ -166,6 +166,11 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     # CLI): only where there are some, so every other tally's JSON is as it was.
     if tally.totals:
         out["totals"] = sorted([hide(key), *(getattr(u, name) for name in _USAGE)] for key, u in tally.totals.items())
+    if tally.costs is not None:  # priced (pricing.py): [digest, estimate, recorded], pico-dollars or null
+        costs: dict[str, tuple[int | None, int | None]] = {}
+        for key, pair in tally.costs.items():
+            costs.setdefault(hide(key), pair)
+        out["costs"] = [[key, *pair] for key, pair in sorted(costs.items())]
     if any(tally.unknown.values()):
         out["unknown"] = {key: sorted({hide(item) for item in items}) for key, items in sorted(tally.unknown.items())
                           if items}
@@ -190,6 +195,8 @@ def tally_from_json(data: dict[str, Any]) -> Tally:
     tally.has_reasoning = bool(data.get("has_reasoning"))
     tally.totals = {key: _usage(numbers) for key, *numbers in data.get("totals") or ()}
     tally.unknown = {key: set(items) for key, items in (data.get("unknown") or {}).items()}
+    if "costs" in data:
+        tally.costs = {key: (estimate, recorded) for key, estimate, recorded in data["costs"] or ()}
     return tally
 
 
