@@ -119,14 +119,15 @@ def _die_with(parent: int) -> None:
 
 
 def _renderer(options: Options):
-    key = (options.theme, options.search, options.highlight_limit, options.out)
+    key = (options.theme, options.search, options.highlight_limit, options.out, options.prices_version())
     renderer = _RENDERERS.get(key)
     if renderer is None:
         from .render.pages import Renderer
 
         renderer = _RENDERERS[key] = Renderer(Path(options.theme) if options.theme else None, search=options.search,
                                               highlight_limit=options.highlight_limit, store=_store(options),
-                                              compiled=options.compiled_templates())
+                                              compiled=options.compiled_templates(),
+                                              prices=options.prices_version())
     return renderer
 
 
@@ -302,7 +303,7 @@ def _render(session: Session, identity: dict[str, str], chosen: str, links: dict
     try:
         for path, data in _renderer(options).session_pages(project, session, links, store_key=key):
             staged.append(stager.stage(path, data))
-        staged.append(stager.stage(urls.session_json(project.id, chosen), sidecars.session_bytes(project, session)))
+        staged.append(stager.stage(urls.session_json(project.id, chosen), sidecars.session_bytes(project, session, options.prices_version())))
     except BaseException:
         for file in staged:  # a session's files are put in place all together or not at all
             discard(file)

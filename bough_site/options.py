@@ -65,6 +65,11 @@ class Options:
         """The prices (None with --no-cost): made once per process."""
         return price_table(self.prices) if self.cost else None
 
+    def prices_version(self) -> str | None:
+        """The price data's version, as the footer and the sidecars name it (None: --no-cost)."""
+        table = self.price_table()
+        return table.version if table is not None else None
+
     def redactor(self) -> Redactor:
         return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)
 

@@ -9,7 +9,7 @@ are made from the redacted session."""
 from __future__ import annotations
 
 from .model import Session
-from .pricing import PriceTable, price_session
+from .pricing import PriceTable, price_session, unprice_session
 from .redact import Redactor
 from .scrub import scrub_session
 from .search.offline import session_entries
@@ -22,6 +22,8 @@ def prepare(session: Session, redactor: Redactor, prices: PriceTable | None = No
     offline search entries made."""
     if prices is not None:
         price_session(session, prices)
+    else:
+        unprice_session(session)  # --no-cost: not even what the transcripts recorded
     scrub_session(session, redactor)
     summarize_work(session)
     session.search_items = session_entries(session)

@@ -302,6 +302,13 @@ def price_session(session: Session, table: PriceTable) -> None:
     session.stats.update(cost_stats(costs.values()))
 
 
+def unprice_session(session: Session) -> None:
+    """No cost anywhere (--no-cost): what the transcripts recorded is left out too."""
+    for _key, reply in _replies(session):
+        reply.recorded_cost = None
+        reply.cost = None
+
+
 def _reply_pico(reply: Reply, source: str, table: PriceTable, start_day: str) -> int | None:
     usage = reply.usage
     if usage.unknown or usage.unknown_keys:

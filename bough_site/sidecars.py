@@ -20,19 +20,25 @@ from .write import json_bytes
 _OMIT = OMIT_DEFAULT["sidecar"]  # a field left out of the sidecar while it has its default
 _NEVER = NOT_IN_SIDECAR["sidecar"]  # a field never in the sidecar
 
-SITE_SCHEMA = "bough.site/2"
-PROJECT_SCHEMA = "bough.project/3"
-SESSION_SCHEMA = "bough.session/3"
+SITE_SCHEMA = "bough.site/3"
+PROJECT_SCHEMA = "bough.project/4"
+SESSION_SCHEMA = "bough.session/4"
 
 
 def generator() -> str:
     return f"bough {__version__}"
 
 
-def site_json(site: Site) -> dict[str, Any]:
+def _prices(prices: str | None) -> dict[str, str]:
+    """The price data's version (pricing.PriceTable.version); nothing with --no-cost."""
+    return {"prices": prices} if prices else {}
+
+
+def site_json(site: Site, prices: str | None = None) -> dict[str, Any]:
     sessions = sum(len(p.sessions) for p in site.projects)
     return {
         "schema": SITE_SCHEMA,
+        **_prices(prices),
         "generator": generator(),
         "stats": {**site.stats, "projects": len(site.projects), "sessions": sessions},
         "projects": [
@@ -49,9 +55,10 @@ def site_json(site: Site) -> dict[str, Any]:
     }
 
 
-def project_json(project: Project) -> dict[str, Any]:
+def project_json(project: Project, prices: str | None = None) -> dict[str, Any]:
     return {
         "schema": PROJECT_SCHEMA,
+        **_prices(prices),
         "id": project.id,
         "name": project.name,
         "cwd": project.cwd,
@@ -84,14 +91,15 @@ def session_summary(project: Project, session: Session) -> dict[str, Any]:
     }
 
 
-def session_bytes(project: Project, session: Session) -> bytes:
+def session_bytes(project: Project, session: Session, prices: str | None = None) -> bytes:
     """A session's sidecar as written: compact, since it holds every tool output."""
-    return json_bytes(session_json(project, session), compact=True)
+    return json_bytes(session_json(project, session, prices), compact=True)
 
 
-def session_json(project: Project, session: Session) -> dict[str, Any]:
+def session_json(project: Project, session: Session, prices: str | None = None) -> dict[str, Any]:
     return {
         "schema": SESSION_SCHEMA,
+        **_prices(prices),
         "id": session.id,
         "project": project.id,
         "source": session.source,
