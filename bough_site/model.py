@@ -54,6 +54,7 @@ COST_KEY = "cost_usd"
 UNKNOWN_COST_KEY = "replies_with_unknown_cost"
 RECORDED_COST_KEY = "recorded_cost_usd"
 RECORDED_COST_REPLIES_KEY = "replies_with_recorded_cost"
+COST_STAT_KEYS = (COST_KEY, UNKNOWN_COST_KEY, RECORDED_COST_KEY, RECORDED_COST_REPLIES_KEY)
 
 SOURCE_CLAUDE = "claude-code"
 SOURCE_CODEX = "codex"
@@ -95,6 +96,10 @@ class Usage:
     # CLI writes only a reply's output; its input and cache are the session's totals
     # (stats.Tally.totals). Left out of a sidecar while empty.
     unknown_keys: tuple[str, ...] = field(default=(), metadata=OMIT_DEFAULT)
+    # Of cache_creation_input_tokens, those written to the one-hour cache (Claude's
+    # usage.cache_creation.ephemeral_1h_input_tokens), priced at its own, higher rate
+    # (pricing.py). Left out of a sidecar while 0.
+    cache_creation_1h_input_tokens: int = field(default=0, metadata=OMIT_DEFAULT)
 
     def total(self) -> int:
         """The size used to pick the most complete copy of a streamed reply."""

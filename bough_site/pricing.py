@@ -63,7 +63,7 @@ _PER_MTOK = 10**6  # pico-dollars per token for a price of $1 per million tokens
 PROVIDERS = {SOURCE_CLAUDE: "anthropic", SOURCE_CODEX: "openai", SOURCE_GEMINI: "google"}
 
 # The price keys a text model call is priced by (per million tokens).
-_KEYS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok")
+_KEYS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok", "cache_write_1h_mtok")
 
 
 class PricesError(BoughError):
@@ -82,6 +82,7 @@ class Rates:
     output: Price
     cache_read: Price | None  # None: cache reads are priced as input (the table has no price for them)
     cache_write: Price | None
+    cache_write_1h: Price | None = None  # None: one-hour cache writes at cache_write's rate
 
     def pico(self, usage: Usage) -> int:
         """The cost of one model call in pico-dollars. genai-prices' ``input_tokens``
@@ -93,7 +94,11 @@ class Rates:
         input_rate = _rate(self.input, whole)
         cost += input_rate * fresh
         cost += (input_rate if self.cache_read is None else _rate(self.cache_read, whole)) * read
-        cost += (input_rate if self.cache_write is None else _rate(self.cache_write, whole)) * write
+        write_rate = input_rate if self.cache_write is None else _rate(self.cache_write, whole)
+        hour = min(usage.cache_creation_1h_input_tokens, write)
+        cost += write_rate * (write - hour)
+        if hour:
+            cost += (write_rate if self.cache_write_1h is None else _rate(self.cache_write_1h, whole)) * hour
         return cost
 
 
@@ -184,7 +189,7 @@ def _bundled_rates(provider: str, model: str, day: str) -> Rates | None:
     input_, output = price("input_mtok"), price("output_mtok")
     if input_ is None or output is None:
         return None  # not a model priced by its tokens
-    return Rates(input_, output, price("cache_read_mtok"), price("cache_write_mtok"))
+    return Rates(input_, output, price("cache_read_mtok"), price("cache_write_mtok"), price("cache_write_1h_mtok"))
 
 
 @dataclass(frozen=True)
@@ -268,7 +273,7 @@ def user_prices(data: Any, name: str = "prices") -> UserPrices:
                     tiers[key].append((start, _pico_rate(tier[key], f"{there}.{key}")))
         prices = {key: (base[key], tuple(tiers[key])) if key in base else None for key in _KEYS}
         rates = Rates(prices["input_mtok"], prices["output_mtok"],  # type: ignore[arg-type]
-                      prices["cache_read_mtok"], prices["cache_write_mtok"])
+                      prices["cache_read_mtok"], prices["cache_write_mtok"], prices["cache_write_1h_mtok"])
         out.append((provider.lower() if provider else None, model.lower().rstrip("*"), model.endswith("*"), rates))
     return UserPrices(name, version, tuple(out))
 
@@ -287,16 +292,25 @@ def price_session(session: Session, table: PriceTable) -> None:
     copied included, as its stats count them) and add the cost figures to its stats."""
     costs: dict[str, tuple[int | None, int | None]] = {}
     start_day = (session.started or "")[:10]
+    # Claude Code: a reply's most complete copy is the tally's (streamed copies of a reply
+    # rise; the reply on the page may hold an earlier one), as its stats count it.
+    counted = session.tally.replies if session.tally is not None and session.source == SOURCE_CLAUDE else {}
     for key, reply in _replies(session):
-        estimate = _reply_pico(reply, session.source, table, start_day)
+        estimate = _reply_pico(reply, counted.get(reply.id) or reply.usage, session.source, table, start_day)
         reply.cost = None if estimate is None else round(estimate / PICO, 9)
         recorded = None if reply.recorded_cost is None else round(reply.recorded_cost * PICO)
         costs.setdefault(key, (estimate, recorded))
     # Calls the stats count that no reply shows (Copilot CLI's compactions, Qwen Code's
-    # sub-agents' telemetry): no price, and counted as such.
-    replies = session.stats.get("replies") or 0
-    for number in range(max(0, replies - len(costs))):
-        costs[f"{session.id}\0unshown\0{number}"] = (None, None)
+    # sub-agents' telemetry, a Claude record the page does not show): no price (its
+    # model is not known), and counted as such; one that recorded no tokens cost nothing.
+    if counted:
+        for reply_id, usage in counted.items():
+            if f"claude\0{reply_id}" not in costs:
+                costs[f"claude\0{reply_id}"] = (0 if _nothing(usage) else None, None)
+    else:
+        replies = session.stats.get("replies") or 0
+        for number in range(max(0, replies - len(costs))):
+            costs[f"{session.id}\0unshown\0{number}"] = (None, None)
     if session.tally is not None:
         session.tally.costs = dict(costs)
     session.stats.update(cost_stats(costs.values()))
@@ -309,12 +323,10 @@ def unprice_session(session: Session) -> None:
         reply.cost = None
 
 
-def _reply_pico(reply: Reply, source: str, table: PriceTable, start_day: str) -> int | None:
-    usage = reply.usage
+def _reply_pico(reply: Reply, usage: Usage, source: str, table: PriceTable, start_day: str) -> int | None:
     if usage.unknown or usage.unknown_keys:
         return None
-    if not (usage.input_tokens or usage.output_tokens or usage.cache_read_input_tokens
-            or usage.cache_creation_input_tokens):
+    if _nothing(usage):
         return 0  # nothing billed was written (a failed call)
     if not reply.model:
         return None
@@ -330,6 +342,12 @@ def _reply_pico(reply: Reply, source: str, table: PriceTable, start_day: str) ->
             return None
         return sum(rates.pico(call) for call in reply.calls)
     return rates.pico(usage)
+
+
+def _nothing(usage: Usage) -> bool:
+    """A call that recorded no tokens at all (and none unknown): it cost nothing."""
+    return not (usage.unknown or usage.unknown_keys or usage.input_tokens or usage.output_tokens
+                or usage.cache_read_input_tokens or usage.cache_creation_input_tokens)
 
 
 def _is_day(day: str) -> bool:

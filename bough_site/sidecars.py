@@ -146,6 +146,8 @@ def to_json(value: Any) -> Any:
         if not value.unknown:
             del usage["unknown"]  # only a reply whose tokens are unknown says so
         del usage["unknown_keys"]
+        if not value.cache_creation_1h_input_tokens:
+            del usage["cache_creation_1h_input_tokens"]  # only a reply with one-hour cache writes says so
         for key in value.unknown_keys:
             usage[key] = None  # the record does not hold it for this reply (Copilot CLI's input)
         return usage
