@@ -222,7 +222,7 @@ def summary(result: BuildResult, config: BuildConfig, notes: list[str] | None = 
         headline,
         f"Tokens: {stats['input_tokens']:,} in, {stats['output_tokens']:,} out, "
         f"{stats['cache_creation_input_tokens']:,} cache writes, {stats['cache_read_input_tokens']:,} cache reads"
-        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + ".",
+        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + _cost(stats) + ".",
         _done_line(result),
     ]
     if not config.redact:
@@ -254,6 +254,14 @@ def _unknown_tokens(count: int) -> str:
     if not count:
         return ""
     return f" (and {count:,} {'reply' if count == 1 else 'replies'} whose tokens are unknown)"
+
+
+def _cost(stats: dict) -> str:
+    """What the calls cost, on the tokens' line (pricing.py; nothing with --no-cost)."""
+    from .render.formats import cost_facts
+
+    facts = cost_facts(stats, "")
+    return f"; estimated cost {facts.text}" if facts is not None else ""
 
 
 def _plural(count: int, word: str, words: str | None = None) -> str:
