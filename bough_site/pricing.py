@@ -84,11 +84,30 @@ class Rates:
     cache_write: Price | None
     cache_write_1h: Price | None = None  # None: one-hour cache writes at cache_write's rate
 
+    def __post_init__(self) -> None:
+        # Without tiers (most models), the rates as five plain integers: the fast path.
+        prices = (self.input, self.output, self.cache_read, self.cache_write, self.cache_write_1h)
+        flat = None
+        if not any(price is not None and price[1] for price in prices):
+            given = self.input[0]
+            read = given if self.cache_read is None else self.cache_read[0]
+            write = given if self.cache_write is None else self.cache_write[0]
+            hour = write if self.cache_write_1h is None else self.cache_write_1h[0]
+            flat = (given, self.output[0], read, write, hour)
+        object.__setattr__(self, "_flat", flat)
+
     def pico(self, usage: Usage) -> int:
         """The cost of one model call in pico-dollars. genai-prices' ``input_tokens``
         is bough's fresh input plus cache reads and writes; a tier applies to every
         token of the call when that total is above the tier's start (its cliff model)."""
         fresh, read, write = usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+        flat = self._flat  # type: ignore[attr-defined]
+        if flat is not None:
+            hour = usage.cache_creation_1h_input_tokens
+            if hour > write:
+                hour = write
+            return (flat[0] * fresh + flat[1] * usage.output_tokens + flat[2] * read + flat[3] * (write - hour)
+                    + flat[4] * hour)
         whole = fresh + read + write
         cost = _rate(self.output, whole) * usage.output_tokens
         input_rate = _rate(self.input, whole)
@@ -292,11 +311,31 @@ def price_session(session: Session, table: PriceTable) -> None:
     copied included, as its stats count them) and add the cost figures to its stats."""
     costs: dict[str, tuple[int | None, int | None]] = {}
     start_day = (session.started or "")[:10]
+    start_day = start_day if _is_day(start_day) else ""
     # Claude Code: a reply's most complete copy is the tally's (streamed copies of a reply
     # rise; the reply on the page may hold an earlier one), as its stats count it.
     counted = session.tally.replies if session.tally is not None and session.source == SOURCE_CLAUDE else {}
+    # (model, provider, the timestamp's first ten characters) -> rates: the table is asked
+    # once per model and day in a session, a reply costs a dict lookup.
+    found: dict[tuple[str, str | None, str], Rates | None] = {}
+    source_provider = PROVIDERS.get(session.source)
     for key, reply in _replies(session):
-        estimate = _reply_pico(reply, counted.get(reply.id) or reply.usage, session.source, table, start_day)
+        usage = (counted.get(reply.id) or reply.usage) if counted else reply.usage
+        estimate: int | None
+        if usage.unknown or usage.unknown_keys or not reply.model:
+            estimate = 0 if _nothing(usage) else None
+        elif _nothing(usage):
+            estimate = 0  # nothing billed was written (a failed call)
+        else:
+            stamp = reply.timestamp[:10] if reply.timestamp else ""
+            where = (reply.model, reply.provider, stamp)
+            try:
+                rates = found[where]
+            except KeyError:
+                provider = reply.provider or source_provider
+                day = stamp if _is_day(stamp) else start_day
+                rates = found[where] = table.rates(provider.lower() if provider else None, reply.model, day)
+            estimate = None if rates is None else _call_pico(rates, reply, usage)
         reply.cost = None if estimate is None else round(estimate / PICO, 9)
         recorded = None if reply.recorded_cost is None else round(reply.recorded_cost * PICO)
         costs.setdefault(key, (estimate, recorded))
@@ -323,20 +362,8 @@ def unprice_session(session: Session) -> None:
         reply.cost = None
 
 
-def _reply_pico(reply: Reply, usage: Usage, source: str, table: PriceTable, start_day: str) -> int | None:
-    if usage.unknown or usage.unknown_keys:
-        return None
-    if _nothing(usage):
-        return 0  # nothing billed was written (a failed call)
-    if not reply.model:
-        return None
-    provider = reply.provider or PROVIDERS.get(source)
-    day = (reply.timestamp or "")[:10] or start_day
-    if day and not _is_day(day):
-        day = start_day if _is_day(start_day) else ""
-    rates = table.rates(provider.lower() if provider else None, reply.model, day)
-    if rates is None:
-        return None
+def _call_pico(rates: Rates, reply: Reply, usage: Usage) -> int | None:
+    """A reply's cost: its call's, or its calls' (OpenCode's steps) added up."""
     if reply.calls:
         if any(call.unknown for call in reply.calls):
             return None
