@@ -44,6 +44,7 @@ from .model import Project, Session, InputWarning, linked_sessions
 from .options import Options
 from .plan.units import Unit, file_size, optimistic_slug, project_identity
 from .prepare import prepare
+from .pricing import warm_prices
 from .summaries import summarize, tally_to_json
 from .write import Staged, Stager, discard
 
@@ -451,6 +452,8 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
     # instead of importing them itself (0.15 s of CPU each; publish needs them too).
     from .render import pages  # noqa: F401
 
+    if options.cost:
+        warm_prices()  # genai-prices and its data, likewise: once here, not once per worker (0.1-0.4 s each)
     pool = _pool(min(workers, len(jobs)), options)
     try:
         # At most two batches queued per worker: finished results are handed over

@@ -182,18 +182,41 @@ def bundled_version() -> str:
     return version("genai-prices")
 
 
-@functools.lru_cache(maxsize=4096)
 def _bundled_rates(provider: str, model: str, day: str) -> Rates | None:
     """genai-prices' prices of ``model`` on ``day`` (UTC; "" for its latest), or None
     when it does not know them. Imported here, lazily: its import takes 0.14 s."""
+    info = _model_info(provider, model)
+    if info is None:
+        return None
+    if not isinstance(info.prices, list):
+        return _compiled(provider, model, "")  # one price whatever the day: made once
+    return _compiled(provider, model, day)
+
+
+def warm_prices() -> None:
+    """genai-prices imported and its bundled data loaded, in the build's process before
+    its workers fork: each inherits them instead of importing them itself."""
     from genai_prices import data_snapshot
-    from genai_prices.types import TieredPrices
+
+    data_snapshot._bundled_snapshot()
+
+
+@functools.lru_cache(maxsize=1024)
+def _model_info(provider: str, model: str) -> Any:
+    from genai_prices import data_snapshot
 
     snapshot = data_snapshot._bundled_snapshot()  # the data in the wheel: never the network
     try:
-        _provider, info = snapshot.find_provider_model(model, None, provider, None)
+        return snapshot.find_provider_model(model, None, provider, None)[1]
     except LookupError:
         return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(provider: str, model: str, day: str) -> Rates | None:
+    from genai_prices.types import TieredPrices
+
+    info = _model_info(provider, model)
     when = datetime.fromisoformat(day).replace(tzinfo=timezone.utc) if day else datetime(9999, 1, 1, tzinfo=timezone.utc)
     prices = info.get_prices(when)
 
@@ -344,8 +367,8 @@ def price_session(session: Session, table: PriceTable) -> None:
     # model is not known), and counted as such; one that recorded no tokens cost nothing.
     if counted:
         for reply_id, usage in counted.items():
-            if f"claude\0{reply_id}" not in costs:
-                costs[f"claude\0{reply_id}"] = (0 if _nothing(usage) else None, None)
+            if reply_id not in costs:
+                costs[reply_id] = (0 if _nothing(usage) else None, None)
     else:
         replies = session.stats.get("replies") or 0
         for number in range(max(0, replies - len(costs))):
@@ -382,9 +405,10 @@ def _is_day(day: str) -> bool:
 
 
 def _replies(session: Session) -> Iterator[tuple[str, Reply]]:
-    """Each reply and the identity a project counts it by: Claude Code's message id
-    (a resume's copy of its parent's reply is that reply), else the session's id and
-    the reply's place (its run, its anchor)."""
+    """Each reply and the identity a project counts it by: Claude Code's message id, the
+    key its tally counts the reply by (a resume's copy of its parent's reply is that
+    reply), else the session's id and the reply's place (its run, its anchor), which
+    holds a NUL no message id does."""
     claude = session.source == SOURCE_CLAUDE
     runs: list[tuple[str, list[TimelineItem]]] = [("", session.timeline), ("", session.inherited_items)]
     runs += [(run.agent_id, run.timeline) for run in session.orphan_subagents]
@@ -393,7 +417,7 @@ def _replies(session: Session) -> Iterator[tuple[str, Reply]]:
         for item in items:
             if not isinstance(item, Reply):
                 continue
-            yield (f"claude\0{item.id}" if claude else f"{session.id}\0{run_id}\0{item.anchor}\0{item.id}"), item
+            yield (item.id if claude else f"{session.id}\0{run_id}\0{item.anchor}\0{item.id}"), item
             for block in item.blocks:
                 if isinstance(block, ToolCall) and isinstance(block.subagent, SubagentRun):
                     runs.append((f"{run_id}/{block.subagent.agent_id}", block.subagent.timeline))

@@ -153,8 +153,9 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     unions of these digests, in a fresh build as in an incremental one."""
     out: dict[str, Any] = {key: sorted({hide(item) for item in getattr(tally, key)}) for key in _TALLY_SETS}
     replies: dict[str, Usage] = {}
+    digests: dict[str, str] = {}  # reply key -> its digest, made once (the costs share Claude's keys)
     for key, usage in tally.replies.items():
-        digest = hide(key)
+        digest = digests[key] = hide(key)
         seen = replies.get(digest)
         if seen is None or usage.total() > seen.total():
             replies[digest] = usage
@@ -169,7 +170,7 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     if tally.costs is not None:  # priced (pricing.py): [digest, estimate, recorded], pico-dollars or null
         costs: dict[str, tuple[int | None, int | None]] = {}
         for key, pair in tally.costs.items():
-            costs.setdefault(hide(key), pair)
+            costs.setdefault(digests.get(key) or hide(key), pair)
         out["costs"] = [[key, *pair] for key, pair in sorted(costs.items())]
     if any(tally.unknown.values()):
         out["unknown"] = {key: sorted({hide(item) for item in items}) for key, items in sorted(tally.unknown.items())

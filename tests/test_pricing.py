@@ -301,6 +301,7 @@ def test_nothing_reaches_the_network_during_a_build(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     pricing.price_table.cache_clear()
-    pricing._bundled_rates.cache_clear()
+    pricing._model_info.cache_clear()
+    pricing._compiled.cache_clear()
     files = _build(tmp_path / "out")
     assert not tried and orjson.loads(files["index.json"])["stats"][COST_KEY] > 0

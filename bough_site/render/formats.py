@@ -145,12 +145,9 @@ def reply_cost(reply: object, prices: object) -> tuple[str, str] | None:
     cost, recorded = getattr(reply, "cost", None), getattr(reply, "recorded_cost", None)
     if cost is None and recorded is None:
         return None
-    if cost is not None:
-        title = f"Estimated {money(cost)} from the price table ({prices})"
-        if recorded is not None:
-            title += f"; the agent recorded {money(recorded)}"
-        return money(cost), title
-    return f"{money(recorded)} recorded", "What the agent recorded this call cost; the price table has no price for it"
+    if cost is not None:  # short: one per reply (the footer names the table)
+        return money(cost), ("estimated" if recorded is None else f"estimated; the agent recorded {money(recorded)}")
+    return f"{money(recorded)} recorded", "what the agent recorded; the price table has no price for it"
 
 
 def source_label(source: str) -> str:
