@@ -386,7 +386,7 @@ def rows_data(project: Project, summary: Any) -> dict[str, Any]:
             tokens(s.stats),
             bool(s.parent_id),
             s.kept_since[:10] if s.kept_since else None,
-            *((s.stats.get(COST_KEY), s.stats.get(UNKNOWN_COST_KEY, 0)) if priced else ()),
+            *((_row_cost(s.stats), s.stats.get(UNKNOWN_COST_KEY, 0)) if priced else ()),
         ])
     months = [[m.key or None, m.label, len(m.sessions),
                urls.relative(home, urls.project_month_html(project.id, summary.paging.own_page(m).name))]
@@ -395,6 +395,15 @@ def rows_data(project: Project, summary: Any) -> dict[str, Any]:
             "columns": ["page", "title", "source", "started", "seconds", "models", "prompts", "tokens", "fork",
                         "kept_since", *(("cost", "unpriced") if priced else ())],
             "rows": rows}
+
+
+def _row_cost(stats: dict[str, Any]) -> float | None:
+    """A row's cost: the estimate, or null when no call has a known price (as the page's
+    own rows say "unknown": render/formats.cost_facts)."""
+    value = stats.get(COST_KEY)
+    if not value and (stats.get(UNKNOWN_COST_KEY) or 0) >= (stats.get("replies") or 0) > 0:
+        return None
+    return value
 
 
 def rows_script(project: Project, summary: Any) -> bytes:

@@ -116,7 +116,10 @@ class CostFacts(NamedTuple):
     value: float  # the estimate in USD (the <data> value, what rows sort by)
     text: str  # "$12.40 + 3 calls of unknown price"
     title: str  # where the figures come from
-    recorded: str  # "$11.90 recorded by the agent (2 calls)", or ""
+    recorded: str  # "$11.90 recorded by the agents for 2 calls", or ""
+    estimate: str  # "$12.40 estimated"
+    unknown: str  # "3 calls of unknown price", or ""
+    none: bool = False  # no call has a known price (a local model's session): no sum to show
 
 
 def cost_facts(stats: object, prices: object) -> CostFacts | None:
@@ -125,9 +128,8 @@ def cost_facts(stats: object, prices: object) -> CostFacts | None:
     if not isinstance(stats, dict) or not isinstance(value := stats.get(COST_KEY), (int, float)):
         return None
     unknown = stats.get(UNKNOWN_COST_KEY) or 0
-    text = money(value)
-    if unknown:
-        text += f" + {unknown:,} call{'' if unknown == 1 else 's'} of unknown price"
+    left_out = f"{unknown:,} call{'' if unknown == 1 else 's'} of unknown price" if unknown else ""
+    text = money(value) + (f" + {left_out}" if left_out else "")
     title = f"Estimated from the price table ({prices}), each model call priced on its own"
     if unknown:
         title += ("; calls of a model the table does not know, a local model, or unknown tokens "
@@ -135,8 +137,11 @@ def cost_facts(stats: object, prices: object) -> CostFacts | None:
     recorded = ""
     if isinstance(spent := stats.get(RECORDED_COST_KEY), (int, float)):
         calls = stats.get(RECORDED_COST_REPLIES_KEY) or 0
-        recorded = f"{money(spent)} recorded by the agent ({calls:,} call{'' if calls == 1 else 's'})"
-    return CostFacts(float(value), text, title, recorded)
+        recorded = f"{money(spent)} recorded by the agents for {calls:,} call{'' if calls == 1 else 's'}"
+    none = not value and unknown >= (stats.get("replies") or 0) > 0
+    if none:
+        text = f"unknown ({left_out})"
+    return CostFacts(float(value), text, title, recorded, "" if none else f"{money(value)} estimated", left_out, none)
 
 
 def reply_cost(reply: object, prices: object) -> tuple[str, str] | None:

@@ -259,7 +259,10 @@
       // As session_row.html writes it (macros.html cost_total).
       var cost = make("td", { className: "n" });
       var usd = r[at.cost];
-      if (typeof usd === "number") {
+      if (usd === null && r[at.unpriced]) {
+        cost.appendChild(make("span", { className: "unknown", textContent: "unknown",
+          title: "unknown (" + plural(r[at.unpriced], "call") + " of unknown price): a model the price table does not know, a local model, or unknown tokens" }));
+      } else if (typeof usd === "number") {
         var text = money(usd);
         var unpriced = r[at.unpriced] || 0;
         if (unpriced) text += " + " + plural(unpriced, "call") + " of unknown price";
