@@ -159,12 +159,13 @@ def test_sorting_orders_every_session_of_the_project(tab: Any, big: Big) -> None
     assert page.locator(".row-count").text_content() == "3,000 sessions"
     first = page.locator(ROWS).filter(visible=True).first
     assert first.locator("a").evaluate("a => a.href") == big.page_of(by_tokens[0].slug)
-    assert first.locator("data").get_attribute("value") == str(tokens(by_tokens[0].stats))
+    assert first.locator("td").nth(5).locator("data").get_attribute("value") == str(tokens(by_tokens[0].stats))
     assert tokens(by_tokens[0].stats) == max(tokens(s.stats) for s in big.project.sessions)
     # Fewest first.
     page.locator("thead th button", has_text="Tokens").click()
     fewest = min(tokens(s.stats) for s in big.project.sessions)
-    assert page.locator(ROWS).filter(visible=True).first.locator("data").get_attribute("value") == str(fewest)
+    assert page.locator(ROWS).filter(visible=True).first.locator("td").nth(5).locator("data").get_attribute(
+        "value") == str(fewest)
     # Back to the page's own order: its own 200 rows, months and all.
     page.locator("thead th button", has_text="Started").click()
     assert page.locator("thead th", has_text="Started").get_attribute("aria-sort") == "descending"
