@@ -321,8 +321,9 @@ def user_prices(data: Any, name: str = "prices") -> UserPrices:
 
 
 @functools.lru_cache(maxsize=8)
-def price_table(prices_file: str | None) -> PriceTable:
-    """The build's table (made once per process: the workers each make theirs)."""
+def price_table(prices_file: str | None, digest: str = "") -> PriceTable:
+    """The build's table, made once per process and table (``digest``: of the user's file,
+    so an edited file is read again by a process that builds twice, as ``bough serve``)."""
     return PriceTable(load_user_prices(Path(prices_file)) if prices_file else None)
 
 
