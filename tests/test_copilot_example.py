@@ -10,7 +10,8 @@ from bough_site.config import BuildConfig
 from bough_site.model import Marker, Reply, ToolCall
 from corpus import copilot_examples as cx
 
-from .test_examples import uncosted  # the counted STATS, without what the calls cost
+from .helpers import uncosted
+
 
 # Counted by hand from the story (corpus/copilot_examples.py). C1: 29 lines, one cut off
 # (28 records); a prompt; six model calls (m1 … m6), eight tool calls (report_intent, grep,

@@ -22,8 +22,7 @@ from bough_site.build import load_site
 from bough_site.config import BuildConfig
 from bough_site.model import COST_KEY, RECORDED_COST_KEY
 
-from .helpers import fixtures_dir
-from .test_fixtures_claude import ccusage_command
+from .helpers import ccusage_command, fixtures_dir
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "bough_site" / "examples" / "claude" / "projects"
 

@@ -15,11 +15,10 @@ import zlib
 from base64 import b64decode
 from pathlib import Path
 
-from bough_site.model import COST_STAT_KEYS
 from corpus import examples as ex
 from corpus import gemini_examples as gx
 
-from .helpers import BAD_LINES, DOTFILES, GEMINI_SESSION_STATS, NOTES, example_stats
+from .helpers import BAD_LINES, DOTFILES, GEMINI_SESSION_STATS, NOTES, example_stats, uncosted
 
 BUNDLED = ex.bundled_root() / "projects"
 TIDEPOOL = "-home-ada-src-tidepool"
@@ -188,11 +187,6 @@ def _load_site():
     from bough_site.config import BuildConfig
 
     return load_site(BuildConfig(sources=[BUNDLED]))
-
-
-def uncosted(stats: dict) -> dict:
-    """The counted STATS, without what the calls cost (tests/test_pricing.py, test_cost_ccusage.py)."""
-    return {key: value for key, value in stats.items() if key not in COST_STAT_KEYS}
 
 
 def test_session_stats() -> None:

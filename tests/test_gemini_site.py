@@ -19,7 +19,7 @@ from bough_site.agent_cleanup import cleanup_notes, gemini_retention
 from bough_site.build import BuildResult, build, load_site
 from bough_site.config import BuildConfig, agent_homes, agent_roots, archive_dir
 from bough_site.discover import discover
-from bough_site.model import COST_STAT_KEYS, Marker, Prompt, Reply, Session, Text, ToolCall, ToolResult, Usage
+from bough_site.model import Marker, Prompt, Reply, Session, Text, ToolCall, ToolResult, Usage
 from bough_site.plan.units import GEMINI, units_of
 from bough_site.readers.gemini_files import is_gemini_dir, project_hash
 from bough_site.render import pages, result_views, tool_views
@@ -27,7 +27,7 @@ from bough_site.scrub import scrub_session
 from bough_site.redact import Redactor
 from corpus import gemini_examples as gx
 
-from .helpers import GEMINI_SESSION_STATS
+from .helpers import GEMINI_SESSION_STATS, uncosted
 
 EXAMPLES = gx.bundled_root()
 LOG_NAME = "session-2026-05-04T10-00-5b2c7d1e.jsonl"
@@ -49,10 +49,6 @@ def run(out: Path, **options: Any) -> BuildResult:
 def stats(result: BuildResult) -> dict[str, dict[str, int]]:
     """The counted STATS of each session, without what the calls cost (test_pricing.py)."""
     return {s.id: uncosted(s.stats) for p in result.site.projects for s in p.sessions}
-
-
-def uncosted(values: dict) -> dict:
-    return {key: value for key, value in values.items() if key not in COST_STAT_KEYS}
 
 
 def ts(second: int) -> str:

@@ -17,7 +17,8 @@ from bough_site.readers.opencode import read_unit
 from bough_site.readers.opencode_layout import LAYOUT, find, label
 from corpus import opencode_examples as ox
 
-from .test_examples import uncosted  # the counted STATS, without what the calls cost
+from .helpers import uncosted
+
 
 # By hand from the story: the root's two messages with 22 parts less the odd one, the
 # child's two with 4; the three steps' tokens plus the child's one step (§6).
