@@ -305,3 +305,20 @@ def test_nothing_reaches_the_network_during_a_build(tmp_path: Path, monkeypatch:
     pricing._compiled.cache_clear()
     files = _build(tmp_path / "out")
     assert not tried and orjson.loads(files["index.json"])["stats"][COST_KEY] > 0
+
+
+def test_a_build_with_a_users_table_names_it_and_prices_what_it_names(tmp_path: Path) -> None:
+    """Qwen Code names no provider: only a table that names its model prices its calls."""
+    table = tmp_path / "acme.json"
+    table.write_bytes(orjson.dumps({"version": "acme 1", "models": [
+        {"model": "qwen3-coder-plus", "input_mtok": 1, "output_mtok": 5}]}))
+    plain = orjson.loads(_build(tmp_path / "plain")["index.json"])
+    files = _build(tmp_path / "acme", prices=table)
+    acme = orjson.loads(files["index.json"])
+    assert acme["prices"] == f"acme.json acme 1 + genai-prices {pricing.bundled_version()}"
+    assert b"costs estimated with acme.json acme 1 + genai-prices" in files["index.html"]
+    assert acme["stats"][COST_KEY] > plain["stats"][COST_KEY]
+    assert acme["stats"][UNKNOWN_COST_KEY] == plain["stats"][UNKNOWN_COST_KEY] - 10  # the Qwen Code example's calls
+    qwen = [orjson.loads(data) for name, data in files.items()
+            if name.endswith(".json") and "/sessions/" in name and b'"qwen-code"' in data]
+    assert qwen and all(item["cost"] > 0 for s in qwen for item in s["timeline"] if item["kind"] == "reply")
