@@ -140,7 +140,7 @@ def load_site(config: BuildConfig, *, redaction_key: bytes | None = None) -> Sit
     archived.mark(sessions)
     options = build_options(config, found.used_examples, redaction_key)
     for session in sessions:
-        prepare(session, options.redactor())
+        prepare(session, options.redactor(), options.price_table())
     site = site_from_sessions(sessions)
     site.warnings = _sorted_warnings(scrub_warnings(warnings, options.redactor()))
     return site

@@ -17,6 +17,7 @@ from .config import (DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, SOURCE_CHOIC
                      codex_home, redaction_key)
 from .errors import BoughError, OutputError
 from .model import TOKEN_STAT_KEYS, UNKNOWN_SESSIONS_PREFIX, UNKNOWN_TOKENS_KEY
+from .pricing import PricesError, load_user_prices
 from .readers.layouts import LAYOUTS
 from .quick import unsaid_notes
 from .out_place import check_outside_agent_homes
@@ -71,6 +72,11 @@ def site_options(command):
                      show_default=True, metavar="KB",
                      help="Search what each tool returned for its first KB kilobytes (an error: all of it). "
                           "0: all of it."),
+        click.option("--no-cost", is_flag=True, help="Leave out what the model calls cost (estimated from "
+                     "genai-prices' price table, and what the transcripts recorded)."),
+        click.option("--prices", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+                     help="Your own price table (JSON: docs/cost.md), for negotiated or local prices; "
+                          "its models take precedence over genai-prices' table."),
         click.option("-q", "--quiet", is_flag=True, help="No progress, only warnings and the summary."),
         click.option("--archive", "archive", type=click.Path(path_type=Path, file_okay=False), default=None,
                      help="Where bough keeps a copy of every transcript it reads "
@@ -87,13 +93,22 @@ def site_config(*, sources: tuple[Path, ...], out: Path, theme: Path | None, sou
                 no_redact: bool, redact_paths: bool, force: bool, jobs: int, no_search: bool, quiet: bool,
                 archive: Path | None, no_archive: bool, prune: bool = False,
                 highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT,
-                search_limit: int = DEFAULT_SEARCH_LIMIT) -> BuildConfig:
+                search_limit: int = DEFAULT_SEARCH_LIMIT, no_cost: bool = False,
+                prices: Path | None = None) -> BuildConfig:
     if archive is not None and no_archive:
         raise click.UsageError("--archive and --no-archive exclude each other")
+    if prices is not None and no_cost:
+        raise click.UsageError("--prices and --no-cost exclude each other")
+    if prices is not None:
+        try:
+            load_user_prices(prices)
+        except PricesError as err:
+            raise click.UsageError(str(err)) from None
     return BuildConfig(
         sources=list(sources), out=out, theme=theme, source_filter=source_filter,
         redact=not no_redact, redact_paths=redact_paths, force=force, prune=prune,
         jobs=jobs, search=not no_search, highlight_limit=highlight_limit, search_limit=search_limit,
+        cost=not no_cost, prices=prices,
         report=_reporter(quiet),
         archive=None if no_archive else (archive or archive_dir()),
     )
@@ -207,7 +222,7 @@ def summary(result: BuildResult, config: BuildConfig, notes: list[str] | None = 
         headline,
         f"Tokens: {stats['input_tokens']:,} in, {stats['output_tokens']:,} out, "
         f"{stats['cache_creation_input_tokens']:,} cache writes, {stats['cache_read_input_tokens']:,} cache reads"
-        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + _unknown_sessions(stats) + ".",
+        + _unknown_tokens(stats.get(UNKNOWN_TOKENS_KEY, 0)) + _unknown_sessions(stats) + _cost(stats) + ".",
         _done_line(result),
     ]
     if not config.redact:
@@ -249,6 +264,14 @@ def _unknown_sessions(stats: dict) -> str:
     if not count:
         return ""
     return f"; not all the tokens of {_plural(count, 'session')} are recorded, so these sums leave them out"
+
+
+def _cost(stats: dict) -> str:
+    """What the calls cost, on the tokens' line (pricing.py; nothing with --no-cost)."""
+    from .render.formats import cost_facts
+
+    facts = cost_facts(stats, "")
+    return f"; estimated cost {facts.text}" if facts is not None else ""
 
 
 def _plural(count: int, word: str, words: str | None = None) -> str:

@@ -38,6 +38,10 @@ class BuildConfig:
     highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT
     # How much of each tool result search indexes, in KB (errors whole); 0: all of it.
     search_limit: int = DEFAULT_SEARCH_LIMIT
+    # What the calls cost (pricing.py): shown unless --no-cost; ``prices`` a user's own
+    # price table (--prices FILE, docs/cost.md) taking precedence over genai-prices' data.
+    cost: bool = True
+    prices: Path | None = None
     # Where copies of every transcript read are kept (and read back once the agents
     # delete theirs); None: no archive. Default: $BOUGH_ARCHIVE, else $XDG_DATA_HOME/bough/archive.
     archive: Path | None = field(default_factory=lambda: archive_dir())

@@ -44,6 +44,7 @@ from .model import Project, Session, InputWarning, linked_sessions
 from .options import Options
 from .plan.units import Unit, file_size, optimistic_slug, project_identity
 from .prepare import prepare
+from .pricing import warm_prices
 from .summaries import summarize, tally_to_json
 from .write import Staged, Stager, discard
 
@@ -119,14 +120,15 @@ def _die_with(parent: int) -> None:
 
 
 def _renderer(options: Options):
-    key = (options.theme, options.search, options.highlight_limit, options.out)
+    key = (options.theme, options.search, options.highlight_limit, options.out, options.prices_version())
     renderer = _RENDERERS.get(key)
     if renderer is None:
         from .render.pages import Renderer
 
         renderer = _RENDERERS[key] = Renderer(Path(options.theme) if options.theme else None, search=options.search,
                                               highlight_limit=options.highlight_limit, store=_store(options),
-                                              compiled=options.compiled_templates())
+                                              compiled=options.compiled_templates(),
+                                              prices=options.prices_version())
     return renderer
 
 
@@ -177,10 +179,12 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         state.sha256 = unit.known_sha256(path, state) or sha256_prefix(Path(path), state.size)
         files.append(state)
     since = dict(unit.since)
+    prices = options.price_table()
     for index, session in enumerate(sessions):
         if session.files and session.files[0] in since:
             session.kept_since = since[session.files[0]]
-        sessions[index] = _contained(session, "read", lambda one: prepare(one, options.redactor()), options, warnings)
+        sessions[index] = _contained(session, "read", lambda one: prepare(one, options.redactor(), prices),
+                                     options, warnings)
     sessions = [session for session in sessions if session is not None]
     counts = dict(options.slug_counts)
     own = {s: job.own_slugs.count(s) for s in job.own_slugs}
@@ -300,7 +304,7 @@ def _render(session: Session, identity: dict[str, str], chosen: str, links: dict
     try:
         for path, data in _renderer(options).session_pages(project, session, links, store_key=key):
             staged.append(stager.stage(path, data))
-        staged.append(stager.stage(urls.session_json(project.id, chosen), sidecars.session_bytes(project, session)))
+        staged.append(stager.stage(urls.session_json(project.id, chosen), sidecars.session_bytes(project, session, options.prices_version())))
     except BaseException:
         for file in staged:  # a session's files are put in place all together or not at all
             discard(file)
@@ -448,6 +452,8 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
     # instead of importing them itself (0.15 s of CPU each; publish needs them too).
     from .render import pages  # noqa: F401
 
+    if options.cost:
+        warm_prices()  # genai-prices and its data, likewise: once here, not once per worker (0.1-0.4 s each)
     pool = _pool(min(workers, len(jobs)), options)
     try:
         # At most two batches queued per worker: finished results are handed over

@@ -46,6 +46,15 @@ TOKEN_STAT_KEYS: tuple[str, ...] = (
     "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", REASONING_KEY,
 )
 UNKNOWN_SESSIONS_PREFIX = "sessions_with_unknown_"
+# What the calls cost (bough_site/pricing.py; docs/cost.md): only where pricing ran (not
+# with --no-cost). The estimate in USD from the price table, the calls it leaves out
+# (unknown model, local model, unknown tokens), and what the transcripts recorded
+# themselves (Claude Code's costUSD, OpenCode's cost), where they did.
+COST_KEY = "cost_usd"
+UNKNOWN_COST_KEY = "replies_with_unknown_cost"
+RECORDED_COST_KEY = "recorded_cost_usd"
+RECORDED_COST_REPLIES_KEY = "replies_with_recorded_cost"
+COST_STAT_KEYS = (COST_KEY, UNKNOWN_COST_KEY, RECORDED_COST_KEY, RECORDED_COST_REPLIES_KEY)
 
 SOURCE_CLAUDE = "claude-code"
 SOURCE_CODEX = "codex"
@@ -65,6 +74,8 @@ REMOVED_COMPACTED = "compacted"
 # A field whose metadata holds this is left out of a sidecar while it has its
 # default value (sidecars.to_json), so adding it changes no existing sidecar.
 OMIT_DEFAULT = {"sidecar": "omit-default"}
+# A field whose metadata holds this is never in a sidecar (what only a stage needs).
+NOT_IN_SIDECAR = {"sidecar": "never"}
 
 
 @dataclass
@@ -85,6 +96,10 @@ class Usage:
     # CLI writes only a reply's output; its input and cache are the session's totals
     # (stats.Tally.totals). Left out of a sidecar while empty.
     unknown_keys: tuple[str, ...] = field(default=(), metadata=OMIT_DEFAULT)
+    # Of cache_creation_input_tokens, those written to the one-hour cache (Claude's
+    # usage.cache_creation.ephemeral_1h_input_tokens), priced at its own, higher rate
+    # (pricing.py). Left out of a sidecar while 0.
+    cache_creation_1h_input_tokens: int = field(default=0, metadata=OMIT_DEFAULT)
 
     def total(self) -> int:
         """The size used to pick the most complete copy of a streamed reply."""
@@ -192,6 +207,17 @@ class Reply:
     usage: Usage
     is_error: bool = False  # an API error the harness wrote as a reply
     removed: str | None = field(default=None, metadata=OMIT_DEFAULT)  # REMOVED_REWOUND | REMOVED_COMPACTED
+    # Who served the call, where the transcript names it (OpenCode's providerID); the
+    # other agents' provider follows from the agent (pricing.PROVIDERS).
+    provider: str | None = field(default=None, metadata=OMIT_DEFAULT)
+    # What the transcript itself says the call cost, in USD (Claude Code's costUSD,
+    # OpenCode's cost), and bough's estimate from the price table (pricing.py; None
+    # when the price is unknown or pricing is off).
+    recorded_cost: float | None = field(default=None, metadata=OMIT_DEFAULT)
+    cost: float | None = field(default=None, metadata=OMIT_DEFAULT)
+    # A reply made of several API calls (OpenCode's steps): each call's own usage, which
+    # ``usage`` sums. Tiers apply per call, so pricing prices these. Empty otherwise.
+    calls: tuple[Usage, ...] = field(default=(), metadata=NOT_IN_SIDECAR)
 
 
 @dataclass

@@ -18,6 +18,7 @@ import orjson
 from . import __version__
 from .config import DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, BuildConfig, home
 from .manifest import SCHEMA
+from .pricing import PriceTable, bundled_version, load_user_prices, price_table
 from .redact import Redactor
 from .state import compiled_templates
 
@@ -44,15 +45,30 @@ class Options:
     search_limit: int = DEFAULT_SEARCH_LIMIT
     # slug (case-folded) -> how many sessions known before reading may take it
     slug_counts: tuple[tuple[str, int], ...] = ()
+    # --no-cost (cost False) and --prices FILE (pricing.py); prices_digest: the file's
+    # bytes and genai-prices' version, so a changed table prices every page again.
+    cost: bool = True
+    prices: str | None = None
+    prices_digest: str = ""
 
     def digest_parts(self, key_digest: str) -> dict[str, Any]:
         return {"search": self.search, "redact": self.redact, "key": key_digest,
                 "home": self.home, "user": self.user, "highlight_limit": self.highlight_limit,
-                **({"search_limit": self.search_limit} if self.search else {})}
+                **({"search_limit": self.search_limit} if self.search else {}),
+                **({"cost": self.prices_digest} if self.cost else {"cost": False})}
 
     def compiled_templates(self) -> Path | None:
         """Where the templates' compiled code is kept in OUT's state (none without OUT)."""
         return compiled_templates(self.out) if self.out else None
+
+    def price_table(self) -> PriceTable | None:
+        """The prices (None with --no-cost): made once per process."""
+        return price_table(self.prices, self.prices_digest) if self.cost else None
+
+    def prices_version(self) -> str | None:
+        """The price data's version, as the footer and the sidecars name it (None: --no-cost)."""
+        table = self.price_table()
+        return table.version if table is not None else None
 
     def redactor(self) -> Redactor:
         return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)
@@ -68,9 +84,18 @@ def build_options(config: BuildConfig, used_examples: bool, redaction_key: bytes
     if config.redact_paths:
         user_home = str(home())
         user = os.path.basename(user_home.rstrip("/")) or None
+    prices = str(config.prices) if config.cost and config.prices else None
+    prices_digest = ""
+    if config.cost:
+        h = hashlib.sha256(f"genai-prices {bundled_version()}\0".encode())
+        if prices:
+            load_user_prices(Path(prices))  # a bad table is one clear error (PricesError), before anything is read
+            h.update(Path(prices).read_bytes())
+        prices_digest = h.hexdigest()
     return Options(theme=str(config.theme) if config.theme else None, search=config.search, redact=config.redact,
                    key=key, home=user_home, user=user, out=str(config.out), highlight_limit=config.highlight_limit,
-                   search_limit=max(0, config.search_limit))
+                   search_limit=max(0, config.search_limit), cost=config.cost, prices=prices,
+                   prices_digest=prices_digest)
 
 
 def options_digest(parts: dict[str, Any], theme: Path | None) -> str:

@@ -9,14 +9,21 @@ are made from the redacted session."""
 from __future__ import annotations
 
 from .model import Session
+from .pricing import PriceTable, price_session, unprice_session
 from .redact import Redactor
 from .scrub import scrub_session
 from .search.offline import session_entries
 from .work import summarize_work
 
 
-def prepare(session: Session, redactor: Redactor) -> Session:
-    """``session`` redacted, then its commits and changed files told and its offline search entries made."""
+def prepare(session: Session, redactor: Redactor, prices: PriceTable | None = None) -> Session:
+    """``session`` priced (with a price table: pricing.py; before redaction, which may
+    touch a model's name), redacted, then its commits and changed files told and its
+    offline search entries made."""
+    if prices is not None:
+        price_session(session, prices)
+    else:
+        unprice_session(session)  # --no-cost: not even what the transcripts recorded
     scrub_session(session, redactor)
     summarize_work(session)
     session.search_items = session_entries(session)

@@ -21,7 +21,7 @@ import orjson
 from . import __version__, failed, sidecars, urls
 from .errors import OutputError
 from .manifest import Manifest
-from .model import Project, Session, Site, InputWarning
+from .model import COST_KEY, UNKNOWN_COST_KEY, Project, Session, Site, InputWarning
 from .options import Options
 from .render.months import is_paged
 from .search.offline import FALLBACK_PATH, fallback_script
@@ -188,7 +188,7 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
     from .render.pages import Renderer
 
     renderer = Renderer(Path(options.theme) if options.theme else None, search=options.search,
-                        compiled=options.compiled_templates())
+                        compiled=options.compiled_templates(), prices=options.prices_version())
     files: list[tuple[str, bytes]] = list(renderer.assets())
     kept: list[str] = []
     made = _SiteFiles([])
@@ -202,14 +202,15 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
             page = _project_page(renderer, project, site, made, summary)
             if page is not None:
                 files.append((urls.project_html(project.id), page))
-            files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
+            files.append((urls.project_json(project.id),
+                          json_bytes(sidecars.project_json(project, options.prices_version()))))
             files.append((urls.project_sessions_js(project.id), sessions_script(project)))
             if summary.paging is not None:
                 files.append((urls.project_rows_js(project.id), rows_script(project, summary)))
                 files += _month_files(renderer, project, summary, project_signatures, before, kept, made)
     _add_warnings(site, made.warnings)
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
-    files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
+    files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site, options.prices_version()))))
     if options.search:
         files.append((FALLBACK_PATH, fallback_script(site)))
     made.paths = kept + outputs.write(files)
@@ -354,7 +355,7 @@ def sessions_script(project: Project) -> bytes:
         b"window.BOUGH_SESSIONS = " + script_json(rows) + b";\n"
 
 
-ROWS_SCHEMA = "bough.rows/1"
+ROWS_SCHEMA = "bough.rows/2"
 
 
 def rows_data(project: Project, summary: Any) -> dict[str, Any]:
@@ -369,6 +370,9 @@ def rows_data(project: Project, summary: Any) -> dict[str, Any]:
     sources = sorted({source_label(s.source) for s in summary.sessions})
     where = {label: n for n, label in enumerate(sources)}
     rows = []
+    # The cost columns where the sessions are priced (not with --no-cost): the
+    # estimate in USD (null: none) and the calls of unknown price it leaves out.
+    priced = any(COST_KEY in s.stats for s in summary.sessions)
     for s in summary.sessions:
         started = when(s.started)
         rows.append([
@@ -382,14 +386,24 @@ def rows_data(project: Project, summary: Any) -> dict[str, Any]:
             tokens(s.stats),
             bool(s.parent_id),
             s.kept_since[:10] if s.kept_since else None,
+            *((_row_cost(s.stats), s.stats.get(UNKNOWN_COST_KEY, 0)) if priced else ()),
         ])
     months = [[m.key or None, m.label, len(m.sessions),
                urls.relative(home, urls.project_month_html(project.id, summary.paging.own_page(m).name))]
               for m in summary.paging.months]
     return {"schema": ROWS_SCHEMA, "project": project.id, "sources": sources, "months": months,
             "columns": ["page", "title", "source", "started", "seconds", "models", "prompts", "tokens", "fork",
-                        "kept_since"],
+                        "kept_since", *(("cost", "unpriced") if priced else ())],
             "rows": rows}
+
+
+def _row_cost(stats: dict[str, Any]) -> float | None:
+    """A row's cost: the estimate, or null when no call has a known price (as the page's
+    own rows say "unknown": render/formats.cost_facts)."""
+    value = stats.get(COST_KEY)
+    if not value and (stats.get(UNKNOWN_COST_KEY) or 0) >= (stats.get("replies") or 0) > 0:
+        return None
+    return value
 
 
 def rows_script(project: Project, summary: Any) -> bytes:
@@ -397,7 +411,7 @@ def rows_script(project: Project, summary: Any) -> bytes:
     as a script so that it loads from ``file://`` too (a page cannot fetch a file
     there); the JSON escaped as docs/safety.md S2 says for data handed to scripts.
     Written only for a big project, with its pages (the same signature)."""
-    return b"/* bough: this project's session rows, newest first (bough.rows/1: docs/sidecars.md) */\n" \
+    return b"/* bough: this project's session rows, newest first (bough.rows/2: docs/sidecars.md) */\n" \
         b"window.BOUGH_ROWS = " + script_json(rows_data(project, summary)) + b";\n"
 
 

@@ -73,7 +73,7 @@ class Said:
 
     projects: int = 0
     sessions: int = 0
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, int | float] = field(default_factory=dict)
     warnings: list[InputWarning] = field(default_factory=list)  # the site's, redacted
     reported: list[InputWarning] = field(default_factory=list)  # those reported while reading the sources
     claude: bool = False  # it showed Claude Code sessions: the cleanup notes are said again
@@ -92,9 +92,14 @@ class Said:
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Said:
-        return cls(int(doc["projects"]), int(doc["sessions"]), {str(k): int(v) for k, v in doc["stats"].items()},
+        return cls(int(doc["projects"]), int(doc["sessions"]), {str(k): _number(v) for k, v in doc["stats"].items()},
                    _warnings(doc["warnings"]), _warnings(doc["reported"]), bool(doc["claude"]), bool(doc["gemini"]),
                    int(doc["sessions_live"]), int(doc["gone"]), int(doc["archived_only"]), int(doc["files"]))
+
+
+def _number(value: Any) -> int | float:
+    """A stat as the record keeps it: a count, or a cost in USD (pricing.py)."""
+    return value if isinstance(value, float) else int(value)
 
 
 def _warnings(rows: Iterable[Any]) -> list[InputWarning]:

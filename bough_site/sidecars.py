@@ -12,26 +12,33 @@ import functools
 from typing import Any
 
 from . import __version__, urls
-from .model import OMIT_DEFAULT, Image, Project, Session, Site, Usage
+from .model import NOT_IN_SIDECAR, OMIT_DEFAULT, Image, Project, Session, Site, Usage
 from .render.images import image_filename, sniff_image
 from .work import project_commits, project_files
 from .write import json_bytes
 
 _OMIT = OMIT_DEFAULT["sidecar"]  # a field left out of the sidecar while it has its default
+_NEVER = NOT_IN_SIDECAR["sidecar"]  # a field never in the sidecar
 
-SITE_SCHEMA = "bough.site/2"
-PROJECT_SCHEMA = "bough.project/3"
-SESSION_SCHEMA = "bough.session/3"
+SITE_SCHEMA = "bough.site/3"
+PROJECT_SCHEMA = "bough.project/4"
+SESSION_SCHEMA = "bough.session/4"
 
 
 def generator() -> str:
     return f"bough {__version__}"
 
 
-def site_json(site: Site) -> dict[str, Any]:
+def _prices(prices: str | None) -> dict[str, str]:
+    """The price data's version (pricing.PriceTable.version); nothing with --no-cost."""
+    return {"prices": prices} if prices else {}
+
+
+def site_json(site: Site, prices: str | None = None) -> dict[str, Any]:
     sessions = sum(len(p.sessions) for p in site.projects)
     return {
         "schema": SITE_SCHEMA,
+        **_prices(prices),
         "generator": generator(),
         "stats": {**site.stats, "projects": len(site.projects), "sessions": sessions},
         "projects": [
@@ -48,9 +55,10 @@ def site_json(site: Site) -> dict[str, Any]:
     }
 
 
-def project_json(project: Project) -> dict[str, Any]:
+def project_json(project: Project, prices: str | None = None) -> dict[str, Any]:
     return {
         "schema": PROJECT_SCHEMA,
+        **_prices(prices),
         "id": project.id,
         "name": project.name,
         "cwd": project.cwd,
@@ -83,14 +91,15 @@ def session_summary(project: Project, session: Session) -> dict[str, Any]:
     }
 
 
-def session_bytes(project: Project, session: Session) -> bytes:
+def session_bytes(project: Project, session: Session, prices: str | None = None) -> bytes:
     """A session's sidecar as written: compact, since it holds every tool output."""
-    return json_bytes(session_json(project, session), compact=True)
+    return json_bytes(session_json(project, session, prices), compact=True)
 
 
-def session_json(project: Project, session: Session) -> dict[str, Any]:
+def session_json(project: Project, session: Session, prices: str | None = None) -> dict[str, Any]:
     return {
         "schema": SESSION_SCHEMA,
+        **_prices(prices),
         "id": session.id,
         "project": project.id,
         "source": session.source,
@@ -137,6 +146,8 @@ def to_json(value: Any) -> Any:
         if not value.unknown:
             del usage["unknown"]  # only a reply whose tokens are unknown says so
         del usage["unknown_keys"]
+        if not value.cache_creation_1h_input_tokens:
+            del usage["cache_creation_1h_input_tokens"]  # only a reply with one-hour cache writes says so
         for key in value.unknown_keys:
             usage[key] = None  # the record does not hold it for this reply (Copilot CLI's input)
         return usage
@@ -164,7 +175,8 @@ def _shape(cls: type) -> tuple[str | None, tuple[tuple[str, bool, Any], ...]] | 
     if not dataclasses.is_dataclass(cls):
         return None
     kind = getattr(cls, "kind", None)
-    names = tuple((item.name, item.metadata.get("sidecar") == _OMIT, item.default) for item in dataclasses.fields(cls))
+    names = tuple((item.name, item.metadata.get("sidecar") == _OMIT, item.default) for item in dataclasses.fields(cls)
+                  if item.metadata.get("sidecar") != _NEVER)
     return (kind if isinstance(kind, str) else None), names
 
 

@@ -58,6 +58,10 @@ class Tally:
     # stats(). A project's or the site's gives the known sum and the number of sessions
     # it leaves out. Not merged: a union of tallies is never one session's.
     session: bool = False
+    # What each reply cost (bough_site/pricing.py), by the identity a project counts it by:
+    # (estimate, recorded by the transcript), each in pico-dollars or None. None: not
+    # priced (--no-cost), and the stats carry no cost keys.
+    costs: dict[str, tuple[int | None, int | None]] | None = None
 
     def add_reply(self, key: str, usage: Usage) -> None:
         """Count a reply once, keeping the copy with the largest token total
@@ -87,6 +91,11 @@ class Tally:
                 self.totals[total_key] = usage
         for token_key, sessions in other.unknown.items():
             self.unknown.setdefault(token_key, set()).update(sessions)
+        if other.costs is not None:
+            if self.costs is None:
+                self.costs = {}
+            for cost_key, pair in other.costs.items():
+                self.costs.setdefault(cost_key, pair)
 
     def mark_unknown(self, session: str, *keys: str) -> None:
         """The files do not hold ``session``'s figure for these token keys."""
@@ -117,4 +126,8 @@ class Tally:
                 ordered[key] = None  # the files do not hold it: never 0, never estimated
             else:
                 ordered[UNKNOWN_SESSIONS_PREFIX + key] = len(missing)
+        if self.costs is not None:
+            from .pricing import cost_stats
+
+            ordered.update(cost_stats(self.costs.values()))
         return ordered

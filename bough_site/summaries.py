@@ -153,8 +153,9 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     unions of these digests, in a fresh build as in an incremental one."""
     out: dict[str, Any] = {key: sorted({hide(item) for item in getattr(tally, key)}) for key in _TALLY_SETS}
     replies: dict[str, Usage] = {}
+    digests: dict[str, str] = {}  # reply key -> its digest, made once (the costs share Claude's keys)
     for key, usage in tally.replies.items():
-        digest = hide(key)
+        digest = digests[key] = hide(key)
         seen = replies.get(digest)
         if seen is None or usage.total() > seen.total():
             replies[digest] = usage
@@ -166,6 +167,11 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     # CLI): only where there are some, so every other tally's JSON is as it was.
     if tally.totals:
         out["totals"] = sorted([hide(key), *(getattr(u, name) for name in _USAGE)] for key, u in tally.totals.items())
+    if tally.costs is not None:  # priced (pricing.py): [digest, estimate, recorded], pico-dollars or null
+        costs: dict[str, tuple[int | None, int | None]] = {}
+        for key, pair in tally.costs.items():
+            costs.setdefault(digests.get(key) or hide(key), pair)
+        out["costs"] = [[key, *pair] for key, pair in sorted(costs.items())]
     if any(tally.unknown.values()):
         out["unknown"] = {key: sorted({hide(item) for item in items}) for key, items in sorted(tally.unknown.items())
                           if items}
@@ -190,6 +196,8 @@ def tally_from_json(data: dict[str, Any]) -> Tally:
     tally.has_reasoning = bool(data.get("has_reasoning"))
     tally.totals = {key: _usage(numbers) for key, *numbers in data.get("totals") or ()}
     tally.unknown = {key: set(items) for key, items in (data.get("unknown") or {}).items()}
+    if "costs" in data:
+        tally.costs = {key: (estimate, recorded) for key, estimate, recorded in data["costs"] or ()}
     return tally
 
 

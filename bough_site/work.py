@@ -521,6 +521,8 @@ def summarize_work(session: Session) -> None:
         u = replies.get(reply.id) or reply.usage  # the reply's most complete copy, where the tally has it
         day = reply.timestamp[:10] if reply.timestamp else None
         usage[reply.id] = [reply.id, day, u.input_tokens, u.output_tokens, u.cache_read_input_tokens]
+        if reply.cost is not None:  # pricing.py: the estimate, in nano-dollars (the cost per day)
+            usage[reply.id].append(round(reply.cost * 1_000_000_000))
     # Tokens the files give for the session as a whole, not per reply (Copilot CLI's
     # shutdown totals: stats.Tally.totals), on the day the session ended: the chart's
     # only place for them. Keyed by a digest (the key holds the file's label).

@@ -55,7 +55,8 @@ def test_the_walk_finds_each_commands_options() -> None:
     assert found["archive"] == ["--archive", "--verify"]
     assert found["help"] == []
     shared = {"--out", "--theme", "--source", "--no-redact", "--redact-paths", "--force", "--jobs", "--no-search",
-              "--highlight-limit", "--search-limit", "--quiet", "--archive", "--no-archive"}
+              "--highlight-limit", "--search-limit", "--no-cost", "--prices", "--quiet", "--archive",
+              "--no-archive"}
     assert set(found["build"]) == shared | {"--prune"}
     assert set(found["serve"]) == shared | {"--port", "--watch"}
 

@@ -15,11 +15,10 @@ import zlib
 from base64 import b64decode
 from pathlib import Path
 
-
 from corpus import examples as ex
 from corpus import gemini_examples as gx
 
-from .helpers import BAD_LINES, DOTFILES, GEMINI_SESSION_STATS, NOTES, example_stats
+from .helpers import BAD_LINES, DOTFILES, GEMINI_SESSION_STATS, NOTES, example_stats, uncosted
 
 BUNDLED = ex.bundled_root() / "projects"
 TIDEPOOL = "-home-ada-src-tidepool"
@@ -195,7 +194,7 @@ def test_session_stats() -> None:
     sessions = {session.id: session for project in site.projects for session in project.sessions}
     assert sorted(sessions) == sorted(SESSION_STATS)
     for session_id, expected in SESSION_STATS.items():
-        assert sessions[session_id].stats == expected, session_id
+        assert uncosted(sessions[session_id].stats) == expected, session_id
 
 
 def test_project_and_site_stats() -> None:
@@ -203,8 +202,8 @@ def test_project_and_site_stats() -> None:
     projects = {project.cwd: project for project in site.projects}
     assert sorted(projects) == sorted(PROJECT_STATS)
     for cwd, expected in PROJECT_STATS.items():
-        assert projects[cwd].stats == expected, cwd
-    assert site.stats == SITE_STATS
+        assert uncosted(projects[cwd].stats) == expected, cwd
+    assert uncosted(site.stats) == SITE_STATS
 
 
 def test_planted_bad_lines_are_reported() -> None:
@@ -253,8 +252,8 @@ def _gemini_site():
 def test_gemini_session_and_project_stats() -> None:
     site = _gemini_site()
     assert site.warnings == []
-    assert {s.id: s.stats for p in site.projects for s in p.sessions} == GEMINI_SESSION_STATS
-    assert {p.cwd: p.stats for p in site.projects} == GEMINI_PROJECT_STATS
+    assert {s.id: uncosted(s.stats) for p in site.projects for s in p.sessions} == GEMINI_SESSION_STATS
+    assert {p.cwd: uncosted(p.stats) for p in site.projects} == GEMINI_PROJECT_STATS
     # tidepool's root is written in projects.json; almanac's is found by hashing the paths it reads.
     assert all(s.cwd == p.cwd for p in site.projects for s in p.sessions)
 
@@ -270,5 +269,5 @@ def test_a_bare_build_shows_every_agent_in_tidepool() -> None:
 
     assert sorted({s.source for s in by_cwd[gx.TIDEPOOL].sessions}) == sorted(SOURCE_OF_KIND[k] for k in READERS)
     assert [s.source for s in by_cwd[gx.ALMANAC].sessions] == ["gemini-cli"]
-    gemini = {s.id: s.stats for p in site.projects for s in p.sessions if s.source == "gemini-cli"}
+    gemini = {s.id: uncosted(s.stats) for p in site.projects for s in p.sessions if s.source == "gemini-cli"}
     assert gemini == GEMINI_SESSION_STATS

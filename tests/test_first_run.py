@@ -46,6 +46,6 @@ def test_a_real_historys_warnings_keep_their_form(tmp_path: Path) -> None:
     assert lines[0] == f"warning: -home-ada-app/{path.name}:2: not valid JSON (Expecting property name enclosed in double quotes)"
     assert not any("examples" in line for line in lines)
     assert lines[1:3] == ["Built 1 project and 1 session: 1 prompt, 1 reply, 0 tool calls.",
-                          "Tokens: 5 in, 10 out, 0 cache writes, 0 cache reads."]
+                          "Tokens: 5 in, 10 out, 0 cache writes, 0 cache reads; estimated cost $0.0003."]
     assert lines[3] == "Sessions: 1 rebuilt. Files: " + lines[3].split("Files: ")[1]
     assert lines[3].endswith(" 1 warning.")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 from bough_site.build import load_site
 from bough_site.config import BuildConfig
 
-from .helpers import fixtures_dir, lay_out_as_config_dir
+from .helpers import ccusage_command, fixtures_dir, lay_out_as_config_dir
 
 TOKEN_KEYS = {
     "inputTokens": "input_tokens",
@@ -87,16 +86,6 @@ def test_compaction_session_counts(site) -> None:
     # sub-agent files; 2 typed prompts (the rest are tool results, notifications, meta).
     stats = sessions_by_id(site)["258c7280-ae70-4798-800f-63464d01a85d"].stats
     assert (stats["lines"], stats["replies"], stats["prompts"], stats["subagents"]) == (1877, 156, 2, 2)
-
-
-def ccusage_command() -> list[str]:
-    configured = os.environ.get("BOUGH_CCUSAGE")
-    if configured and Path(configured).exists():
-        return [configured]
-    found = shutil.which("ccusage")
-    if found:
-        return [found]
-    pytest.skip("ccusage 20.0.24 is not installed (.ci/run installs it and sets BOUGH_CCUSAGE)")
 
 
 def test_token_totals_equal_ccusage(config_dir: Path, site) -> None:

@@ -334,7 +334,10 @@ def plain_render(sources: list[Path], out: Path) -> None:
     from bough_site.write import SiteWriter, json_bytes
 
     site = load_site(BuildConfig(sources=sources, archive=None, search=False), redaction_key=b"k")
-    renderer = Renderer(None, search=False)
+    from bough_site.pricing import price_table
+
+    prices = price_table(None).version  # the build prices by default (pricing.py)
+    renderer = Renderer(None, search=False, prices=prices)
     links = {s.id: urls.session_html(p.id, s.slug) for p in site.projects for s in p.sessions}
     with SiteWriter(out) as writer:
         files = list(renderer.assets())
@@ -342,12 +345,12 @@ def plain_render(sources: list[Path], out: Path) -> None:
             for session in project.sessions:
                 files += renderer.session_pages(project, session, links)
                 files.append((urls.session_json(project.id, session.slug),
-                              sidecars.session_bytes(project, session)))
+                              sidecars.session_bytes(project, session, prices)))
             files.append((urls.project_html(project.id), renderer.project_page(project, site)))
-            files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project))))
+            files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project, prices))))
             files.append((urls.project_sessions_js(project.id), sessions_script(project)))
         files.append((urls.INDEX_HTML, renderer.index_page(site)))
-        files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site))))
+        files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site, prices))))
         written = set()
         for path, data in files:
             if path not in written:  # an image two sessions show

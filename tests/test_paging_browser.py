@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 
 from bough_site import urls
-from bough_site.model import Project
+from bough_site.model import COST_KEY, Project
+from bough_site.pricing import price_table
 from bough_site.render import months
-from bough_site.render.formats import seconds, tokens
+from bough_site.render.formats import money, seconds, tokens
+from bough_site.render.pages import Renderer
 from bough_site.render.project_summary import newest_first
 
 from .helpers import SCREENSHOTS, Watch, require_browser
@@ -57,7 +59,8 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Big:
     tmp = tmp_path_factory.mktemp("paging")
     project = big_project(tmp)
     root = tmp / "site"
-    write_files(root, project_files(project))
+    # Priced, as a build makes the pages by default (pricing.py): the rows have a Cost column.
+    write_files(root, project_files(project, renderer=Renderer(prices=price_table(None).version)))
     return Big(root, project)
 
 
@@ -123,6 +126,30 @@ def test_the_project_page_shows_the_newest_and_links_every_month(tab: Any, big: 
     assert any(name.endswith("-1") for name in seen)
 
 
+def test_sorting_by_cost_orders_every_session_of_the_project(tab: Any, big: Big) -> None:
+    """The Cost column sorts the project's 3,000 sessions (rows.js's rows), dearest first,
+    then cheapest, and the rows made from rows.js show the cost as the page's own rows do."""
+    page = tab
+    costs = [s.stats[COST_KEY] for s in big.project.sessions]
+    assert len(set(costs)) > 10 and all(isinstance(c, float) for c in costs)
+    page.goto(big.landing)
+    own = page.locator(ROWS).first.locator("td").last
+    assert own.locator("data").text_content() == money(big.newest[0].stats[COST_KEY])
+    page.locator("thead th button", has_text="Cost").click()
+    all_loaded(page)
+    assert page.locator(".row-count").text_content() == "3,000 sessions"
+    first = page.locator(ROWS).filter(visible=True).first
+    assert float(first.locator("td").last.locator("data").get_attribute("value")) == max(costs)
+    assert first.locator("td").last.locator("data").text_content() == money(max(costs))
+    page.locator("thead th button", has_text="Cost").click()
+    first = page.locator(ROWS).filter(visible=True).first
+    assert float(first.locator("td").last.locator("data").get_attribute("value")) == min(costs)
+    # Every row, in order: what a reader scrolling the sorted list sees.
+    values = page.evaluate(f"""[...document.querySelectorAll({ROWS!r})].filter(r => r.offsetParent !== null)
+        .map(r => parseFloat(r.lastElementChild.querySelector("data").value))""")
+    assert values == sorted(costs)
+
+
 def test_sorting_orders_every_session_of_the_project(tab: Any, big: Big) -> None:
     page = tab
     by_tokens = sorted(big.newest, key=lambda s: -tokens(s.stats))  # stable: the page's order among equals
@@ -132,12 +159,13 @@ def test_sorting_orders_every_session_of_the_project(tab: Any, big: Big) -> None
     assert page.locator(".row-count").text_content() == "3,000 sessions"
     first = page.locator(ROWS).filter(visible=True).first
     assert first.locator("a").evaluate("a => a.href") == big.page_of(by_tokens[0].slug)
-    assert first.locator("data").get_attribute("value") == str(tokens(by_tokens[0].stats))
+    assert first.locator("td").nth(5).locator("data").get_attribute("value") == str(tokens(by_tokens[0].stats))
     assert tokens(by_tokens[0].stats) == max(tokens(s.stats) for s in big.project.sessions)
     # Fewest first.
     page.locator("thead th button", has_text="Tokens").click()
     fewest = min(tokens(s.stats) for s in big.project.sessions)
-    assert page.locator(ROWS).filter(visible=True).first.locator("data").get_attribute("value") == str(fewest)
+    assert page.locator(ROWS).filter(visible=True).first.locator("td").nth(5).locator("data").get_attribute(
+        "value") == str(fewest)
     # Back to the page's own order: its own 200 rows, months and all.
     page.locator("thead th button", has_text="Started").click()
     assert page.locator("thead th", has_text="Started").get_attribute("aria-sort") == "descending"

@@ -233,7 +233,8 @@ def test_details_hold_the_bookkeeping_folded(reader: dict[str, Path], tab: Calla
     page = tab("desktop")
     page.goto(reader["long"].as_uri())
     line = page.locator(".facts-line").inner_text()
-    assert re.fullmatch(r"Claude Code · .+ · \d+\xa0(s|min) · opus-4-6 · 13\xa0prompts · [\d.]+k?\xa0tokens", line), line
+    assert re.fullmatch(r"Claude Code · .+ · \d+\xa0(s|min) · opus-4-6 · 13\xa0prompts · [\d.]+k?\xa0tokens · \$[\d.]+",
+                        line), line  # the estimate last: its title says so, Details say the rest
     details = page.locator("details.session-details")
     assert details.evaluate("d => d.open") is False
     assert not page.get_by_text("tool calls", exact=True).is_visible()

@@ -71,6 +71,7 @@ from .claude_records import SYNTHETIC_MODEL, Collected, collect_records
 from .lines import printable_name
 from .reader import LabelFn, UnitFiles, WarnFn, labeller
 from .values import (
+    recorded_cost,
     as_dict,
     as_str,
     first_command,
@@ -220,6 +221,9 @@ class _Timeline:
             if model and model not in self.models:
                 self.models.append(model)
         self._touch(reply)
+        recorded = recorded_cost(record.get("costUSD"))
+        if recorded is not None and (reply.recorded_cost is None or recorded > reply.recorded_cost):
+            reply.recorded_cost = recorded  # each record of a reply may say it: the largest, never a sum
         for block in blocks:
             self._reply_block(reply, block, time)
 

@@ -69,7 +69,12 @@ def blocks_text(blocks: Iterable[dict[str, Any]]) -> str:
 def usage_of(message: dict[str, Any]) -> Usage:
     raw = as_dict(message.get("usage"))
     counts = [raw.get(name) for name in _USAGE_FIELDS]
-    return Usage(*(as_int(value) for value in counts), unknown=any_unknown(*counts))
+    usage = Usage(*(as_int(value) for value in counts), unknown=any_unknown(*counts))
+    # The share written to the one-hour cache, billed at its own rate (pricing.py).
+    hour = as_int(as_dict(raw.get("cache_creation")).get("ephemeral_1h_input_tokens"))
+    if hour > 0:
+        usage.cache_creation_1h_input_tokens = min(hour, usage.cache_creation_input_tokens)
+    return usage
 
 
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")

@@ -31,7 +31,7 @@ from ..model import (
 from ..stats import Tally
 from .opencode_rows import RawMessage, RawSession
 from .opencode_tokens import message_usage
-from .values import BAD_TIME, UNKNOWN_TOKENS, as_count, as_dict, as_str
+from .values import BAD_TIME, UNKNOWN_TOKENS, as_count, as_dict, as_str, recorded_cost
 
 WarnFn = Callable[[InputWarning], None]
 
@@ -184,7 +184,15 @@ class SessionTimeline:
         if model and model not in self.models:
             self.models.append(model)
         self.tally.add_reply(key(message.id), usage)
-        self.items.append(Reply(message.id, "", time, model, blocks, usage))
+        provider = as_str(data.get("providerID")) or as_str(as_dict(data.get("model")).get("providerID")) or None
+        # The message's cost is the sum over its steps (formats-opencode.md §6); OpenCode's
+        # own estimate, shown beside bough's. Without it, the step-finish parts' costs added.
+        cost = recorded_cost(data.get("cost"))
+        if cost is None:
+            steps = [recorded_cost(p.data.get("cost")) for p in parts if p.data.get("type") == "step-finish"]
+            cost = sum(steps) if steps and None not in steps else None  # type: ignore[arg-type]
+        self.items.append(Reply(message.id, "", time, model, blocks, usage, provider=provider, recorded_cost=cost,
+                                calls=counted.calls))
         error = data.get("error")
         if error is not None:
             after.append(_error_marker(message.id, time, error))

@@ -101,6 +101,7 @@ class MessageUsage:
     usage: Usage
     steps: int  # step-finish parts
     notes: list[str]
+    calls: tuple[Usage, ...] = ()  # each step's own usage, when there are several (pricing is per call)
 
 
 def message_usage(message: dict[str, Any], parts: list[dict[str, Any]], version: str) -> MessageUsage:
@@ -119,7 +120,8 @@ def message_usage(message: dict[str, Any], parts: list[dict[str, Any]], version:
             usage.unknown = True
             notes.append(NO_STEP_FINISH)
         _notes(steps, notes)
-        return MessageUsage(usage, len(finishes), notes)
+        calls = tuple(step.usage for step in steps) if len(steps) > 1 else ()
+        return MessageUsage(usage, len(finishes), notes, calls)
     if has_tokens(message.get("tokens")):
         step = step_tokens(message.get("tokens"), version, provider)
         _notes([step], notes)

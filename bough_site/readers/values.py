@@ -3,6 +3,8 @@ unexpected shape is treated as absent, never as an error."""
 
 from __future__ import annotations
 
+import math
+
 import re
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -153,3 +155,13 @@ def untitled(started: str | None) -> str:
     if not started:
         return "Untitled session"
     return f"Session of {started[:10]} {started[11:16]} UTC"
+
+
+def recorded_cost(value: Any) -> float | None:
+    """A cost in USD a transcript recorded (Claude Code's ``costUSD``, OpenCode's
+    ``cost``): a finite number, not negative and below a million; else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not math.isfinite(value) or value < 0 or value >= 1_000_000:
+        return None
+    return float(value)

@@ -288,7 +288,7 @@ def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
     seen: set[str] = set()
     totals: dict[date, list[int]] = {}
     for session in sessions:
-        for key, day, inp, out, cache_read in session.reply_usage or ():
+        for key, day, inp, out, cache_read, *_cost in session.reply_usage or ():
             if key in seen or not day:
                 continue
             seen.add(key)
@@ -311,6 +311,30 @@ def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
     return [(first + timedelta(days=i), *totals.get(first + timedelta(days=i), [0, 0, 0])) for i in range(span)]
 
 
+def daily_costs(sessions: list[Session]) -> dict[date, int]:
+    """The estimated cost per day in nano-dollars (pricing.py; each reply's sixth
+    figure in ``reply_usage``, where it has a price), each reply counted once."""
+    seen: set[str] = set()
+    totals: dict[date, int] = {}
+    for session in sessions:
+        for key, day, *figures in session.reply_usage or ():
+            if key in seen or not day or len(figures) < 4:
+                continue
+            seen.add(key)
+            try:
+                when = date.fromisoformat(day)
+            except (ValueError, TypeError):
+                continue
+            totals[when] = totals.get(when, 0) + figures[3]
+    return totals
+
+
+def _money(nanos: int) -> str:
+    from .formats import money
+
+    return money(nanos / 1_000_000_000)
+
+
 def _compact(value: int) -> str:
     for size, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
         if value >= size:
@@ -326,23 +350,30 @@ def tokens_chart(sessions: list[Session]) -> Markup:
     if not any(sum(values) for _, *values in days):
         return Markup("")
     width = len(days) * (_TOKEN_BAR + _TOKEN_GAP)
-    label = f"Tokens per day from {days[0][0].isoformat()} to {days[-1][0].isoformat()}: input, output, cache reads"
+    costs = daily_costs(sessions)
+    series: list[tuple[str, str, list[int]]] = [(kind, name, [day[1 + row] for day in days])
+                                                for row, (kind, name) in enumerate(TOKEN_SERIES)]
+    if costs:
+        series.append(("cost", "estimated cost", [costs.get(day[0], 0) for day in days]))
+    label = (f"Tokens per day from {days[0][0].isoformat()} to {days[-1][0].isoformat()}: input, output, cache reads"
+             + (", and the estimated cost" if costs else ""))
     out = [f'<div class="tokens-chart" role="group" aria-label="{escape(label)}">']
-    for row, (kind, name) in enumerate(TOKEN_SERIES):
-        values = [day[1 + row] for day in days]
+    for kind, name, values in series:
         peak = max(values)
+        shown = _money if kind == "cost" else (lambda n: f"{n:,}")
+        peak_text = _money(peak) if kind == "cost" else _compact(peak)
         out.append(f'<div class="tk-row tk-{kind}"><span class="tk-label">{escape(name)}</span>'
                    f'<svg class="tk-plot" viewBox="0 0 {width} {_TOKEN_H}" preserveAspectRatio="none" '
-                   f'role="img" aria-label="{escape(name)} per day, peak {peak:,}">')
+                   f'role="img" aria-label="{escape(name)} per day, peak {shown(peak)}">')
         for index, ((day, *_), value) in enumerate(zip(days, values)):
             if value <= 0:
                 continue
             h = max(1.5, value / (peak or 1) * (_TOKEN_H - 1))
             x = index * (_TOKEN_BAR + _TOKEN_GAP)
             out.append(f'<rect class="tk-bar" x="{x}" y="{_num(_TOKEN_H - h)}" width="{_TOKEN_BAR}" height="{_num(h)}">'
-                       f"<title>{day.isoformat()}: {value:,} {escape(name)}</title></rect>")
-        out.append(f'</svg><span class="tk-peak" title="{peak:,} {escape(name)} on the busiest day">'
-                   f"peak {_compact(peak)}</span></div>")
+                       f"<title>{day.isoformat()}: {shown(value)} {escape(name)}</title></rect>")
+        out.append(f'</svg><span class="tk-peak" title="{shown(peak)} {escape(name)} on the busiest day">'
+                   f"peak {peak_text}</span></div>")
     out.append(f'<div class="tk-axis" aria-hidden="true"><span>{days[0][0].isoformat()}</span>'
                f"<span>{days[-1][0].isoformat()}</span></div>")
     out.append("</div>")

@@ -54,6 +54,9 @@ from .formats import (
     num,
     one_line,
     reply_tokens,
+    money,
+    cost_facts,
+    reply_cost,
     seconds,
     short_models,
     source_label,
@@ -243,8 +246,9 @@ class Renderer:
 
     def __init__(self, theme: Path | None = None, *, search: bool = False,
                  highlight_limit: int = DEFAULT_HIGHLIGHT_LIMIT, store: BlockStore | None = None,
-                 compiled: Path | None = None) -> None:
+                 compiled: Path | None = None, prices: str | None = None) -> None:
         self.env = make_env(theme, compiled)
+        self.prices = prices  # the price table's version; None: no cost shown (--no-cost)
         self.search = search
         self.highlight_limit = highlight_limit  # --highlight-limit, in KB (highlight.Budget)
         self.store = store  # highlighted blocks across sessions and builds (None: this process's memory)
@@ -284,6 +288,10 @@ class Renderer:
             "one_line": one_line,
             "excerpt": excerpt,
             "reply_tokens": reply_tokens,
+            "prices": self.prices,
+            "money": money,
+            "cost_facts": cost_facts,
+            "reply_cost": reply_cost,
             "markdown": render_markdown,
             "stat_labels": STAT_LABELS,
             "marker_labels": MARKER_LABELS,

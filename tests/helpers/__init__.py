@@ -52,7 +52,8 @@ from .claude_records import (
 )
 from .csp import BAD_SCHEME, FORBIDDEN_TAGS, URL_ATTRS, csp_problems
 from .dom import VOID, Node, Tree, parse
-from .example_counts import BAD_LINES, DOTFILES, GEMINI_SESSION_STATS, NOTES, example_stats, gemini_example_stats
+from .example_counts import (BAD_LINES, DOTFILES, GEMINI_SESSION_STATS, NOTES, example_stats, gemini_example_stats,
+                             uncosted)
 from .model_objects import (
     EVIL,
     EVIL_MEDIA,
@@ -89,7 +90,8 @@ from .redaction import (
     redaction_label,
     stored_values,
 )
-from .repo import FIXTURES, REPO, SHARED, be, file_tree, fixtures_dir, lay_out_as_config_dir, load_build_examples
+from .repo import (FIXTURES, REPO, SHARED, be, ccusage_command, file_tree, fixtures_dir, lay_out_as_config_dir,
+                   load_build_examples)
 from .server import SUBPATH, Server, netlify_headers, serving
 
 __all__ = [
@@ -98,11 +100,11 @@ __all__ = [
     "PNG_B64", "PROSE", "READ_LINES", "READ_TEXT", "REPO", "SCREENSHOTS", "SESSION", "SHARED", "SQLITE", "STATS",
     "SUBPATH", "SVG_B64", "URL_ATTRS", "VIEWPORT", "VOID", "ExampleSite", "Node", "Server", "Tab", "Tree", "Watch",
     "age", "agent_id", "agent_records", "agent_time", "all_calls", "append_turn", "base", "be",
-    "browser_unavailable", "claude_timeline", "codex_timeline", "csp_problems", "deadline", "example_stats",
+    "browser_unavailable", "ccusage_command", "claude_timeline", "codex_timeline", "csp_problems", "deadline", "example_stats",
     "file_tree", "fingerprint", "fixtures_dir", "forms", "gemini_example_stats", "inflated",
     "lay_out_as_config_dir", "leaks", "load_build_examples", "main_file", "make_history", "make_site",
     "netlify_headers", "page", "parse", "png_bytes", "prompt", "random_chars", "read_session", "redaction_label",
     "reply", "require_browser", "reset_clock", "result", "rewritten", "run", "serving", "session", "sessions_of",
-    "start_url", "stored_values", "subagent", "system", "text", "tool_result", "tool_use", "tree",
+    "start_url", "stored_values", "subagent", "system", "text", "tool_result", "tool_use", "tree", "uncosted",
     "write_agent_session", "write_jsonl",
 ]  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bough_site.model import REASONING_KEY, STAT_KEYS
+from bough_site.model import COST_STAT_KEYS, REASONING_KEY, STAT_KEYS
 from corpus import examples as ex
 from corpus import gemini_examples as gx
 
@@ -67,3 +67,9 @@ GEMINI_SESSION_STATS = {
     # File almanac/moon.py.
     gx.A1: gemini_example_stats(7, 5, 1, 0, 4, 4, 0, 0, 9565, 1219, 0, 28800, 1, 0, 0, 1, reasoning=765),
 }
+
+
+def uncosted(stats: dict) -> dict:
+    """The counted STATS, without what the calls cost (pricing.py: tests/test_pricing.py and
+    tests/test_cost_ccusage.py check those)."""
+    return {key: value for key, value in stats.items() if key not in COST_STAT_KEYS}

@@ -4,6 +4,7 @@ real transcripts beside the checkout, and a site's files read back."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -70,3 +71,14 @@ def file_tree(root: Path, *, site_only: bool = False) -> dict[str, bytes]:
         if path.is_file() and not (site_only and any(part.startswith(".bough-") for part in relative.parts)):
             tree[relative.as_posix()] = path.read_bytes()
     return tree
+
+
+def ccusage_command() -> list[str]:
+    """ccusage 20.0.24 ($BOUGH_CCUSAGE, which .ci/run sets, else on PATH), or a skip."""
+    configured = os.environ.get("BOUGH_CCUSAGE")
+    if configured and Path(configured).exists():
+        return [configured]
+    found = shutil.which("ccusage")
+    if found:
+        return [found]
+    pytest.skip("ccusage 20.0.24 is not installed (.ci/run installs it and sets BOUGH_CCUSAGE)")
