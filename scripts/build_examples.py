@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_OUTPUT = REPO / "example_output"
@@ -71,9 +72,10 @@ def site_files(root: Path) -> dict[str, bytes]:
     return files
 
 
-def build_example_site(dest: Path) -> dict[str, bytes]:
+def build_example_site(dest: Path, **options: Any) -> dict[str, bytes]:
     """Build the bundled examples and write the published files into ``dest``
-    (which must not exist yet). Returns them as relpath -> bytes."""
+    (which must not exist yet). Returns them as relpath -> bytes. ``options``:
+    BuildConfig's, for a variant (a test's; example_output/ is built with none)."""
     from bough_site.build import build
     from bough_site.config import BuildConfig
 
@@ -83,7 +85,7 @@ def build_example_site(dest: Path) -> dict[str, bytes]:
     with tempfile.TemporaryDirectory(prefix="bough-examples-site-") as scratch, _empty_home():
         out = Path(scratch) / "site"
         # The key is ignored for the examples (EXAMPLES_REDACTION_KEY); passed so nothing reads a key file.
-        result = build(BuildConfig(out=out), redaction_key=b"unused-for-examples")
+        result = build(BuildConfig(out=out, **options), redaction_key=b"unused-for-examples")
         if not result.used_examples:
             raise RuntimeError("bough did not build its bundled examples (it found history in the empty HOME?)")
         files = site_files(out)

@@ -378,11 +378,11 @@ def test_session_page_lists_its_commits_and_files(example_site: tuple[Path, Any]
     assert "What was built: 1 commit, 3 files changed" in page
     assert '<a class="commit-link" href="#r12"><code class="hash">4c1e2a9</code></a>' in page
     sidecar = json.loads((out / "projects" / tidepool.id / "sessions" / f"{t2.slug}.json").read_text())
-    assert sidecar["schema"] == "bough.session/3"
+    assert sidecar["schema"] == "bough.session/4"
     assert [c["hash"] for c in sidecar["commits"]] == ["4c1e2a9"]
     assert [f["path"].rsplit("/", 1)[1] for f in sidecar["files_changed"]] == ["cache.py", "cli.py", "noaa.py"]
     project = json.loads((out / "projects" / tidepool.id / "project.json").read_text())
-    assert project["schema"] == "bough.project/3"
+    assert project["schema"] == "bough.project/4"
     assert [(c["hash"], c["html"]) for c in project["commits"]] == [
         ("4c1e2a9", f"projects/{tidepool.id}/sessions/{t2.slug}.html#r12"),
         ("9c3e1f4", project["commits"][1]["html"]),

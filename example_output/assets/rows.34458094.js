@@ -7,7 +7,7 @@
    months and all; any other order lists the rows without their months.
    A big project's pages (render/months.py) each hold some of its sessions; their
    table names the project's rows.js (data-rows: every session's row as data,
-   bough.rows/1 in docs/sidecars.md). Sorting or filtering there loads it, as a
+   bough.rows/2 in docs/sidecars.md). Sorting or filtering there loads it, as a
    script so that it works from file:// too, and sorts and filters every session
    of the project; back to the page's own order with no filter, the page shows its
    own rows again. The rows made from it are built with textContent, never as
@@ -162,7 +162,7 @@
     function done() {
       self.loading = false;
       var data = window.BOUGH_ROWS;
-      if (!data || data.schema !== "bough.rows/1") { fail(); return; }
+      if (!data || data.schema !== "bough.rows/2") { fail(); return; }
       self.all = self.build(data);
       self.choices();
       self.update();
@@ -217,7 +217,7 @@
   function plural(n, word) { return fmt(n) + " " + word + (n === 1 ? "" : "s"); }
 
   // One session's row, as session_row.html writes it.
-  function sessionRow(r, base, sources) {
+  function sessionRow(r, base, sources, at) {
     var several = sources.length > 1;
     var source = sources[r[2]] || "";
     var row = make("tr", {});
@@ -255,13 +255,43 @@
     var tokens = make("td", { className: "n" });
     tokens.appendChild(make("data", { value: String(r[7]), textContent: compact(r[7]) }));
     row.appendChild(tokens);
+    if (at.cost >= 0) {
+      // As session_row.html writes it (macros.html cost_total).
+      var cost = make("td", { className: "n" });
+      var usd = r[at.cost];
+      if (usd === null && r[at.unpriced]) {
+        cost.appendChild(make("span", { className: "unknown", textContent: "unknown",
+          title: "unknown (" + plural(r[at.unpriced], "call") + " of unknown price): a model the price table does not know, a local model, or unknown tokens" }));
+      } else if (typeof usd === "number") {
+        var text = money(usd);
+        var unpriced = r[at.unpriced] || 0;
+        if (unpriced) text += " + " + plural(unpriced, "call") + " of unknown price";
+        cost.appendChild(make("data", { value: String(usd), textContent: money(usd), title: text }));
+        if (unpriced) {
+          cost.appendChild(make("span", { className: "unknown", textContent: "+",
+            title: text + ": calls of a model the price table does not know, a local model, or unknown tokens" }));
+        }
+      }
+      row.appendChild(cost);
+    }
     return row;
+  }
+
+  // formats.py money: $1,234 · $12.40 · $0.0034.
+  function money(v) {
+    if (typeof v !== "number" || isNaN(v)) return "";
+    if (v >= 1000) return "$" + Math.round(v).toLocaleString("en-US");
+    if (v >= 0.01 || v === 0) return "$" + v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    return "$" + v.toFixed(4);
   }
 
   // Every session of the project, in months as its pages show them.
   Rows.prototype.build = function (data) {
     var base = this.src.replace(/[^\/]*$/, ""); // rows.js is in the project's folder
     var columns = this.heads.length;
+    var named = data.columns || [];
+    // The cost cells only where the page has the column (not with --no-cost).
+    var where = { cost: columns > 6 ? named.indexOf("cost") : -1, unpriced: named.indexOf("unpriced") };
     var set = { rows: [], homes: [], bodies: [] };
     var at = 0;
     data.months.forEach(function (month) {
@@ -274,7 +304,7 @@
       head.appendChild(th);
       body.appendChild(head);
       for (var i = 0; i < month[2] && at < data.rows.length; i++, at++) {
-        var row = sessionRow(data.rows[at], base, data.sources);
+        var row = sessionRow(data.rows[at], base, data.sources, where);
         body.appendChild(row);
         set.rows.push(row);
         set.homes.push(body);
