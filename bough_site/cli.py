@@ -16,6 +16,7 @@ from .build import BuildResult, build
 from .config import (DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, SOURCE_CHOICES, BuildConfig, archive_dir,
                      codex_home, redaction_key)
 from .errors import BoughError, OutputError
+from .cost_text import cost_facts
 from .model import TOKEN_STAT_KEYS, UNKNOWN_SESSIONS_PREFIX, UNKNOWN_TOKENS_KEY
 from .pricing import PricesError, load_user_prices
 from .readers.layouts import LAYOUTS
@@ -268,8 +269,6 @@ def _unknown_sessions(stats: dict) -> str:
 
 def _cost(stats: dict) -> str:
     """What the calls cost, on the tokens' line (pricing.py; nothing with --no-cost)."""
-    from .render.formats import cost_facts
-
     facts = cost_facts(stats, "")
     return f"; estimated cost {facts.text}" if facts is not None else ""
 

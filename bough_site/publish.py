@@ -399,7 +399,7 @@ def rows_data(project: Project, summary: Any) -> dict[str, Any]:
 
 def _row_cost(stats: dict[str, Any]) -> float | None:
     """A row's cost: the estimate, or null when no call has a known price (as the page's
-    own rows say "unknown": render/formats.cost_facts)."""
+    own rows say "unknown": cost_text.cost_facts)."""
     value = stats.get(COST_KEY)
     if not value and (stats.get(UNKNOWN_COST_KEY) or 0) >= (stats.get("replies") or 0) > 0:
         return None

@@ -19,7 +19,8 @@ from bough_site import urls
 from bough_site.model import COST_KEY, Project
 from bough_site.pricing import price_table
 from bough_site.render import months
-from bough_site.render.formats import money, seconds, tokens
+from bough_site.cost_text import money
+from bough_site.render.formats import seconds, tokens
 from bough_site.render.pages import Renderer
 from bough_site.render.project_summary import newest_first
 

@@ -330,7 +330,7 @@ def daily_costs(sessions: list[Session]) -> dict[date, int]:
 
 
 def _money(nanos: int) -> str:
-    from .formats import money
+    from ..cost_text import money
 
     return money(nanos / 1_000_000_000)
 

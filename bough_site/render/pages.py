@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from .. import __version__, urls
 from ..config import DEFAULT_HIGHLIGHT_LIMIT
+from ..cost_text import cost_facts, money, reply_cost
 from ..model import (
     REASONING_KEY,
     UNKNOWN_SESSIONS_PREFIX,
@@ -54,9 +55,6 @@ from .formats import (
     num,
     one_line,
     reply_tokens,
-    money,
-    cost_facts,
-    reply_cost,
     seconds,
     short_models,
     source_label,
