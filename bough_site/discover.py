@@ -35,7 +35,8 @@ WarnFn = Callable[[InputWarning], None]
 EXAMPLES = Path(__file__).parent / "examples"
 # Said before anything else when the examples are built: their warnings would
 # otherwise read as a first run gone wrong.
-EXAMPLES_NOTICE = ("No Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI or Qwen Code history found here: building bough's bundled examples instead. "
+EXAMPLES_NOTICE = ("No Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI or Qwen Code history found here: "
+                   "building bough's bundled examples instead. "
                    "They carry damaged lines on purpose, to show how bough reports damage: "
                    "the warnings that follow are expected.")
 _YEAR = re.compile(r"^\d{4}$")

@@ -5,6 +5,8 @@ this list; registry.py says which reader reads each kind's units."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..kinds import COPILOT, OPENCODE, QWEN
 from . import copilot_layout, opencode_layout, qwen_layout
 from .layout import Layout
@@ -16,7 +18,7 @@ LAYOUTS: dict[str, Layout] = {
 }
 
 
-def claimer(path) -> Layout | None:  # type: ignore[no-untyped-def]
+def claimer(path: Path) -> Layout | None:
     """The layout that takes ``path`` (a folder or a file) as its agent's, if any."""
     for layout in LAYOUTS.values():
         try:
