@@ -32,7 +32,7 @@ from bough_site.scrub import scrub_session
 from bough_site.work import summarize_work
 from bough_site.state import StateStore
 
-from .helpers import age, prompt, reply, rewritten, text, tool_result, tool_use, tree, write_jsonl
+from .helpers import age, prompt, reply, rewritten, text, tool_result, tool_use, tree, uncosted, write_jsonl
 
 A = "aaaaaaaa-0000-4000-8000-00000000000a"
 B = "bbbbbbbb-0000-4000-8000-00000000000b"
@@ -269,13 +269,13 @@ def test_every_generated_resume_leaves_out_exactly_what_it_copied(tmp_path: Path
         assert marker.count == len(source.timeline) == len(session.inherited_items)
         assert [(i.kind, i.id) for i in session.inherited_items] == [(i.kind, i.id) for i in source.timeline]
         assert not any(isinstance(i, Marker) and i.type == "inherited" for i in session.timeline[1:])
-        assert session.stats == expected.sessions[resumed]
+        assert uncosted(session.stats) == expected.sessions[resumed]
         summaries = [scan_main_file(p, p.name) for p in sorted((tmp_path / "projects").glob("*/*.jsonl"))
                      if p.stem in (resumed, parent)]
         (found,) = decide(summaries).values()
         assert len(found.records) == len(copied)
-    assert site.stats == expected.site
-    assert {p.cwd: p.stats for p in site.projects} == expected.projects
+    assert uncosted(site.stats) == expected.site
+    assert {p.cwd: uncosted(p.stats) for p in site.projects} == expected.projects
 
 
 # --- builds -------------------------------------------------------------------------------------------------
