@@ -181,7 +181,7 @@ def test_the_cli_builds_every_bad_value_at_once_with_search_and_archive(tmp_path
                                      str(tmp_path / "archive")])
     assert done.exit_code == 0, done.output
     # Claude's, Gemini's, Copilot's and Qwen's replies are unknown; Codex's next total counts the lost call.
-    assert "0 cache reads (and 4 replies whose tokens are unknown)." in done.output
+    assert "0 cache reads (and 4 replies whose tokens are unknown); estimated cost" in done.output
     for tag, agent in enumerate(AGENTS, 1):
         assert f"ALPHA-{tag}" in session_page(out, agent_id(tag))
     assert (out / SHARDS_PATH).is_file()
