@@ -18,7 +18,7 @@ the chart's width; only the plots (bars, ticks, dots) stretch.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -285,23 +285,14 @@ def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
     the last (at most TOKEN_DAYS, at least TOKEN_MIN_DAYS ending with the last),
     each reply counted once over the sessions (a resumed session holds its
     parent's replies too)."""
-    seen: set[str] = set()
     totals: dict[date, list[int]] = {}
-    for session in sessions:
-        for key, day, inp, out, cache_read, *_cost in session.reply_usage or ():
-            if key in seen or not day:
-                continue
-            seen.add(key)
-            try:
-                when = date.fromisoformat(day)
-            except (ValueError, TypeError):
-                continue
-            if not drawable(when):
-                continue  # a day an older bough stored: its arithmetic could step out of range
-            row = totals.setdefault(when, [0, 0, 0])
-            row[0] += inp
-            row[1] += out
-            row[2] += cache_read
+    for when, (inp, out, cache_read, *_cost) in _replies_by_day(sessions):
+        if not drawable(when):
+            continue  # a day an older bough stored: its arithmetic could step out of range
+        row = totals.setdefault(when, [0, 0, 0])
+        row[0] += inp
+        row[1] += out
+        row[2] += cache_read
     if not totals:
         return []
     last = max(totals)
@@ -314,19 +305,27 @@ def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
 def daily_costs(sessions: list[Session]) -> dict[date, int]:
     """The estimated cost per day in nano-dollars (pricing.py; each reply's sixth
     figure in ``reply_usage``, where it has a price), each reply counted once."""
-    seen: set[str] = set()
     totals: dict[date, int] = {}
+    for when, figures in _replies_by_day(sessions, least=4):
+        totals[when] = totals.get(when, 0) + figures[3]
+    return totals
+
+
+def _replies_by_day(sessions: list[Session], least: int = 0) -> Iterator[tuple[date, list[Any]]]:
+    """Each reply of ``reply_usage`` once over the sessions (a resumed session holds its
+    parent's replies too), with its day and figures; a reply without a day, or with
+    fewer than ``least`` figures (a later copy of it may hold them), left out."""
+    seen: set[str] = set()
     for session in sessions:
         for key, day, *figures in session.reply_usage or ():
-            if key in seen or not day or len(figures) < 4:
+            if key in seen or not day or len(figures) < least:
                 continue
             seen.add(key)
             try:
                 when = date.fromisoformat(day)
             except (ValueError, TypeError):
                 continue
-            totals[when] = totals.get(when, 0) + figures[3]
-    return totals
+            yield when, figures
 
 
 def _money(nanos: int) -> str:
