@@ -54,25 +54,26 @@ class Outcome:
     status: Status
     written_slug: str | None = None  # the page name its files were written or kept under
     outputs: list[str] = field(default_factory=list)
-    tally_json: bytes | None = None  # rebuilt: its identities, to store
-    tally_file: str = ""
+    tally_file: str = ""  # the state value of its identities (a session read now: state.StateWrites)
     links: dict[str, str | None] = field(default_factory=dict)  # other sessions' pages its pages link to
     scan: str = ""  # reused or gone: its stored summary for the resume pre-scan, and its directory
     group: str = ""
     uuids: str = ""  # reused or gone: its file's stored record uuids (plan/lineage.py)
+    details: str = ""  # the state value of its summary's details (summaries.split_summary)
 
     @classmethod
     def stored(cls, state: SessionState, status: Status) -> Outcome:
         """A session the last build made, as its manifest entry has it."""
         return cls(state.key, state.unit, state.summary, state.project, status, written_slug=state.slug,
                    outputs=state.outputs, tally_file=state.tally, links=state.links, scan=state.scan,
-                   group=state.group, uuids=state.uuids)
+                   group=state.group, uuids=state.uuids, details=state.details)
 
     @classmethod
     def read(cls, one: SessionResult, unit: str) -> Outcome:
-        """A session the first pass read (its files, when it wrote them: :meth:`written`)."""
-        return cls(one.key, unit, one.summary, one.project, Status.REBUILT, tally_json=one.tally,
-                   tally_file=state_name(one.tally, ".json"))
+        """A session the first pass read (its files, when it wrote them: :meth:`written`;
+        its identities and details go to OUT's state: build.py, state.StateWrites)."""
+        return cls(one.key, unit, one.summary, one.project, Status.REBUILT,
+                   tally_file=state_name(one.tally, ".json"), details=state_name(one.details, ".details"))
 
     def written(self, one: SessionResult, outputs: list[str]) -> Outcome:
         """Its files as a pass wrote them (``outputs``: their paths in OUT)."""

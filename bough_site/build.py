@@ -33,8 +33,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from . import quick, urls
 from .agent_cleanup import cleanup_notes
 from .archive_sync import Archived, sync_archive
@@ -42,7 +40,7 @@ from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
-from .jobs import Job, UnitResult, probe_files, run_jobs, scan_files, workers_for
+from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
 from .manifest import Manifest, SessionState, UnitState, sha256_prefix
 from .model import Session, Site, InputWarning
 from .options import Options, build_options
@@ -57,9 +55,8 @@ from .scrub import scrub_warnings
 from .search.pagefind_run import SESSION_PAGE
 from .search.shards import EarlyShards
 from .site import site_from_manifest, site_from_sessions
-from .state import StateStore
-from .stats import Tally
-from .summaries import tally_from_bytes, tally_from_json
+from .state import StateStore, StateWrites
+from .state_reads import Details, Unions, union_keys
 from .out_place import check_outside_agent_homes, check_separate
 from .write import SiteWriter, is_regular_file
 
@@ -85,7 +82,8 @@ class BuildResult:
 
     @property
     def site(self) -> Site:
-        """The site the build made, its sessions without timelines."""
+        """The site the build made, its sessions without timelines, nor their
+        summaries' details (summaries.DETAIL_FIELDS: load_site has everything)."""
         if self.built is None:
             self.built = site_from_manifest(self.out, self.warnings)
         return self.built
@@ -199,7 +197,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
                 quick.forget(writer.out)  # emptied in place until this build has ended
                 previous = _previous(writer.out, hint)
                 with StateStore(writer.out) as state, _early_shards(writer, config, inputs.options) as shards:
-                    out = _Out(writer, state, Outputs(writer), shards)
+                    out = _Out(writer, state, StateWrites(state), Outputs(writer), shards)
                     plan = _plan(config, inputs, previous, out)
                     first = _first_pass(config, inputs, plan, previous, out)
                     assembled = _nonempty(assemble(first.made, previous, prune=config.prune))
@@ -282,6 +280,7 @@ class _Out:
 
     writer: SiteWriter
     state: StateStore
+    values: StateWrites  # what the passes add to the state, written as they go
     outputs: Outputs
     shards: EarlyShards | None  # where projects' search shards start while the rest renders (None: at the end)
 
@@ -332,7 +331,7 @@ def _first_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, previous: Mani
 
     def take_first(_index: int, result: UnitResult) -> None:
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
-        _take_first(result, made, out.outputs, progress, plan.estimates)
+        _take_first(result, made, out, progress, plan.estimates)
         if indexing is not None:
             indexing.done(result, made)
 
@@ -354,9 +353,9 @@ def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass
     signature, project_signatures = signatures(
         assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings)
     with _collecting(True):
-        tallies = _Tallies(assembled.outcomes, out.state, config.report)
-        parts = SiteParts(assembled.projects, lambda s: tallies.of(assembled.outcome(s)), warnings, signature,
-                          project_signatures)
+        unions = Unions(assembled.outcome, out.values, config.report)
+        details = Details(assembled.outcome, out.values)
+        parts = SiteParts(assembled.projects, unions.union, warnings, signature, project_signatures, details.held)
         return publish(parts, previous=previous, same_options=plan.same_options, options=first.options,
                        outputs=out.outputs, report=config.report, workers=workers_for(config.jobs), early=out.shards)
 
@@ -422,7 +421,8 @@ def _presence(writer: SiteWriter, state: StateStore) -> Callable[[SessionState],
     states = state.names()
 
     def present(stored: SessionState) -> bool:
-        if stored.tally not in states or (in_state(stored.scan) and stored.scan not in states):
+        if stored.tally not in states or stored.details not in states or (
+                in_state(stored.scan) and stored.scan not in states):
             return False
         return all(writer.has_file(path) for path in stored.outputs)
 
@@ -450,16 +450,24 @@ def _unit_state(result: UnitResult, plan: Plan, redactor: Any, report: Callable[
                      plan.lineage.digest(unit.key), names)
 
 
-def _take_first(result: UnitResult, made: dict[str, Outcome], outputs: Outputs, progress: _Progress,
+def _take_first(result: UnitResult, made: dict[str, Outcome], out: _Out, progress: _Progress,
                 estimates: dict[str, int]) -> None:
-    """A unit's sessions as a worker gave them in the first pass: files written at once."""
+    """A unit's sessions as a worker gave them in the first pass: files written at
+    once, identities and summary details to OUT's state."""
     for one in result.sessions:
         outcome = made[one.key] = Outcome.read(one, result.unit.key)
+        _keep_values(one, outcome, out.values)
         progress.rebuilt += 1
         if one.files is not None:
-            made[one.key] = outcome.written(one, outputs.commit(one.files))
+            made[one.key] = outcome.written(one, out.outputs.commit(one.files))
             progress.step(one.project["name"])
     progress.total += len(result.sessions) - estimates.get(result.unit.key, len(result.sessions))
+
+
+def _keep_values(one: SessionResult, outcome: Outcome, values: StateWrites) -> None:
+    """A session's identities and summary details, read now, to OUT's state under the names its outcome has."""
+    values.add(outcome.tally_file, one.tally)
+    values.add(outcome.details, one.details)
 
 
 def _keep_unchanged(assembled: Assembled, outputs: Outputs,
@@ -499,6 +507,7 @@ def _final_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstP
         for one in result.sessions:
             outcome = final.get(one.key) or assembled.outcomes.get(one.key)
             if outcome is not None and one.key not in assembled.lost and one.files is not None:
+                _keep_values(one, outcome, out.values)
                 final[one.key] = outcome.written(one, out.outputs.commit(one.files)).with_parts(one.summary)
 
     if jobs:
@@ -517,36 +526,8 @@ def _site_warnings(discovery: list[InputWarning], units: list[Unit], states: dic
 
 
 def _signature_parts(assembled: Assembled, outcome: Outcome) -> list[Any]:
-    return [outcome.key, assembled.slugs[outcome.key], outcome.project, outcome.summary, outcome.tally_file]
-
-
-class _Tallies:
-    """Each session's counting identities, for the project and site numbers: a
-    session read now has them in hand; the others' are read from OUT's state, all
-    at once when the first is asked for (a query each is slow at thousands of
-    sessions), and decoded with the cyclic collector off (tens of thousands of
-    objects and no cycle: with it on, it walks the whole heap again and again).
-    docs/performance.md says what each cost."""
-
-    def __init__(self, outcomes: dict[str, Outcome], state: StateStore, report: Callable[[str], None]) -> None:
-        self._outcomes = outcomes
-        self._state = state
-        self._report = report
-        self._stored: dict[str, Tally | None] | None = None
-
-    def of(self, outcome: Outcome) -> Tally | None:
-        if outcome.tally_json is not None:
-            return tally_from_json(orjson.loads(outcome.tally_json))
-        if self._stored is None:
-            with _collecting(False):
-                found = self._state.get_many(
-                    o.tally_file for o in self._outcomes.values() if o.tally_json is None and o.tally_file)
-                self._stored = {name: tally_from_bytes(data) for name, data in found.items()}
-        tally = self._stored.get(outcome.tally_file)
-        if tally is None:
-            self._report(f"warning: the numbers of session {outcome.summary.get('id')} are missing "
-                         "from the last build's state; its project's totals leave it out")
-        return tally
+    return [outcome.key, assembled.slugs[outcome.key], outcome.project, outcome.summary, outcome.tally_file,
+            outcome.details]
 
 
 def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:
@@ -569,6 +550,7 @@ def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, 
           previous: Manifest, out: _Out) -> None:
     """Stage 7: the manifest and the state it names, for the next build."""
     digest, unit_states, state = inputs.digest, first.unit_states, out.state
+    out.values.flush()
     manifest = Manifest(options=digest)
     manifest.units = {key: unit_states[key] for key in sorted(unit_states)}
     lineage = plan.lineage
@@ -576,14 +558,13 @@ def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, 
     saved = assembled.saved()
     for key in sorted(saved):
         outcome = saved[key]
-        if outcome.tally_json is not None:
-            values[outcome.tally_file] = outcome.tally_json
         scan = lineage.scans.get(outcome.unit, outcome.scan)
         uuids = lineage.uuids.get(outcome.unit, outcome.uuids)
         values.update((name, lineage.new[name]) for name in (scan, uuids) if name in lineage.new)
-        manifest.sessions[key] = SessionState(key, outcome.unit, assembled.slugs[key], outcome.project,
-                                              outcome.summary, outcome.outputs, outcome.tally_file, scan,
-                                              lineage.groups.get(outcome.unit, outcome.group), uuids, outcome.links)
+        manifest.sessions[key] = SessionState(
+            key, outcome.unit, assembled.slugs[key], outcome.project, outcome.summary, outcome.outputs,
+            outcome.tally_file, details=outcome.details, scan=scan,
+            group=lineage.groups.get(outcome.unit, outcome.group), uuids=uuids, links=outcome.links)
     state.add(values)  # before the manifest is compared: a value lost since the last build is kept again
     manifest.site_outputs = pages.outputs
     manifest.site_signature = pages.signature
@@ -593,6 +574,9 @@ def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, 
     if manifest.same_as(previous):
         return  # nothing changed: neither the state nor the manifest (20,000 sessions: tens of MB)
     state.keep_only({s.tally for s in manifest.sessions.values()}
+                    | {s.details for s in manifest.sessions.values()}
+                    | {key for p in assembled.projects
+                       for key in union_keys([assembled.outcome(s) for s in p.sessions], p.sessions)}
                     | {s.scan for s in manifest.sessions.values() if in_state(s.scan)}
                     | {s.uuids for s in manifest.sessions.values() if s.uuids})
     collect_blocks(out.writer.out, manifest.sessions)  # highlighted blocks no session of the manifest uses go

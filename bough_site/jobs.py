@@ -45,7 +45,7 @@ from .options import Options
 from .plan.units import Unit, file_size, optimistic_slug, project_identity
 from .prepare import prepare
 from .pricing import warm_prices
-from .summaries import summarize, tally_to_json
+from .summaries import split_summary, summarize, tally_to_json
 from .write import Staged, Stager, discard
 
 if TYPE_CHECKING:
@@ -80,6 +80,7 @@ class SessionResult:
     files: list[Staged] | None  # written beside their place in OUT; None: left to the final pass
     # the links to other sessions' pages its pages hold: session id -> page (None: unknown)
     links: dict[str, str | None] = field(default_factory=dict)
+    details: bytes = b"{}"  # the summary's details, as JSON (summaries.split_summary): not in ``summary``
 
 
 @dataclass
@@ -272,7 +273,8 @@ def _session_result(job: Job, session: Session, options: Options, counts: dict[s
         if not clash and None not in links.values():  # else: a name or a link known only later
             out = _render(session, project, chosen, links, options, key)
     links = links if out is not None else {}
-    return SessionResult(key, summarize(session), project, chosen, tally, out, links)
+    summary, details = split_summary(summarize(session))
+    return SessionResult(key, summary, project, chosen, tally, out, links, details)
 
 
 def _foreseen(job: Job, project: dict[str, str], options: Options) -> dict[str, str]:

@@ -14,16 +14,18 @@ succeeded) holds:
   every file has the same size and mtime, or the same sha256 when only those
   changed (Lektor's rule: cheap checks first, the checksum only when they differ).
 - ``sessions``: one *summary* per session (every field the index, project pages
-  and sidecars use; never the timeline), with its slug, project and the files
-  it owns in OUT. A session whose source vanished keeps its summary and pages
-  (``--prune`` drops them).
+  and sidecars use; never the timeline) but its *details* (summaries.DETAIL_FIELDS:
+  what only its project's files and search read, kept in OUT's state and named
+  here), with its slug, project and the files it owns in OUT. A session whose
+  source vanished keeps its summary and pages (``--prune`` drops them).
 - ``site``: the files of the site itself (assets, index, project pages) and the
   discovery warnings, so a build where nothing changed rewrites nothing.
 
 Beside it, ``OUT/.bough-state/`` (state.py) keeps what each session's entry
-names: its counting identities and, for resumes, its file's summary; the code
-blocks every page highlighted are in one store, ``.bough-state/blocks/``
-(render/blockstore.py). The options digest is made by options.py.
+names: its counting identities, its summary's details and, for resumes, its
+file's summary; the code blocks every page highlighted are in one store,
+``.bough-state/blocks/`` (render/blockstore.py). The options digest is made by
+options.py.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from . import __version__
 from .state import atomic_write, read_regular
 from .state_paths import MANIFEST
 
-SCHEMA = "bough.manifest/1"
+SCHEMA = "bough.manifest/2"
 _MAX_MANIFEST = 1 << 30
 
 # --------------------------------------------------------------------------- the manifest
@@ -81,6 +83,7 @@ class SessionState:
     summary: dict[str, Any]
     outputs: list[str]  # files in OUT this session owns (pages, sidecar, images)
     tally: str  # name of its state file
+    details: str = ""  # name of the state value of its summary's details (summaries.split_summary)
     scan: str = ""  # Claude: name of the state file of its file's summary (resumes.py; "" if none)
     group: str = ""  # Claude: digest of its project directory, whose files are compared
     uuids: str = ""  # Claude: name of the state value of its file's record uuids (plan/lineage.py; "" none)
@@ -173,7 +176,7 @@ class Manifest:
             },
             "sessions": {
                 key: {"unit": s.unit, "slug": s.slug, "project": s.project, "summary": s.summary,
-                      "outputs": s.outputs, "tally": s.tally, "scan": s.scan,
+                      "outputs": s.outputs, "tally": s.tally, "details": s.details, "scan": s.scan,
                       "group": s.group, "uuids": s.uuids, "links": s.links}
                 for key, s in self.sessions.items()
             },
@@ -196,7 +199,7 @@ def _session_state(key: str, s: dict[str, Any]) -> SessionState:
             and isinstance(links, dict) and all(isinstance(p, str) for p in outputs)):
         raise ValueError(f"the entry of {key} is not one bough writes")
     return SessionState(key=key, unit=_text(s["unit"]), slug=_text(s["slug"]), project=project, summary=summary,
-                        outputs=outputs, tally=_text(s["tally"]),
+                        outputs=outputs, tally=_text(s["tally"]), details=_text(s["details"]),
                         scan=_text(s.get("scan") or ""), group=_text(s.get("group") or ""),
                         uuids=_text(s.get("uuids") or ""), links=links)
 

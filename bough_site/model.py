@@ -340,7 +340,8 @@ class Project:
     cwd: str
     sessions: list[Session]
     stats: dict[str, int]
-    tally: Any = None  # the union of its sessions' tallies; not part of the sidecar
+    # The union of its sessions' tallies; not part of the sidecar (a build empties it: site.site_stats).
+    tally: Any = None
 
 
 @dataclass

@@ -24,10 +24,11 @@ from .manifest import Manifest
 from .model import COST_KEY, UNKNOWN_COST_KEY, Project, Session, Site, InputWarning
 from .options import Options
 from .render.months import is_paged
-from .search.offline import FALLBACK_PATH, fallback_script
+from .search.offline import FALLBACK_PATH, HoldDetails, fallback_script
 from .search.shards import EarlyShards, start_shards
 from .site import site_stats
 from .stats import Tally
+from .summaries import details_at_hand
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
 
 
@@ -137,10 +138,14 @@ class SiteParts:
     """What the site's own pages are made of."""
 
     projects: list[Project]
-    tally: Callable[[Session], Tally | None]  # a session's counting identities (read only when something changed)
+    # The union of a project's sessions' counting identities (asked only when something changed)
+    tally: Callable[[list[Session]], Tally]
     warnings: list[InputWarning]
     signature: str  # of the whole (:func:`signatures`)
     project_signatures: dict[str, str]  # of each project
+    # The sessions given their summaries' details meanwhile (summaries.DETAIL_FIELDS):
+    # a build holds them a project at a time. None: the sessions have them.
+    details: HoldDetails | None = None
 
 
 def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options: Options, outputs: Outputs,
@@ -163,7 +168,8 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
         site = site_stats(projects, tally, warnings, previous)
-        made = _site_files(site, projects, project_signatures, previous, same_options, options, outputs)
+        made = _site_files(site, project_signatures, previous, same_options, options, outputs,
+                           parts.details or details_at_hand)
         paths = sorted(made.paths)
         if shard_runs is not None:
             paths += shard_runs.finish(outputs.write)
@@ -181,8 +187,9 @@ class _SiteFiles:
     fell_back: set[str] = field(default_factory=set)  # the projects whose page left that part out
 
 
-def _site_files(site: Site, projects: list[Project], project_signatures: dict[str, str], previous: Manifest,
-                same_options: bool, options: Options, outputs: Outputs) -> _SiteFiles:
+def _site_files(site: Site, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
+                options: Options, outputs: Outputs,
+                details: HoldDetails) -> _SiteFiles:
     """The index, each project's page and sidecar (rendered, or kept when what they
     are made of is the same), the assets and search's fallback: their paths."""
     from .render.pages import Renderer
@@ -198,23 +205,32 @@ def _site_files(site: Site, projects: list[Project], project_signatures: dict[st
         unchanged = previous.project_signatures.get(project.id) == project_signatures[project.id]
         mine = month_pages.get(project.id, [])
         if not (same_options and unchanged and _keep_project(project, mine, previous, outputs, kept)):
-            summary = _summary(project)
-            page = _project_page(renderer, project, site, made, summary)
-            if page is not None:
-                files.append((urls.project_html(project.id), page))
-            files.append((urls.project_json(project.id),
-                          json_bytes(sidecars.project_json(project, options.prices_version()))))
-            files.append((urls.project_sessions_js(project.id), sessions_script(project)))
-            if summary.paging is not None:
-                files.append((urls.project_rows_js(project.id), rows_script(project, summary)))
-                files += _month_files(renderer, project, summary, project_signatures, before, kept, made)
+            with details(project.sessions):
+                made.paths += outputs.write(_project_files(renderer, project, site, project_signatures, before,
+                                                           kept, made, options))
     _add_warnings(site, made.warnings)
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site, options.prices_version()))))
     if options.search:
-        files.append((FALLBACK_PATH, fallback_script(site)))
-    made.paths = kept + outputs.write(files)
+        files.append((FALLBACK_PATH, fallback_script(site, details)))
+    made.paths = kept + made.paths + outputs.write(files)
     return made
+
+
+def _project_files(renderer: Any, project: Project, site: Site, project_signatures: dict[str, str],
+                   before: _Before, kept: list[str], made: _SiteFiles, options: Options) -> list[tuple[str, bytes]]:
+    """A project's page, sidecar and sessions.js (a big one's rows.js and month pages too)."""
+    files = []
+    summary = _summary(project)
+    page = _project_page(renderer, project, site, made, summary)
+    if page is not None:
+        files.append((urls.project_html(project.id), page))
+    files.append((urls.project_json(project.id), json_bytes(sidecars.project_json(project, options.prices_version()))))
+    files.append((urls.project_sessions_js(project.id), sessions_script(project)))
+    if summary.paging is not None:
+        files.append((urls.project_rows_js(project.id), rows_script(project, summary)))
+        files += _month_files(renderer, project, summary, project_signatures, before, kept, made)
+    return files
 
 
 def _summary(project: Project) -> Any:

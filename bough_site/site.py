@@ -42,27 +42,33 @@ def project_of(identity: dict[str, str], sessions: list[Session], tallies: list[
                    stats=tally.stats(), tally=tally)
 
 
-def site_of(projects: list[Project], warnings: list[InputWarning]) -> Site:
+def site_of(projects: list[Project], warnings: list[InputWarning], tally: Tally | None = None) -> Site:
+    """The site of ``projects``; ``tally``: the union of theirs, when made already."""
     projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)
+    if tally is None:
+        tally = Tally()
+        for project in projects:
+            tally.merge(project.tally)
+    return Site(projects=projects, stats=tally.stats(), warnings=warnings)
+
+
+def site_stats(projects: list[Project], union: Callable[[list[Session]], Tally] | None,
+               warnings: list[InputWarning], previous: Manifest) -> Site:
+    """Project and site numbers: unions of the sessions' identities (``union``: of a
+    project's sessions). Without ``union`` (nothing changed) the last build's numbers
+    are the numbers."""
+    out = []
     site_tally = Tally()
     for project in projects:
-        site_tally.merge(project.tally)
-    return Site(projects=projects, stats=site_tally.stats(), warnings=warnings)
-
-
-def site_stats(projects: list[Project], tally: Callable[[Session], Tally | None] | None,
-               warnings: list[InputWarning], previous: Manifest) -> Site:
-    """Project and site numbers: unions of the sessions' identities. Without
-    ``tally`` (nothing changed) the last build's numbers are the numbers."""
-    out = []
-    for project in projects:
-        tallies = [tally(session) if tally else None for session in project.sessions]
-        made = project_of({"id": project.id, "name": project.name, "cwd": project.cwd}, project.sessions, tallies)
-        if tally is None:
-            made.stats = previous.project_stats.get(project.id, made.stats)
-        out.append(made)
-    site = site_of(out, warnings)
-    if tally is None and previous.site_stats:
+        tally = union(project.sessions) if union else Tally()
+        stats = tally.stats() if union else previous.project_stats.get(project.id, tally.stats())
+        # Counted into the site's and let go: the projects' identities held at once were
+        # the largest part of a build's memory at 18,000 sessions (docs/performance.md).
+        site_tally.merge(tally)
+        out.append(Project(id=project.id, name=project.name, cwd=project.cwd, sessions=project.sessions,
+                           stats=stats, tally=Tally()))
+    site = site_of(out, warnings, site_tally)
+    if union is None and previous.site_stats:
         site.stats = dict(previous.site_stats)
     return site
 

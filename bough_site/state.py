@@ -97,11 +97,13 @@ class StateStore:
             out.update((name, bytes(data)) for name, data in rows)
         return out
 
-    def add(self, values: dict[str, bytes]) -> None:
-        """Keep ``values`` (name -> bytes; a name already kept holds the same bytes)."""
-        if values:
-            self._write(lambda conn: conn.executemany(
-                "INSERT OR IGNORE INTO state (name, data) VALUES (?, ?)", sorted(values.items())))
+    def add(self, values: dict[str, bytes]) -> bool:
+        """Keep ``values`` (name -> bytes; a name already kept holds the same bytes);
+        False when the store could not keep them."""
+        if not values:
+            return True
+        return self._write(lambda conn: conn.executemany(
+            "INSERT OR IGNORE INTO state (name, data) VALUES (?, ?)", sorted(values.items())))
 
     def keep_only(self, names: Iterable[str]) -> None:
         """Drop every value not named in ``names``."""
@@ -115,19 +117,20 @@ class StateStore:
         self._write(drop)
         _remove_old_state_files(self.path.parent)
 
-    def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
-        """``change`` in one transaction. A store that cannot be written is made
-        anew, once; if that fails too, the values are not kept (the next build
-        reads their sessions again). A full disk fails the build instead, said as
-        any full disk under OUT is (write.output_error): removing the store would
+    def _write(self, change: Callable[[sqlite3.Connection], object]) -> bool:
+        """``change`` in one transaction (True once made). A store that cannot be
+        written is made anew, once; if that fails too, the values are not kept (the
+        next build reads their sessions again). A full disk fails the build instead,
+        said as any full disk under OUT is (write.output_error): removing the store would
         lose what the sessions whose transcripts are gone still need."""
         for _attempt in (1, 2):
             try:
                 conn = self._connection(create=True)
-                if conn is not None:
-                    with conn:
-                        change(conn)
-                return
+                if conn is None:
+                    return False
+                with conn:
+                    change(conn)
+                return True
             except sqlite3.DatabaseError as err:
                 self.close()
                 if _disk_full(err):
@@ -135,6 +138,7 @@ class StateStore:
                     raise output_error(full, self.path.parent.parent, f"cannot write {self.path}",
                                        f"{STATE_DIR}/{STATE_DB}") from err
                 remove_sqlite_file(self.path)
+        return False
 
     def close(self) -> None:
         self._db.close()
@@ -164,6 +168,40 @@ class StateStore:
 
 # --------------------------------------------------------------------------- sqlite3 files of OUT's state
 # (this store's, and render/blockstore.py's)
+
+
+class StateWrites:
+    """Values for OUT's state as a build makes them (each session's identities and
+    summary details), written a batch at a time: the build holds none of them for
+    long (at 18,000 sessions they were a quarter of its memory). Read back through
+    :meth:`get_many`. Values the store could not keep stay in memory: this build's
+    numbers never depend on the store (the next build reads their sessions again)."""
+
+    BATCH = 4 << 20  # bytes held before they are written
+
+    def __init__(self, store: StateStore) -> None:
+        self.store = store
+        self._batch: dict[str, bytes] = {}
+        self._size = 0
+        self._unkept: dict[str, bytes] = {}
+
+    def add(self, name: str, data: bytes) -> None:
+        self._batch[name] = data
+        self._size += len(data)
+        if self._size >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._batch and not self.store.add(self._batch):
+            self._unkept.update(self._batch)
+        self._batch, self._size = {}, 0
+
+    def get_many(self, names: Iterable[str]) -> dict[str, bytes]:
+        self.flush()
+        wanted = list(names)
+        found = {name: self._unkept[name] for name in wanted if name in self._unkept}
+        found.update(self.store.get_many(name for name in wanted if name not in found))
+        return found
 
 
 class ProcessConnection:

@@ -9,6 +9,7 @@ set of identities a session counts; project and site numbers are their unions.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import types
@@ -67,11 +68,50 @@ def _field_decoders() -> tuple[tuple[str, Callable[[Any], Any]], ...]:
     return tuple((name, _decoder(hint)) for name, hint in _session_fields().items())
 
 
+# The summary fields only a project's own files read (its page, month pages, sidecar)
+# and search's fallback index: the bulk of a summary (three quarters of it on a history
+# of short sessions). A build keeps them apart, as one value of OUT's state per session
+# (its *details*), and holds them only while the page that reads them is made: at
+# 18,000 sessions, the summaries held whole were most of a build's memory
+# (docs/performance.md). Every other field stays in the manifest's entry.
+DETAIL_FIELDS: tuple[str, ...] = ("commits", "file_changes", "agents", "reply_usage", "search_items")
+
+
 def summarize(session: Session) -> dict[str, Any]:
     """The part of a session the site outside its own page needs, as JSON data."""
     out: dict[str, Any] = {name: _encode(getattr(session, name)) for name in _session_fields()}
     out["warnings"] = [[w.file, w.line, w.reason] for w in session.warnings]
     return out
+
+
+def split_summary(summary: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """A summary as a build keeps it: every field but the details, and the details as JSON."""
+    light = {name: value for name, value in summary.items() if name not in DETAIL_FIELDS}
+    details = {name: summary[name] for name in DETAIL_FIELDS if name in summary}
+    return light, orjson.dumps(details, option=orjson.OPT_SORT_KEYS)
+
+
+def add_details(session: Session, details: bytes | None) -> None:
+    """Give a session made from a summary without its details (:func:`split_summary`) its details."""
+    try:
+        values = orjson.loads(details) if details else {}
+    except orjson.JSONDecodeError:
+        values = {}
+    decoders = dict(_field_decoders())
+    for name in DETAIL_FIELDS:
+        value = values.get(name) if isinstance(values, dict) else None
+        setattr(session, name, decoders[name](value) if value is not None else [])
+
+
+def details_at_hand(_sessions: list[Session]) -> contextlib.AbstractContextManager[None]:
+    """For sessions that have their details (made from whole summaries): nothing to hold."""
+    return contextlib.nullcontext()
+
+
+def drop_details(session: Session) -> None:
+    """Let go of a session's details once the pages that read them are made."""
+    for name in DETAIL_FIELDS:
+        setattr(session, name, [])
 
 
 def session_from_summary(summary: dict[str, Any], slug: str) -> Session:
@@ -175,6 +215,24 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     if any(tally.unknown.values()):
         out["unknown"] = {key: sorted({hide(item) for item in items}) for key, items in sorted(tally.unknown.items())
                           if items}
+    return out
+
+
+def union_to_json(tally: Tally) -> dict[str, Any]:
+    """A union of tallies read back (their identities digests already), as
+    :func:`tally_from_json` reads it. Kept only as a cache under a name of its own
+    (state_reads.Unions), so in no set order: sorting a project's million
+    identities cost more than the rest of its keeping."""
+    out: dict[str, Any] = {key: list(getattr(tally, key)) for key in _TALLY_SETS}
+    out["replies"] = [[key, *(getattr(u, name) for name in _USAGE), *((1,) if u.unknown else ())]
+                      for key, u in tally.replies.items()]
+    out["lines"], out["skipped_lines"], out["has_reasoning"] = tally.lines, tally.skipped_lines, tally.has_reasoning
+    if tally.totals:
+        out["totals"] = [[key, *(getattr(u, name) for name in _USAGE)] for key, u in tally.totals.items()]
+    if tally.costs is not None:
+        out["costs"] = [[key, *pair] for key, pair in tally.costs.items()]
+    if any(tally.unknown.values()):
+        out["unknown"] = {key: list(items) for key, items in tally.unknown.items() if items}
     return out
 
 

@@ -38,7 +38,7 @@ def written_by_bough() -> dict[str, Any]:
         "sessions": {
             SESSION_KEY: {"unit": UNIT, "slug": "s-1", "project": {"id": "app", "name": "app", "cwd": "/home/ada/app"},
                           "summary": SUMMARY, "outputs": ["projects/app/s-1.html", "projects/app/s-1.json"],
-                          "tally": "tally-name", "scan": "scan-name", "group": "group-digest", "uuids": "uuids-name",
+                          "tally": "tally-name", "details": "details-name", "scan": "scan-name", "group": "group-digest", "uuids": "uuids-name",
                           "links": {"parent": "projects/app/s-0.html", "gone": None}},
         },
         "site": {"outputs": ["index.html", "projects/app/index.html"], "signature": "site-signature",
@@ -73,7 +73,8 @@ def test_every_field_is_read_back_as_it_was_written(tmp_path: Path) -> None:
     assert unit.warnings == [["-home-ada-app/s-1.jsonl", 7, "not JSON"]]
     assert (unit.since, unit.inherit, unit.names) == ("since-digest", "inherit-digest", ["s-1"])
     session = manifest.sessions[SESSION_KEY]
-    assert (session.key, session.unit, session.slug, session.tally) == (SESSION_KEY, UNIT, "s-1", "tally-name")
+    assert (session.key, session.unit, session.slug, session.tally, session.details) == (
+        SESSION_KEY, UNIT, "s-1", "tally-name", "details-name")
     assert session.project == {"id": "app", "name": "app", "cwd": "/home/ada/app"} and session.summary == SUMMARY
     assert session.outputs == ["projects/app/s-1.html", "projects/app/s-1.json"]
     assert (session.scan, session.group, session.uuids) == ("scan-name", "group-digest", "uuids-name")

@@ -19,6 +19,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
@@ -37,6 +38,7 @@ from bough_site.search.offline import (
     FALLBACK_PATH,
     ITEM_CHARS,
     SESSION_CHARS,
+    fallback_index,
     fallback_script,
     session_entries,
 )
@@ -229,6 +231,48 @@ def test_the_fallback_script_cannot_break_out(tmp_path: Path) -> None:
     script = fallback_script(Site([Project("x", "x", "/x", [session], {})], {})).decode()
     assert "<" not in script.split("*/", 1)[1] and "\u2028" not in script
     assert json.loads(script.split(" = ", 1)[1].rstrip(";\n"))["sessions"][0]["t"] == text
+
+
+def test_the_fallback_script_is_the_whole_index_made_a_project_at_a_time() -> None:
+    """search-index.js is made a session at a time, each project's sessions given their
+    search items only meanwhile (a build holds them no longer): the bytes are those of
+    the whole index encoded at once, sorted keys, sessions newest first."""
+    import contextlib
+
+    from bough_site.build import load_site
+    from bough_site.config import BuildConfig
+    from bough_site.summaries import DETAIL_FIELDS
+
+    site = load_site(BuildConfig(sources=[ex.bundled_root()], out=Path("unused")))
+    assert len(site.projects) >= 2  # the bundled Claude Code projects
+    kept = {id(s): s.search_items for p in site.projects for s in p.sessions}
+    held: list[str] = []
+
+    @contextlib.contextmanager
+    def details(sessions: list[Session]):
+        project = next(p for p in site.projects if p.sessions is sessions)
+        held.append(project.id)
+        for session in sessions:
+            session.search_items = kept[id(session)]
+        yield
+        for session in sessions:
+            for name in DETAIL_FIELDS:
+                setattr(session, name, [])
+
+    whole = fallback_script(site)
+    assert held == [] and b'"i":[["p1",' in whole
+    at_once = orjson.dumps(fallback_index(site), option=orjson.OPT_SORT_KEYS)
+    for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
+                         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
+        at_once = at_once.replace(raw, escaped)
+    for project in site.projects:
+        for session in project.sessions:
+            session.search_items = []
+    streamed = fallback_script(site, details)
+    assert held == [p.id for p in site.projects]  # each project's once, in turn
+    assert all(s.search_items == [] for p in site.projects for s in p.sessions)
+    assert streamed == whole
+    assert whole.split(b" = ", 1)[1] == at_once + b";\n"
 
 
 def test_session_entries_are_capped_prompts_first() -> None:

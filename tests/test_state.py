@@ -4,16 +4,20 @@ how a build uses it (a session's identities and a Claude file's resume summary).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
 import pytest
 
 from bough_site.assemble import Outcome, Status
-from bough_site.build import _Tallies
+from bough_site.model import Session
+from bough_site.stats import Tally
+from bough_site.summaries import tally_from_bytes
+from bough_site.state_reads import Unions, union_key
 from bough_site.render.blockstore import BlockStore, store_path
-from bough_site.state import StateStore, state_name
-from bough_site.state_paths import STATE_DB, STATE_DIR
+from bough_site.state import StateStore, StateWrites, state_name
+from bough_site.state_paths import MANIFEST, STATE_DB, STATE_DIR
 
 from .helpers import append_turn, main_file, make_history, run, tree
 
@@ -50,24 +54,85 @@ def test_many_values_are_read_in_one_call_past_the_names_one_query_binds(tmp_pat
         assert state.get_many(iter(wanted)) == {name: values[name] for name in wanted[:-1]}
 
 
-def test_the_build_reads_every_kept_tally_at_once_and_warns_of_a_missing_one(tmp_path: Path) -> None:
-    tally = {"records": ["r1", "r2"], "replies": [["m1", 1, 2, 3, 4, 0]], "lines": 5}
-    data = orjson.dumps(tally)
-    kept, lost = state_name(data, ".json"), state_name(b"lost", ".json")
-    entries = [Outcome(key, key, {"id": key}, {}, Status.REUSED, tally_file=name)
-               for key, name in (("a", kept), ("b", lost))]
-    entries.append(Outcome("c", "c", {"id": "c"}, {}, Status.REBUILT, tally_json=data, tally_file=kept))
+def test_a_projects_union_of_identities_is_kept_and_read_back_whole(tmp_path: Path) -> None:
+    """The build counts a project from the union of its sessions' identities, which it
+    keeps in the state: a project none of whose sessions changed is one value read."""
+    one = orjson.dumps({"records": ["r1", "r2"], "replies": [["m1", 1, 2, 3, 4, 0]], "lines": 5,
+                        "costs": [["m1", 7, None]]})
+    two = orjson.dumps({"records": ["r2", "r3"], "replies": [["m1", 1, 2, 3, 4, 0], ["m2", 0, 1, 0, 0, 0]],
+                        "lines": 3, "unknown": {"input_tokens": ["s2"]}})
+    names = [state_name(one, ".json"), state_name(two, ".json")]
+    sessions = [Session(key, "claude-code", "/p", None, None, None, [], [], None, [], [], {}) for key in "ab"]
+    outcomes = {id(s): Outcome(s.id, s.id, {"id": s.id}, {"id": "p"}, Status.REUSED, tally_file=name)
+                for s, name in zip(sessions, names)}
     said: list[str] = []
     with StateStore(tmp_path) as state:
-        state.add({kept: data})
-        tallies = _Tallies({e.key: e for e in entries}, state, said.append)
-        first = tallies.of(entries[0])
-        state.keep_only([])  # read once: what the first call read serves the others
-        assert first is not None and tallies.of(entries[0]) == first
-        assert (first.records, first.lines, first.replies["m1"].output_tokens) == ({"r1", "r2"}, 5, 2)
-        assert tallies.of(entries[2]) == first  # a session read now: its own identities, not the store's
+        state.add(dict(zip(names, (one, two))))
+        writes = StateWrites(state)
+        union = Unions(lambda s: outcomes[id(s)], writes, said.append).union(sessions)
+        assert union.records == {"r1", "r2", "r3"} and union.lines == 8 and set(union.replies) == {"m1", "m2"}
+        assert union.costs == {"m1": (7, None)} and union.unknown == {"input_tokens": {"s2"}}
+        writes.flush()
+        kept = union_key([outcomes[id(s)] for s in sessions])
+        assert state.names() == {*names, kept}
+        state.keep_only([kept])  # the sessions' own values gone: the union alone serves
+        assert Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions) == union
         assert said == []
-        assert tallies.of(entries[1]) is None
+
+
+def test_a_union_made_by_months_is_the_union_made_session_by_session(tmp_path: Path) -> None:
+    """A project's union is merged from its months' (each kept): the same numbers as
+    merging every session in order, ties included (the first of the largest copies of
+    a reply, the first cost of it); a grown session makes its own month's union again."""
+    def tally(records: list[str], replies: list[list], costs: list[list]) -> bytes:
+        return orjson.dumps({"records": records, "replies": replies, "costs": costs, "lines": len(records)})
+
+    values = [  # newest first, as a project's sessions are
+        ("2026-03-02", tally(["r1", "r2"], [["m1", 1, 2, 0, 0, 0]], [["m1", 10, None]])),
+        ("2026-03-01", tally(["r2", "r3"], [["m1", 2, 1, 0, 0, 0], ["m2", 0, 5, 0, 0, 0]], [["m1", 11, None]])),
+        ("2026-02-20", tally(["r3", "r4"], [["m2", 0, 5, 0, 0, 0], ["m3", 0, 9, 0, 0, 0]], [["m2", 12, 3]])),
+        (None, tally(["r9"], [["m1", 0, 3, 0, 0, 0]], [])),
+    ]
+    sessions = [Session(f"s{n}", "claude-code", "/p", None, started, None, [], [], None, [], [], {})
+                for n, (started, _) in enumerate(values)]
+    outcomes = {id(s): Outcome(s.id, s.id, {"id": s.id}, {"id": "p"}, Status.REUSED,
+                               tally_file=state_name(data, ".json")) for s, (_, data) in zip(sessions, values)}
+    straight = Tally()
+    for _, data in values:
+        straight.merge(tally_from_bytes(data))
+    with StateStore(tmp_path) as state:
+        state.add({state_name(data, ".json"): data for _, data in values})
+        writes = StateWrites(state)
+        union = Unions(lambda s: outcomes[id(s)], writes, [].append).union(sessions)
+        writes.flush()
+        assert union == straight and union.stats() == straight.stats()
+        assert straight.replies["m1"].output_tokens == 2 and straight.costs["m1"] == (10, None)
+        by_month = [[outcomes[id(s)] for s in sessions[:2]], [outcomes[id(sessions[2])]], [outcomes[id(sessions[3])]]]
+        assert state.names() - {o.tally_file for o in outcomes.values()} == {union_key(m) for m in by_month}
+        # One session grown: its month's union is made again, the others' are read.
+        grown = tally(["r3", "r4", "r5"], [["m2", 0, 5, 0, 0, 0], ["m3", 0, 9, 0, 0, 0]], [["m2", 12, 3]])
+        state.add({state_name(grown, ".json"): grown})
+        outcomes[id(sessions[2])] = replace(outcomes[id(sessions[2])], tally_file=state_name(grown, ".json"))
+        # Every session's own values gone but the grown one's: the other months' unions serve.
+        state.keep_only({state_name(grown, ".json"), union_key(by_month[0]), union_key(by_month[2])})
+        said: list[str] = []
+        union = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions)
+        assert union.records == {"r1", "r2", "r3", "r4", "r5", "r9"} and union.lines == 8 and said == []
+
+
+def test_a_union_missing_a_sessions_identities_warns_and_is_not_kept(tmp_path: Path) -> None:
+    data = orjson.dumps({"records": ["r1"], "lines": 1})
+    sessions = [Session(key, "claude-code", "/p", None, None, None, [], [], None, [], [], {}) for key in "ab"]
+    names = {"a": state_name(data, ".json"), "b": state_name(b"lost", ".json")}
+    outcomes = {id(s): Outcome(s.id, s.id, {"id": s.id}, {"id": "p"}, Status.REUSED, tally_file=names[s.id])
+                for s in sessions}
+    said: list[str] = []
+    with StateStore(tmp_path) as state:
+        state.add({names["a"]: data})
+        writes = StateWrites(state)
+        union = Unions(lambda s: outcomes[id(s)], writes, said.append).union(sessions)
+        writes.flush()
+        assert union.records == {"r1"} and state.names() == {names["a"]}
     assert said == ["warning: the numbers of session b are missing from the last build's state; "
                     "its project's totals leave it out"]
 
@@ -99,6 +164,33 @@ def test_a_symlink_in_place_of_the_store_is_never_followed(tmp_path: Path) -> No
     assert elsewhere.read_bytes() == before and path.is_symlink()
 
 
+def test_values_a_build_makes_are_written_a_batch_at_a_time_and_read_back(tmp_path: Path) -> None:
+    values = {state_name(str(n).encode(), ".json"): str(n).encode() * 100 for n in range(50)}
+    with StateStore(tmp_path) as state:
+        writes = StateWrites(state)
+        writes.BATCH = 1_000  # a batch is written once it holds this many bytes
+        for name, data in values.items():
+            writes.add(name, data)
+        values["tail.json"] = b"t"
+        writes.add("tail.json", b"t")
+        on_disk = state.names()
+        assert len(on_disk) >= 40 and "tail.json" not in on_disk  # written as they came, the last batch held
+        assert writes.get_many(list(values) + ["never-made"]) == values  # written first, then read
+        assert state.names() == set(values)
+
+
+def test_values_the_store_cannot_keep_stay_with_the_build(tmp_path: Path) -> None:
+    path = store_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.symlink_to(tmp_path / "elsewhere.sqlite")  # a store bough never opens (docs/safety.md S8)
+    with StateStore(tmp_path) as state:
+        writes = StateWrites(state)
+        writes.add("x.json", TALLY)
+        writes.flush()
+        assert state.names() == set() and writes.get_many(["x.json", "y.json"]) == {"x.json": TALLY}
+    assert not (tmp_path / "elsewhere.sqlite").exists()
+
+
 def test_the_state_files_of_an_older_bough_are_removed_and_nothing_else(tmp_path: Path) -> None:
     folder = tmp_path / STATE_DIR
     (folder / "blocks").mkdir(parents=True)
@@ -122,7 +214,12 @@ def test_a_build_writes_one_state_file_whatever_the_number_of_sessions(tmp_path:
     # Every session's identities, and per Claude file compared for resumes its summary
     # and what the probe found (the history has one folder of Claude files).
     assert sum(n.endswith(".json") for n in names) == built.sessions
-    assert all(n.endswith((".json", ".records", ".uuids")) for n in names)
+    assert all(n.endswith((".json", ".details", ".union", ".records", ".uuids")) for n in names)
+    # and each session's summary details (sessions whose details are the same share one),
+    # and per project (and per month of it) the union of its sessions' identities
+    details = {entry["details"] for entry in orjson.loads((out / MANIFEST).read_bytes())["sessions"].values()}
+    assert len(details) > 1 and details == {n for n in names if n.endswith(".details")}
+    assert sum(n.endswith(".union") for n in names) >= built.projects  # its own, and its months'
     assert sum(n.endswith(".uuids") for n in names) == len(list(history.glob("*/*-*-*.jsonl")))
 
 
@@ -136,10 +233,29 @@ def test_state_lost_since_the_last_build_is_made_again(tmp_path: Path) -> None:
     second = run(history, out)
     assert second.rebuilt == first.rebuilt  # without their numbers, the sessions are read again
     with StateStore(out) as state:
-        assert state.names() == kept  # though the manifest is the same, the values are kept again
+        # Though the manifest is the same, the sessions' values are kept again (the
+        # projects' unions of identities are made again when their numbers are next made).
+        assert state.names() == {name for name in kept if not name.endswith(".union")}
     third = run(history, out)
     assert (third.rebuilt, third.reused) == (0, first.rebuilt)
     assert third.site.stats == first.site.stats
+
+
+def test_the_unions_stay_when_a_build_keeps_the_site_pages(tmp_path: Path) -> None:
+    """New times, the same bytes: the manifest changes, the site's pages are kept as they
+    are (no number is counted again), and the projects' unions stay for the next change."""
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    first = run(history, out)
+    with StateStore(out) as state:
+        kept = state.names()
+    assert sum(name.endswith(".union") for name in kept) >= first.projects
+    for path in history.rglob("*.jsonl"):
+        os.utime(path, (1_900_000_000, 1_900_000_000))
+    again = run(history, out)
+    assert again.rebuilt == 0 and again.site.stats == first.site.stats
+    with StateStore(out) as state:
+        assert state.names() == kept
 
 
 def test_an_append_keeps_the_new_identities_and_drops_the_old(tmp_path: Path) -> None:

@@ -13,18 +13,21 @@ Pagefind could not load.
 
 What it keeps of a session (:func:`session_entries`) is taken in the worker, from
 the redacted timeline, when the session is summarized: a session kept from an
-earlier build has only its summary (``Session.search_items``), not its timeline.
+earlier build has only its summary (``Session.search_items``, one of the details a
+build keeps in OUT's state and holds a project at a time), not its timeline.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import orjson
 
 from .. import urls
 from ..model import SOURCE_LABELS, Prompt, Reply, Session, Site, Text, ToolCall
+from ..summaries import details_at_hand
 
 FALLBACK_PATH = "search-index.js"
 # What the fallback index keeps of a session: each prompt or reply text cut at
@@ -114,29 +117,49 @@ def _squeeze(text: str) -> str:
 def fallback_index(site: Site) -> dict[str, Any]:
     """The data of ``search-index.js``: sessions newest first, projects, sources and
     models named once and referred to by position."""
-    projects: list[str] = []
-    sources: list[str] = []
-    models: list[str] = []
+    tables = _Tables()
+    sessions = [entry for _key, entry in _entries(site, tables, details_at_hand)]
+    sessions.sort(key=lambda s: (s["d"], s["u"]), reverse=True)
+    return {"v": 1, "projects": tables.projects, "sources": tables.sources, "models": tables.models,
+            "sessions": sessions}
 
+
+class _Tables:
+    """The projects, sources and models the index names once, by first appearance."""
+
+    def __init__(self) -> None:
+        self.projects: list[str] = []
+        self.sources: list[str] = []
+        self.models: list[str] = []
+
+    @staticmethod
     def position(values: list[str], value: str) -> int:
         if value not in values:
             values.append(value)
         return values.index(value)
 
-    sessions = []
+
+
+# Gives sessions their summaries' details meanwhile (state_reads.Details.held).
+HoldDetails = Callable[[list[Session]], AbstractContextManager[None]]
+
+
+def _entries(site: Site, tables: _Tables, details: HoldDetails) -> Iterator[tuple[tuple[str, str], dict]]:
+    """Each session's entry with its sort key, a project at a time, its sessions given
+    their search items meanwhile (``details``: a build holds them one project at a time)."""
     for project in site.projects:
-        for session in project.sessions:
-            sessions.append({
-                "u": urls.session_html(project.id, session.slug),
-                "t": session.title or "Untitled session",
-                "p": position(projects, project.name),
-                "s": position(sources, SOURCE_LABELS.get(session.source, session.source)),
-                "m": [position(models, model) for model in session.models or ()],
-                "d": (session.started or "")[:10],
-                "i": _items(project.id, session),
-            })
-    sessions.sort(key=lambda s: (s["d"], s["u"]), reverse=True)
-    return {"v": 1, "projects": projects, "sources": sources, "models": models, "sessions": sessions}
+        with details(project.sessions):
+            for session in project.sessions:
+                entry = {
+                    "u": urls.session_html(project.id, session.slug),
+                    "t": session.title or "Untitled session",
+                    "p": tables.position(tables.projects, project.name),
+                    "s": tables.position(tables.sources, SOURCE_LABELS.get(session.source, session.source)),
+                    "m": [tables.position(tables.models, model) for model in session.models or ()],
+                    "d": (session.started or "")[:10],
+                    "i": _items(project.id, session),
+                }
+                yield (entry["d"], entry["u"]), entry
 
 
 def _items(project_id: str, session: Session) -> list[list[str]]:
@@ -150,9 +173,21 @@ def _items(project_id: str, session: Session) -> list[list[str]]:
             if item and item[0] in parts else item for item in items]
 
 
-def fallback_script(site: Site) -> bytes:
-    """``search-index.js``: one statement assigning the index to a global."""
-    data = orjson.dumps(fallback_index(site), option=orjson.OPT_SORT_KEYS)
+def fallback_script(site: Site, details: HoldDetails | None = None) -> bytes:
+    """``search-index.js``: one statement assigning the index to a global. The bytes of
+    ``orjson.dumps(fallback_index(site), option=OPT_SORT_KEYS)``, made a session at a
+    time: each entry encoded as it is made, so the sessions' items are never all held."""
+    tables = _Tables()
+    encoded = [(key, orjson.dumps(entry, option=orjson.OPT_SORT_KEYS))
+               for key, entry in _entries(site, tables, details or details_at_hand)]
+    encoded.sort(key=lambda pair: pair[0], reverse=True)
+
+    def dumps(value: Any) -> bytes:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+    data = b"".join([b'{"models":', dumps(tables.models), b',"projects":', dumps(tables.projects),
+                     b',"sessions":[', b",".join(entry for _key, entry in encoded), b'],"sources":',
+                     dumps(tables.sources), b',"v":1}'])
     # Safe in any context a script's text may be read in; \u2028 and \u2029 end lines in old engines.
     # (Replaced in the UTF-8 bytes: neither character's encoding occurs inside another's.)
     for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),

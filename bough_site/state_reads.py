@@ -1,0 +1,132 @@
+"""What publishing reads back from OUT's state (state.py), a project at a time, so
+that a build never holds every session's at once (docs/performance.md, "What the
+build holds"):
+
+- :class:`Unions`: the union of a project's sessions' counting identities, for its
+  numbers and the site's, itself kept in the state;
+- :class:`Details`: the details of its sessions' summaries (summaries.split_summary),
+  while its files and search's fallback index are made.
+
+Decoded with the cyclic collector off: hundreds of thousands of objects and no
+cycle (with it on, it walks the whole heap again and again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+from collections.abc import Callable, Iterator
+
+import orjson
+
+from .assemble import Outcome
+from .model import Session
+from .state import StateWrites, state_name
+from .stats import Tally
+from .summaries import add_details, drop_details, tally_from_bytes, union_to_json
+
+
+@contextlib.contextmanager
+def _no_collector() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def union_key(outcomes: list[Outcome]) -> str:
+    """The name a union of these sessions' identities is kept under: a digest of the
+    names of their identities' values, in order (a union depends on nothing else)."""
+    return state_name("\n".join(outcome.tally_file for outcome in outcomes).encode(), ".union")
+
+
+def months(outcomes: list[Outcome], sessions: list[Session]) -> list[list[Outcome]]:
+    """A project's sessions (newest first) cut where their month changes: the parts
+    whose unions are kept, so a session added or grown costs its month's union, not
+    its project's (a project's sessions are in order of their start, so a month's
+    are together)."""
+    return [[outcome for _, outcome in run]
+            for _, run in itertools.groupby(zip(sessions, outcomes), key=lambda pair: (pair[0].started or "")[:7])]
+
+
+def union_keys(outcomes: list[Outcome], sessions: list[Session]) -> set[str]:
+    """Every union :class:`Unions` keeps for a project: its months'."""
+    return {union_key(month) for month in months(outcomes, sessions)}
+
+
+class Unions:
+    """The union of a project's sessions' identities, merged from its months'
+    unions, each kept in the state: a month none of whose sessions changed is one
+    value read, and an append makes its own month's again (at 18,000 sessions,
+    decoding and merging every session's identities was most of an append's
+    publishing, and holding them all at once most of a build's memory; a project's
+    own union, kept too, cost more to write again than its months to read). Merging
+    is the same in any grouping (stats.Tally.merge: unions, and the first of the
+    largest copies), so the numbers are those of merging every session in order."""
+
+    def __init__(self, outcome: Callable[[Session], Outcome], state: StateWrites,
+                 report: Callable[[str], None]) -> None:
+        self._outcome = outcome
+        self._state = state
+        self._report = report
+
+    def union(self, sessions: list[Session]) -> Tally:
+        outcomes = [self._outcome(session) for session in sessions]
+        union = Tally()
+        with _no_collector():
+            for month in months(outcomes, sessions):
+                union.merge(self._month(month))
+        return union
+
+    def _month(self, outcomes: list[Outcome]) -> Tally:
+        key = union_key(outcomes)
+        union = self._stored(key)
+        if union is not None:
+            return union
+        union, whole = Tally(), True
+        found = self._state.get_many(outcome.tally_file for outcome in outcomes)
+        for outcome in outcomes:
+            tally = tally_from_bytes(found[outcome.tally_file]) if outcome.tally_file in found else None
+            if tally is None:
+                whole = False
+                self._report(f"warning: the numbers of session {outcome.summary.get('id')} are missing "
+                             "from the last build's state; its project's totals leave it out")
+                continue
+            union.merge(tally)
+        if whole:
+            self._keep(key, union)
+        return union
+
+    def _stored(self, key: str) -> Tally | None:
+        data = self._state.get_many([key]).get(key)
+        return tally_from_bytes(data) if data is not None else None
+
+    def _keep(self, key: str, union: Tally) -> None:
+        """A union that leaves a session out is never kept: the next build makes it again."""
+        self._state.add(key, orjson.dumps(union_to_json(union)))
+
+
+class Details:
+    """The details of the sessions' summaries, read from OUT's state a project at a
+    time and held only while the files that read them are made."""
+
+    def __init__(self, outcome: Callable[[Session], Outcome], state: StateWrites) -> None:
+        self._outcome = outcome
+        self._state = state
+
+    @contextlib.contextmanager
+    def held(self, sessions: list[Session]) -> Iterator[None]:
+        outcomes = [self._outcome(session) for session in sessions]
+        with _no_collector():
+            stored = self._state.get_many(o.details for o in outcomes)
+            for session, outcome in zip(sessions, outcomes):
+                add_details(session, stored.get(outcome.details))
+        try:
+            yield
+        finally:
+            for session in sessions:
+                drop_details(session)
