@@ -26,9 +26,8 @@ included, for tests and tools that want the numbers without a site.
 from __future__ import annotations
 
 import contextlib
-import gc
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from . import quick, urls
 from .agent_cleanup import cleanup_notes
 from .archive_sync import Archived, sync_archive
 from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
+from .collector import collecting
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
@@ -187,7 +187,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     look = quick.unchanged(config, build_options(config, False, redaction_key).digest())
     if look.said is not None:
         return _said_again(config, look.said)
-    with _collecting(False):
+    with collecting(False):
         warnings, warn = _collector(config)
         hint = Manifest.load(config.out)  # before OUT is locked: a hint only (see _previous)
         found, archived = _sources(config, warn, hint.known_files())
@@ -221,21 +221,6 @@ def _said_again(config: BuildConfig, said: quick.Said) -> BuildResult:
     return BuildResult(config.out, said.projects, said.sessions, said.stats, warnings=said.warnings,
                        archived_only=said.archived_only, notes=notes, reused=said.sessions_live,
                        gone=said.gone, kept=said.files)
-
-
-@contextlib.contextmanager
-def _collecting(on: bool) -> Iterator[None]:
-    """Python's cyclic garbage collector on or off meanwhile, then as it was. Off
-    for the build's own bookkeeping: the manifest, the archive's index, units,
-    plans and summaries are hundreds of thousands of objects without a cycle,
-    which it would otherwise walk again and again. On while reading and rendering,
-    which do make cycles (the workers too)."""
-    was = gc.isenabled()
-    (gc.enable if on else gc.disable)()
-    try:
-        yield
-    finally:
-        (gc.enable if was else gc.disable)()
 
 
 @dataclass(frozen=True)
@@ -335,7 +320,7 @@ def _first_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, previous: Mani
         if indexing is not None:
             indexing.done(result, made)
 
-    with _collecting(True):
+    with collecting(True):
         run_jobs(jobs, options, workers_for(config.jobs), take_first)
     return _FirstPass(made, unit_states, options, progress.rebuilt, progress.reused)
 
@@ -352,7 +337,7 @@ def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass
     warnings = _site_warnings(inputs.reported, inputs.units, first.unit_states)
     signature, project_signatures = signatures(
         assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings)
-    with _collecting(True):
+    with collecting(True):
         unions = Unions(assembled.outcome, out.values, config.report)
         details = Details(assembled.outcome, out.values)
         parts = SiteParts(assembled.projects, unions.union, warnings, signature, project_signatures, details.held)
@@ -511,7 +496,7 @@ def _final_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstP
                 final[one.key] = outcome.written(one, out.outputs.commit(one.files)).with_parts(one.summary)
 
     if jobs:
-        with _collecting(True):
+        with collecting(True):
             run_jobs(jobs, first.options, workers_for(config.jobs), take_final)
     return with_final(assembled, final)
 

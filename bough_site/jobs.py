@@ -101,7 +101,7 @@ _STAGERS: dict[str, Stager] = {}
 def _init_worker(options: Options, parent: int) -> None:
     global _OPTIONS
     _OPTIONS = options
-    gc.enable()  # forked from a build that paused it for its bookkeeping (build._collecting)
+    gc.enable()  # forked from a build that paused it for its bookkeeping (collector.collecting)
     _die_with(parent)
 
 

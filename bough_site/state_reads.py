@@ -7,35 +7,23 @@ build holds"):
 - :class:`Details`: the details of its sessions' summaries (summaries.split_summary),
   while its files and search's fallback index are made.
 
-Decoded with the cyclic collector off: hundreds of thousands of objects and no
-cycle (with it on, it walks the whole heap again and again).
+Decoded with the cyclic collector off (collector.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
 from collections.abc import Callable, Iterator
 
 import orjson
 
 from .assemble import Outcome
+from .collector import collecting
 from .model import Session
 from .state import StateWrites, state_name
 from .stats import Tally
 from .summaries import add_details, drop_details, tally_from_bytes, union_to_json
-
-
-@contextlib.contextmanager
-def _no_collector() -> Iterator[None]:
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def union_key(outcomes: list[Outcome]) -> str:
@@ -77,7 +65,7 @@ class Unions:
     def union(self, sessions: list[Session]) -> Tally:
         outcomes = [self._outcome(session) for session in sessions]
         union = Tally()
-        with _no_collector():
+        with collecting(False):
             for month in months(outcomes, sessions):
                 union.merge(self._month(month))
         return union
@@ -121,7 +109,7 @@ class Details:
     @contextlib.contextmanager
     def held(self, sessions: list[Session]) -> Iterator[None]:
         outcomes = [self._outcome(session) for session in sessions]
-        with _no_collector():
+        with collecting(False):
             stored = self._state.get_many(o.details for o in outcomes)
             for session, outcome in zip(sessions, outcomes):
                 add_details(session, stored.get(outcome.details))

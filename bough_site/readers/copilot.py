@@ -228,7 +228,6 @@ def _tokens(log: EventLog, session_id: str, label: str, warn: WarnFn) -> None:
     tally.totals[f"{log.prefix}:shutdowns"] = tokens.usage
 
 
-
 def _title(name: str, first_prompt: str, items: list[TimelineItem], started: str | None) -> str:
     """§10: the name the CLI gave the session (workspace.yaml), else the first
     prompt, the first reply's first sentence; else when it started."""
@@ -288,4 +287,3 @@ def _load_json(path: Path, label: str, warn: WarnFn) -> dict[str, Any] | None:
         warn(InputWarning(label, 0, "not a JSON object, skipped"))
         return None
     return data
-

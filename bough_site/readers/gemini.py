@@ -439,7 +439,6 @@ def _reader(file: GeminiFile, tally: Tally, warn: WarnFn, *, main: bool) -> _Fil
     return _FileReader(file, tally, warn, main=main).read()
 
 
-
 def _segment_marker(file: GeminiFile) -> Marker:
     text = (f"The session goes on in another file, {file.label}: before Gemini CLI 0.35, /clear started "
             "a new file under the same session id.")

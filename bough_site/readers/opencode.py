@@ -238,4 +238,3 @@ def _title(info: dict[str, Any], timeline: SessionTimeline, started: str | None)
         if line:
             return line
     return untitled(started)
-

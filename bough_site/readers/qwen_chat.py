@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-
 from ..model import (
     REMOVED_REWOUND,
     Command,
@@ -171,8 +170,7 @@ class ChatReader:
         self._dead: set[str] = set()
         self._pairs: dict[str, str] = {}
         self._paired_events: set[str] = set()
-        self._by_uuid: dict[str, dict[str, Any]] = {}
-        self._line_of: dict[str, int] = {}
+        self._by_uuid: dict[str, tuple[int, dict[str, Any]]] = {}  # uuid -> its line and record
         self._inherited: Marker | None = None
         self._commands: dict[str, Command] = {}
 
@@ -181,8 +179,7 @@ class ChatReader:
         self._dead = rewound(records)
         self._pairs = pairs(records, self._own)
         self._paired_events = set(self._pairs.values())
-        self._by_uuid = {as_str(r.get("uuid")): r for _, r in records if as_str(r.get("uuid"))}
-        self._line_of = {as_str(r.get("uuid")): number for number, r in records if as_str(r.get("uuid"))}
+        self._by_uuid = {as_str(r.get("uuid")): (number, r) for number, r in records if as_str(r.get("uuid"))}
         for line, record in records:
             self._record(line, record)
         self.tally.lines += self.file.lines
@@ -299,10 +296,11 @@ class ChatReader:
 
     def _paired(self, line: int, key: str, record: dict[str, Any], blocks: list[Any], time: str | None,
                 event_uid: str) -> None:
-        event = uievent(self._by_uuid.get(event_uid, {}))
+        event_line, event_record = self._by_uuid.get(event_uid, (line, {}))
+        event = uievent(event_record)
         usage = telemetry_usage(event)
         if usage.unknown:  # said where the count is: the event's line, not the reply's
-            self._warn(self._line_of.get(event_uid, line), UNKNOWN_TOKENS)
+            self._warn(event_line, UNKNOWN_TOKENS)
         self.tally.add_reply(key, usage)
         model = as_str(record.get("model")) or as_str(event.get("model")) or None
         self.items.append(Reply(key, "", time, model, blocks, usage))
@@ -424,7 +422,6 @@ class ChatReader:
         warning = InputWarning(self.file.label, line, reason)
         self.file.warnings.append(warning)
         self._sink(warning)
-
 
 
 def _command_output(items: Any) -> str:

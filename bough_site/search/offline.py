@@ -114,16 +114,6 @@ def _squeeze(text: str) -> str:
 # --- the fallback index ----------------------------------------------------------------------
 
 
-def fallback_index(site: Site) -> dict[str, Any]:
-    """The data of ``search-index.js``: sessions newest first, projects, sources and
-    models named once and referred to by position."""
-    tables = _Tables()
-    sessions = [entry for _key, entry in _entries(site, tables, details_at_hand)]
-    sessions.sort(key=lambda s: (s["d"], s["u"]), reverse=True)
-    return {"v": 1, "projects": tables.projects, "sources": tables.sources, "models": tables.models,
-            "sessions": sessions}
-
-
 class _Tables:
     """The projects, sources and models the index names once, by first appearance."""
 
@@ -174,9 +164,10 @@ def _items(project_id: str, session: Session) -> list[list[str]]:
 
 
 def fallback_script(site: Site, details: HoldDetails | None = None) -> bytes:
-    """``search-index.js``: one statement assigning the index to a global. The bytes of
-    ``orjson.dumps(fallback_index(site), option=OPT_SORT_KEYS)``, made a session at a
-    time: each entry encoded as it is made, so the sessions' items are never all held."""
+    """``search-index.js``: one statement assigning the index to a global: sessions
+    newest first, projects, sources and models named once and referred to by position,
+    as orjson writes the whole with sorted keys, but made a session at a time (each
+    entry encoded as it is made, so the sessions' items are never all held)."""
     tables = _Tables()
     encoded = [(key, orjson.dumps(entry, option=orjson.OPT_SORT_KEYS))
                for key, entry in _entries(site, tables, details or details_at_hand)]
