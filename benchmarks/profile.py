@@ -94,15 +94,15 @@ def cprofile_split(stats: pstats.Stats) -> Counter[str]:
     table = stats.stats  # func -> (cc, nc, tt, ct, callers{caller: (cc, nc, tt, ct)})
     memo: dict[tuple, dict[str, float]] = {}
 
-    def shares(func: tuple, depth: int = 0, seen: frozenset = frozenset()) -> dict[str, float]:
+    def shares(func: tuple, seen: frozenset = frozenset()) -> dict[str, float]:
         stage = stage_of(func[0], func[2])
         if stage is not None:
             return {stage: 1.0}
-        if func in memo:
+        if func in memo:  # kept whatever the path: a caller on a cycle counts where the cycle is first met
             return memo[func]
         callers = table.get(func, (0, 0, 0, 0, {}))[4]
         callers = {c: v for c, v in callers.items() if c not in seen}
-        if not callers or depth > 40:
+        if not callers or len(seen) > 40:
             return {"other (no stage above it)": 1.0}
         weights = {c: v[2] for c, v in callers.items()}  # the time func took when c called it
         total = sum(weights.values())
@@ -111,10 +111,9 @@ def cprofile_split(stats: pstats.Stats) -> Counter[str]:
             total = sum(weights.values()) or 1.0
         found: dict[str, float] = {}
         for caller, weight in weights.items():
-            for stage, share in shares(caller, depth + 1, seen | {func}).items():
+            for stage, share in shares(caller, seen | {func}).items():
                 found[stage] = found.get(stage, 0.0) + share * weight / total
-        if not seen:
-            memo[func] = found
+        memo[func] = found
         return found
 
     split: Counter[str] = Counter()

@@ -36,7 +36,7 @@ from .archive import (
 from .archive_entry import Copied, Entry, label_problem, rewritten_whole
 from .archive_restore import RestoreDir
 from .config import BuildConfig, agent_homes
-from .discover import ORPHAN_AGENT, Discovered, transcript_label
+from .discover import ORPHAN_AGENT, Discovered, FileStat, transcript_label
 from .model import Session, InputWarning
 from .quick import archive_times
 from .readers.claude import ClaudeSource
@@ -324,7 +324,7 @@ class _Sync:
     changed (a file moved, a sub-agent more), files shorter than their copy."""
 
     def __init__(self, archive: Archive, entries: dict[tuple[str, str], Entry], now: str,
-                 stat_of: Callable[[Path], os.stat_result], private: Callable[[], Path]) -> None:
+                 stat_of: Callable[[Path], FileStat], private: Callable[[], Path]) -> None:
         self.archive, self.entries, self.now, self.stat = archive, entries, now, stat_of
         self.private = private
         # (kind, label) of every file of an agent a Layout describes that is live,

@@ -26,8 +26,7 @@ from .options import Options
 from .render.months import is_paged
 from .search.offline import FALLBACK_PATH, HoldDetails, fallback_script
 from .search.shards import EarlyShards, start_shards
-from .site import site_stats
-from .stats import Tally
+from .site import ProjectUnion, site_stats
 from .summaries import details_at_hand
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
 
@@ -138,8 +137,9 @@ class SiteParts:
     """What the site's own pages are made of."""
 
     projects: list[Project]
-    # The union of a project's sessions' counting identities (asked only when something changed)
-    tally: Callable[[list[Session]], Tally]
+    # The union of a project's sessions' counting identities, packed, and its numbers
+    # (asked only when something changed)
+    tally: ProjectUnion
     warnings: list[InputWarning]
     signature: str  # of the whole (:func:`signatures`)
     project_signatures: dict[str, str]  # of each project

@@ -16,12 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from .counts import Counts
 from .manifest import Manifest
 from .model import InputWarning, Project, Session, Site
 from .plan.units import project_identity
 from .stats import Tally
 from .summaries import session_from_summary
 from .slugs import unique_slugs
+
+
+# A project's sessions -> the union of their identities, packed, and its numbers.
+ProjectUnion = Callable[[list[Session]], tuple[Counts, dict[str, int | None]]]
 
 
 def session_order(session: Session) -> tuple[str, str]:
@@ -42,35 +47,39 @@ def project_of(identity: dict[str, str], sessions: list[Session], tallies: list[
                    stats=tally.stats(), tally=tally)
 
 
-def site_of(projects: list[Project], warnings: list[InputWarning], tally: Tally | None = None) -> Site:
-    """The site of ``projects``; ``tally``: the union of theirs, when made already."""
+def site_of(projects: list[Project], warnings: list[InputWarning], stats: dict[str, int | None] | None = None) -> Site:
+    """The site of ``projects``; ``stats``: the numbers of the union of theirs, when
+    counted already."""
     projects.sort(key=lambda p: (latest(p.sessions), p.id), reverse=True)
-    if tally is None:
+    if stats is None:
         tally = Tally()
         for project in projects:
             tally.merge(project.tally)
-    return Site(projects=projects, stats=tally.stats(), warnings=warnings)
+        stats = tally.stats()
+    return Site(projects=projects, stats=stats, warnings=warnings)
 
 
-def site_stats(projects: list[Project], union: Callable[[list[Session]], Tally] | None,
+def site_stats(projects: list[Project], union: ProjectUnion | None,
                warnings: list[InputWarning], previous: Manifest) -> Site:
     """Project and site numbers: unions of the sessions' identities (``union``: of a
-    project's sessions). Without ``union`` (nothing changed) the last build's numbers
-    are the numbers."""
+    project's sessions, packed, and its numbers). Without ``union`` (nothing changed) the last build's
+    numbers are the numbers."""
     out = []
-    site_tally = Tally()
+    site_union = Counts()
     for project in projects:
-        tally = union(project.sessions) if union else Tally()
-        stats = tally.stats() if union else previous.project_stats.get(project.id, tally.stats())
-        # Counted into the site's and let go: the projects' identities held at once were
-        # the largest part of a build's memory at 18,000 sessions (docs/performance.md).
-        site_tally.merge(tally)
+        if union is None:
+            stats = previous.project_stats.get(project.id, Tally().stats())
+        else:
+            counts, stats = union(project.sessions)
+            # Packed identities, counted once at the end: the site's union held as a
+            # Tally was the largest part of a build's memory at 18,000 sessions
+            # (docs/performance.md).
+            site_union.merge(counts)
         out.append(Project(id=project.id, name=project.name, cwd=project.cwd, sessions=project.sessions,
                            stats=stats, tally=Tally()))
-    site = site_of(out, warnings, site_tally)
-    if union is None and previous.site_stats:
-        site.stats = dict(previous.site_stats)
-    return site
+    if union is None:
+        return site_of(out, warnings, dict(previous.site_stats) if previous.site_stats else Tally().stats())
+    return site_of(out, warnings, site_union.stats())
 
 
 def site_from_sessions(sessions: list[Session]) -> Site:

@@ -20,16 +20,18 @@ import orjson
 
 from .assemble import Outcome
 from .collector import collecting
+from .counts import FORMAT, Counts, pack, unpack
 from .model import Session
 from .state import StateWrites, state_name
 from .stats import Tally
-from .summaries import add_details, drop_details, tally_from_bytes, union_to_json
+from .summaries import add_details, drop_details, tally_from_bytes
 
 
 def union_key(outcomes: list[Outcome]) -> str:
     """The name a union of these sessions' identities is kept under: a digest of the
-    names of their identities' values, in order (a union depends on nothing else)."""
-    return state_name("\n".join(outcome.tally_file for outcome in outcomes).encode(), ".union")
+    names of their identities' values, in order (a union depends on nothing else),
+    and of the form it is packed in (a union packed otherwise is not read again)."""
+    return state_name(FORMAT + "\n".join(outcome.tally_file for outcome in outcomes).encode(), ".counts")
 
 
 def months(outcomes: list[Outcome], sessions: list[Session]) -> list[list[Outcome]]:
@@ -42,39 +44,59 @@ def months(outcomes: list[Outcome], sessions: list[Session]) -> list[list[Outcom
 
 
 def union_keys(outcomes: list[Outcome], sessions: list[Session]) -> set[str]:
-    """Every union :class:`Unions` keeps for a project: its months'."""
-    return {union_key(month) for month in months(outcomes, sessions)}
+    """Every value :class:`Unions` keeps for a project: its months' unions and its numbers."""
+    keys = [union_key(month) for month in months(outcomes, sessions)]
+    return {*keys, stats_key(keys)}
+
+
+def stats_key(month_keys: list[str]) -> str:
+    """The name a project's numbers are kept under: a digest of its months' unions' names."""
+    return state_name("\n".join(month_keys).encode(), ".stats")
 
 
 class Unions:
-    """The union of a project's sessions' identities, merged from its months'
-    unions, each kept in the state: a month none of whose sessions changed is one
-    value read, and an append makes its own month's again (at 18,000 sessions,
-    decoding and merging every session's identities was most of an append's
-    publishing, and holding them all at once most of a build's memory; a project's
-    own union, kept too, cost more to write again than its months to read). Merging
-    is the same in any grouping (stats.Tally.merge: unions, and the first of the
-    largest copies), so the numbers are those of merging every session in order."""
+    """The union of a project's sessions' identities (counts.Counts), merged from its
+    months' unions, each kept in the state: a month none of whose sessions changed
+    is one value read, and an append makes its own month's again (at 18,000
+    sessions, decoding and merging every session's identities was most of an
+    append's publishing, and holding them all at once most of a build's memory; a
+    project's own union, kept too, cost more to write again than its months to
+    read). Merging is the same in any grouping (stats.Tally.merge: unions, and the
+    first of the largest copies), so the numbers are those of merging every session
+    in order."""
 
     def __init__(self, outcome: Callable[[Session], Outcome], state: StateWrites,
                  report: Callable[[str], None]) -> None:
         self._outcome = outcome
         self._state = state
         self._report = report
+        self._kept: dict[str, bool] = {}  # a month's union made by this build: whether it is kept
 
-    def union(self, sessions: list[Session]) -> Tally:
+    def union(self, sessions: list[Session]) -> tuple[Counts, dict[str, int | None]]:
+        """The project's union and its numbers, kept too (named by its months'
+        unions): counting a project's identities again cost an append a third of
+        its site numbers' time at 18,000 sessions, for the projects it left alone."""
         outcomes = [self._outcome(session) for session in sessions]
-        union = Tally()
+        union = Counts()
+        keys = []
         with collecting(False):
             for month in months(outcomes, sessions):
-                union.merge(self._month(month))
-        return union
+                keys.append(union_key(month))
+                union.merge(self._month(keys[-1], month))
+        name = stats_key(keys)
+        data = self._state.get_many([name]).get(name)
+        stats = _stats_from_bytes(data) if data is not None else None
+        if stats is None:
+            stats = union.stats()
+            if all(self._kept.get(key, True) for key in keys):  # as the months' unions: never one that leaves a session out
+                self._state.add(name, orjson.dumps(stats))
+        return union, stats
 
-    def _month(self, outcomes: list[Outcome]) -> Tally:
-        key = union_key(outcomes)
-        union = self._stored(key)
-        if union is not None:
-            return union
+    def _month(self, key: str, outcomes: list[Outcome]) -> Counts:
+        data = self._state.get_many([key]).get(key)
+        stored = unpack(data) if data is not None else None
+        if stored is not None:
+            return stored
         union, whole = Tally(), True
         found = self._state.get_many(outcome.tally_file for outcome in outcomes)
         for outcome in outcomes:
@@ -85,17 +107,19 @@ class Unions:
                              "from the last build's state; its project's totals leave it out")
                 continue
             union.merge(tally)
-        if whole:
-            self._keep(key, union)
-        return union
+        self._kept[key] = whole
+        counts = Counts.of(union)
+        if whole:  # a union that leaves a session out is never kept: the next build makes it again
+            self._state.add(key, pack(counts))
+        return counts
 
-    def _stored(self, key: str) -> Tally | None:
-        data = self._state.get_many([key]).get(key)
-        return tally_from_bytes(data) if data is not None else None
 
-    def _keep(self, key: str, union: Tally) -> None:
-        """A union that leaves a session out is never kept: the next build makes it again."""
-        self._state.add(key, orjson.dumps(union_to_json(union)))
+def _stats_from_bytes(data: bytes) -> dict[str, int | None] | None:
+    try:
+        stats = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return stats if isinstance(stats, dict) else None
 
 
 class Details:

@@ -8,11 +8,23 @@ project's Tally is the union of its sessions'. Integers come out at the end.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .model import REASONING_KEY, STAT_KEYS, TOKEN_STAT_KEYS, UNKNOWN_SESSIONS_PREFIX, UNKNOWN_TOKENS_KEY, Usage
 
-_SET_KEYS = (
+
+class Union(Protocol):
+    """What a union of tallies holds as numbers, whether a Tally or packed (counts.Counts)."""
+
+    lines: int
+    skipped_lines: int
+    has_reasoning: bool
+    totals: dict[str, Usage]
+    unknown: dict[str, set[str]]
+
+SET_KEYS = (
     "records",
     "prompts",
     "commands",
@@ -23,6 +35,9 @@ _SET_KEYS = (
     "commits",
     "files_changed",
 )
+# A reply's usage numbers, in the order summaries and counts.py keep them.
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                REASONING_KEY)
 
 
 @dataclass
@@ -73,7 +88,7 @@ class Tally:
     def merge(self, other: Tally, *, prompts_and_commands: bool = True) -> None:
         """Add another tally's identities to this one. A sub-agent's prompts and
         commands are not the session's (pass ``prompts_and_commands=False``)."""
-        for key in _SET_KEYS:
+        for key in SET_KEYS:
             if key in ("prompts", "commands") and not prompts_and_commands:
                 continue
             getattr(self, key).update(getattr(other, key))
@@ -82,15 +97,7 @@ class Tally:
         else:
             for reply_key, usage in other.replies.items():
                 self.add_reply(reply_key, usage)
-        self.lines += other.lines
-        self.skipped_lines += other.skipped_lines
-        self.has_reasoning = self.has_reasoning or other.has_reasoning
-        for total_key, usage in other.totals.items():
-            seen = self.totals.get(total_key)
-            if seen is None or usage.total() > seen.total():
-                self.totals[total_key] = usage
-        for token_key, sessions in other.unknown.items():
-            self.unknown.setdefault(token_key, set()).update(sessions)
+        merge_common(self, other)
         if other.costs is not None:
             if self.costs is None:
                 self.costs = {}
@@ -104,30 +111,55 @@ class Tally:
 
     def stats(self) -> dict[str, int | None]:
         usages = [*self.replies.values(), *self.totals.values()] if self.totals else self.replies.values()
-        out: dict[str, int | None] = {key: len(getattr(self, key)) for key in _SET_KEYS}
-        out["replies"] = len(self.replies)
-        out["input_tokens"] = sum(u.input_tokens for u in usages)
-        out["output_tokens"] = sum(u.output_tokens for u in usages)
-        out["cache_creation_input_tokens"] = sum(u.cache_creation_input_tokens for u in usages)
-        out["cache_read_input_tokens"] = sum(u.cache_read_input_tokens for u in usages)
-        out["lines"] = self.lines
-        out["skipped_lines"] = self.skipped_lines
-        ordered = {key: out[key] for key in STAT_KEYS}
-        if self.has_reasoning:
-            ordered[REASONING_KEY] = sum(u.reasoning_output_tokens for u in usages)
-        unknown = sum(1 for u in self.replies.values() if u.unknown)
-        if unknown:
-            ordered[UNKNOWN_TOKENS_KEY] = unknown
-        for key in TOKEN_STAT_KEYS:
-            missing = self.unknown.get(key)
-            if not missing or key not in ordered:
-                continue
-            if self.session:
-                ordered[key] = None  # the files do not hold it: never 0, never estimated
-            else:
-                ordered[UNKNOWN_SESSIONS_PREFIX + key] = len(missing)
-        if self.costs is not None:
-            from .pricing import cost_stats
+        return stats_of(self, {key: len(getattr(self, key)) for key in SET_KEYS}, replies=len(self.replies),
+                        sums={name: sum(getattr(u, name) for u in usages) for name in USAGE_FIELDS},
+                        unknown_replies=sum(1 for u in self.replies.values() if u.unknown),
+                        costs=None if self.costs is None else self.costs.values(), session=self.session)
 
-            ordered.update(cost_stats(self.costs.values()))
-        return ordered
+
+def merge_common(into: Union, other: Union) -> None:
+    """What a union of tallies adds up the same way whether held as a Tally or
+    packed (counts.Counts): lines, whole-session totals (the largest copy of each),
+    the sessions of unknown figures."""
+    into.lines += other.lines
+    into.skipped_lines += other.skipped_lines
+    into.has_reasoning = into.has_reasoning or other.has_reasoning
+    for total_key, usage in other.totals.items():
+        seen = into.totals.get(total_key)
+        if seen is None or usage.total() > seen.total():
+            into.totals[total_key] = usage
+    for token_key, sessions in other.unknown.items():
+        into.unknown.setdefault(token_key, set()).update(sessions)
+
+
+def stats_of(union: Union, sets: dict[str, int], *, replies: int, sums: dict[str, int], unknown_replies: int,
+             costs: Iterable[tuple[int | None, int | None]] | None, session: bool) -> dict[str, int | None]:
+    """A stats object (model.STAT_KEYS, then what applies) from a union's counts:
+    its distinct identities by set, its replies, the sums of their usage (and of the
+    whole-session totals) by field, the replies of unknown tokens, the (estimate,
+    recorded) cost of each reply, and the rest ``union`` holds as numbers (lines,
+    sessions of unknown tokens). Tally and counts.Counts both count through it."""
+    lines, skipped_lines, has_reasoning, unknown = (union.lines, union.skipped_lines, union.has_reasoning,
+                                                    union.unknown)
+    out: dict[str, int | None] = {**sets, "replies": replies}
+    out.update({name: sums[name] for name in USAGE_FIELDS if name != REASONING_KEY})
+    out["lines"] = lines
+    out["skipped_lines"] = skipped_lines
+    ordered = {key: out[key] for key in STAT_KEYS}
+    if has_reasoning:
+        ordered[REASONING_KEY] = sums[REASONING_KEY]
+    if unknown_replies:
+        ordered[UNKNOWN_TOKENS_KEY] = unknown_replies
+    for key in TOKEN_STAT_KEYS:
+        missing = unknown.get(key)
+        if not missing or key not in ordered:
+            continue
+        if session:
+            ordered[key] = None  # the files do not hold it: never 0, never estimated
+        else:
+            ordered[UNKNOWN_SESSIONS_PREFIX + key] = len(missing)
+    if costs is not None:
+        from .pricing import cost_stats
+
+        ordered.update(cost_stats(costs))
+    return ordered

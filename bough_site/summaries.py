@@ -21,7 +21,7 @@ import orjson
 
 from .hidden import hide
 from .model import Session, Usage, InputWarning
-from .stats import Tally
+from .stats import SET_KEYS, USAGE_FIELDS, Tally
 
 # --------------------------------------------------------------------------- session summaries
 
@@ -181,9 +181,6 @@ def _decoder(hint: Any) -> Callable[[Any], Any]:
 
 # --------------------------------------------------------------------------- tallies
 
-_TALLY_SETS = tuple(f.name for f in dataclasses.fields(Tally) if f.type in ("set[str]", set[str]))
-_USAGE = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
-          "reasoning_output_tokens")
 
 
 def tally_to_json(tally: Tally) -> dict[str, Any]:
@@ -191,7 +188,7 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     identities name files and paths (``<label>:<line>``, a changed file's path),
     and OUT may be published with its dotfiles. Project and site counts are
     unions of these digests, in a fresh build as in an incremental one."""
-    out: dict[str, Any] = {key: sorted({hide(item) for item in getattr(tally, key)}) for key in _TALLY_SETS}
+    out: dict[str, Any] = {key: sorted({hide(item) for item in getattr(tally, key)}) for key in SET_KEYS}
     replies: dict[str, Usage] = {}
     digests: dict[str, str] = {}  # reply key -> its digest, made once (the costs share Claude's keys)
     for key, usage in tally.replies.items():
@@ -200,13 +197,13 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
         if seen is None or usage.total() > seen.total():
             replies[digest] = usage
     # A reply of unknown tokens has a sixth number, 1 (Usage.unknown): the others' entries are as they were.
-    out["replies"] = [[key, *(getattr(u, name) for name in _USAGE), *((1,) if u.unknown else ())]
+    out["replies"] = [[key, *(getattr(u, name) for name in USAGE_FIELDS), *((1,) if u.unknown else ())]
                       for key, u in sorted(replies.items())]
     out["lines"], out["skipped_lines"], out["has_reasoning"] = tally.lines, tally.skipped_lines, tally.has_reasoning
     # A session's whole-session tokens and the figures its files do not hold (Copilot
     # CLI): only where there are some, so every other tally's JSON is as it was.
     if tally.totals:
-        out["totals"] = sorted([hide(key), *(getattr(u, name) for name in _USAGE)] for key, u in tally.totals.items())
+        out["totals"] = sorted([hide(key), *(getattr(u, name) for name in USAGE_FIELDS)] for key, u in tally.totals.items())
     if tally.costs is not None:  # priced (pricing.py): [digest, estimate, recorded], pico-dollars or null
         costs: dict[str, tuple[int | None, int | None]] = {}
         for key, pair in tally.costs.items():
@@ -215,24 +212,6 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
     if any(tally.unknown.values()):
         out["unknown"] = {key: sorted({hide(item) for item in items}) for key, items in sorted(tally.unknown.items())
                           if items}
-    return out
-
-
-def union_to_json(tally: Tally) -> dict[str, Any]:
-    """A union of tallies read back (their identities digests already), as
-    :func:`tally_from_json` reads it. Kept only as a cache under a name of its own
-    (state_reads.Unions), so in no set order: sorting a project's million
-    identities cost more than the rest of its keeping."""
-    out: dict[str, Any] = {key: list(getattr(tally, key)) for key in _TALLY_SETS}
-    out["replies"] = [[key, *(getattr(u, name) for name in _USAGE), *((1,) if u.unknown else ())]
-                      for key, u in tally.replies.items()]
-    out["lines"], out["skipped_lines"], out["has_reasoning"] = tally.lines, tally.skipped_lines, tally.has_reasoning
-    if tally.totals:
-        out["totals"] = [[key, *(getattr(u, name) for name in _USAGE)] for key, u in tally.totals.items()]
-    if tally.costs is not None:
-        out["costs"] = [[key, *pair] for key, pair in tally.costs.items()]
-    if any(tally.unknown.values()):
-        out["unknown"] = {key: list(items) for key, items in tally.unknown.items() if items}
     return out
 
 
@@ -246,20 +225,20 @@ def tally_from_bytes(data: bytes) -> Tally | None:
 
 def tally_from_json(data: dict[str, Any]) -> Tally:
     tally = Tally()
-    for key in _TALLY_SETS:
+    for key in SET_KEYS:
         getattr(tally, key).update(data.get(key) or ())
-    tally.replies = {key: _usage(numbers) for key, *numbers in data.get("replies") or ()}
+    tally.replies = {key: usage_from_numbers(numbers) for key, *numbers in data.get("replies") or ()}
     tally.lines = int(data.get("lines") or 0)
     tally.skipped_lines = int(data.get("skipped_lines") or 0)
     tally.has_reasoning = bool(data.get("has_reasoning"))
-    tally.totals = {key: _usage(numbers) for key, *numbers in data.get("totals") or ()}
+    tally.totals = {key: usage_from_numbers(numbers) for key, *numbers in data.get("totals") or ()}
     tally.unknown = {key: set(items) for key, items in (data.get("unknown") or {}).items()}
     if "costs" in data:
         tally.costs = {key: (estimate, recorded) for key, estimate, recorded in data["costs"] or ()}
     return tally
 
 
-def _usage(numbers: list[Any]) -> Usage:
-    usage = Usage(*numbers[: len(_USAGE)])
-    usage.unknown = len(numbers) > len(_USAGE) and bool(numbers[len(_USAGE)])
+def usage_from_numbers(numbers: list[Any]) -> Usage:
+    usage = Usage(*numbers[: len(USAGE_FIELDS)])
+    usage.unknown = len(numbers) > len(USAGE_FIELDS) and bool(numbers[len(USAGE_FIELDS)])
     return usage

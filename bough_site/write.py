@@ -32,7 +32,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -43,6 +43,8 @@ import orjson
 from bough_site.errors import OutputError
 from bough_site.out_place import check_outside_agent_homes, resolved
 from bough_site.state_paths import LOCK, MARKER, OWN_PREFIX, STATE_DIR, TMP_PREFIX
+
+Data = bytes | bytearray | memoryview | Iterable[bytes]  # what a file is written from: bytes, or chunks of them
 
 __all__ = ["SiteWriter", "Staged", "Stager", "discard", "is_regular_file", "json_bytes", "output_error"]
 
@@ -571,9 +573,8 @@ def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str =
         return False  # unreadable: rewriting it is the way to find out for real
 
 
-def replace_file(parent: Path, name: str, data: bytes | bytearray | memoryview, *,
-                 durable: bool = False, mode: int = 0o666) -> None:
-    """Write data to a temporary file in parent, then rename it over parent/name (atomic):
+def replace_file(parent: Path, name: str, data: Data, *, durable: bool = False, mode: int = 0o666) -> None:
+    """Write data (bytes, or chunks of them) to a temporary file in parent, then rename it over parent/name (atomic):
     a reader sees the old bytes or the new ones, never half a file. ``durable`` fsyncs
     before the rename; ``mode`` is filtered by the umask."""
     tmp = write_temp(parent, data, durable=durable, mode=mode)
@@ -585,14 +586,16 @@ def replace_file(parent: Path, name: str, data: bytes | bytearray | memoryview, 
         raise
 
 
-def write_temp(parent: Path, data: bytes | bytearray | memoryview, *,
-               durable: bool = False, mode: int = 0o666) -> Path:
+def write_temp(parent: Path, data: Data, *, durable: bool = False, mode: int = 0o666) -> Path:
     """A new temporary file in parent holding data (fsynced when ``durable``);
     nothing is left behind when writing fails."""
     fd, tmp = create_temp(parent, mode)
     try:
         with open(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                f.writelines(data)
             if durable:
                 f.flush()
                 os.fsync(f.fileno())

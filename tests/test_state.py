@@ -14,9 +14,10 @@ from bough_site.assemble import Outcome, Status
 from bough_site.model import Session
 from bough_site.stats import Tally
 from bough_site.summaries import tally_from_bytes
-from bough_site.state_reads import Unions, union_key
+from bough_site.state_reads import Unions, stats_key, union_key
 from bough_site.render.blockstore import BlockStore, store_path
-from bough_site.state import StateStore, StateWrites, state_name
+from bough_site.errors import OutputError
+from bough_site.state import StateStore, StateWrites, atomic_write, state_name
 from bough_site.state_paths import MANIFEST, STATE_DB, STATE_DIR
 
 from .helpers import append_turn, main_file, make_history, run, tree
@@ -69,15 +70,22 @@ def test_a_projects_union_of_identities_is_kept_and_read_back_whole(tmp_path: Pa
     with StateStore(tmp_path) as state:
         state.add(dict(zip(names, (one, two))))
         writes = StateWrites(state)
-        union = Unions(lambda s: outcomes[id(s)], writes, said.append).union(sessions)
-        assert union.records == {"r1", "r2", "r3"} and union.lines == 8 and set(union.replies) == {"m1", "m2"}
-        assert union.costs == {"m1": (7, None)} and union.unknown == {"input_tokens": {"s2"}}
+        union = Unions(lambda s: outcomes[id(s)], writes, said.append).union(sessions)[1]
+        straight = Tally()
+        for data in (one, two):
+            straight.merge(tally_from_bytes(data))
+        assert union == straight.stats()
+        assert (union["records"], union["lines"], union["replies"], union["input_tokens"]) == (3, 8, 2, 1)
+        assert "replies_with_recorded_cost" not in union and union["sessions_with_unknown_input_tokens"] == 1
         writes.flush()
         kept = union_key([outcomes[id(s)] for s in sessions])
-        assert state.names() == {*names, kept}
-        state.keep_only([kept])  # the sessions' own values gone: the union alone serves
-        assert Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions) == union
-        assert said == []
+        numbers = stats_key([kept])  # the project's numbers, named by its months' unions
+        assert state.names() == {*names, kept, numbers} and orjson.loads(state.get(numbers)) == union
+        state.keep_only([kept])  # the sessions' own values and the numbers gone: the union alone serves
+        again = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions)
+        assert again[0].stats() == again[1] == union and said == []
+        state.add({numbers: b'{"records": 99}'})  # kept numbers are read, not counted again
+        assert Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions)[1] == {"records": 99}
 
 
 def test_a_union_made_by_months_is_the_union_made_session_by_session(tmp_path: Path) -> None:
@@ -103,12 +111,13 @@ def test_a_union_made_by_months_is_the_union_made_session_by_session(tmp_path: P
     with StateStore(tmp_path) as state:
         state.add({state_name(data, ".json"): data for _, data in values})
         writes = StateWrites(state)
-        union = Unions(lambda s: outcomes[id(s)], writes, [].append).union(sessions)
+        union, stats = Unions(lambda s: outcomes[id(s)], writes, [].append).union(sessions)
         writes.flush()
-        assert union == straight and union.stats() == straight.stats()
+        assert union.stats() == stats == straight.stats()
         assert straight.replies["m1"].output_tokens == 2 and straight.costs["m1"] == (10, None)
         by_month = [[outcomes[id(s)] for s in sessions[:2]], [outcomes[id(sessions[2])]], [outcomes[id(sessions[3])]]]
-        assert state.names() - {o.tally_file for o in outcomes.values()} == {union_key(m) for m in by_month}
+        assert state.names() - {o.tally_file for o in outcomes.values()} == {
+            *(union_key(m) for m in by_month), stats_key([union_key(m) for m in by_month])}
         # One session grown: its month's union is made again, the others' are read.
         grown = tally(["r3", "r4", "r5"], [["m2", 0, 5, 0, 0, 0], ["m3", 0, 9, 0, 0, 0]], [["m2", 12, 3]])
         state.add({state_name(grown, ".json"): grown})
@@ -116,8 +125,8 @@ def test_a_union_made_by_months_is_the_union_made_session_by_session(tmp_path: P
         # Every session's own values gone but the grown one's: the other months' unions serve.
         state.keep_only({state_name(grown, ".json"), union_key(by_month[0]), union_key(by_month[2])})
         said: list[str] = []
-        union = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions)
-        assert union.records == {"r1", "r2", "r3", "r4", "r5", "r9"} and union.lines == 8 and said == []
+        stats = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions)[1]
+        assert (stats["records"], stats["lines"], said) == (6, 8, [])
 
 
 def test_a_union_missing_a_sessions_identities_warns_and_is_not_kept(tmp_path: Path) -> None:
@@ -130,9 +139,9 @@ def test_a_union_missing_a_sessions_identities_warns_and_is_not_kept(tmp_path: P
     with StateStore(tmp_path) as state:
         state.add({names["a"]: data})
         writes = StateWrites(state)
-        union = Unions(lambda s: outcomes[id(s)], writes, said.append).union(sessions)
+        union, stats = Unions(lambda s: outcomes[id(s)], writes, said.append).union(sessions)
         writes.flush()
-        assert union.records == {"r1"} and state.names() == {names["a"]}
+        assert union.stats() == stats and stats["records"] == 1 and state.names() == {names["a"]}
     assert said == ["warning: the numbers of session b are missing from the last build's state; "
                     "its project's totals leave it out"]
 
@@ -214,12 +223,12 @@ def test_a_build_writes_one_state_file_whatever_the_number_of_sessions(tmp_path:
     # Every session's identities, and per Claude file compared for resumes its summary
     # and what the probe found (the history has one folder of Claude files).
     assert sum(n.endswith(".json") for n in names) == built.sessions
-    assert all(n.endswith((".json", ".details", ".union", ".records", ".uuids")) for n in names)
+    assert all(n.endswith((".json", ".details", ".counts", ".stats", ".records", ".uuids")) for n in names)
     # and each session's summary details (sessions whose details are the same share one),
     # and per project (and per month of it) the union of its sessions' identities
     details = {entry["details"] for entry in orjson.loads((out / MANIFEST).read_bytes())["sessions"].values()}
     assert len(details) > 1 and details == {n for n in names if n.endswith(".details")}
-    assert sum(n.endswith(".union") for n in names) >= built.projects  # its own, and its months'
+    assert sum(n.endswith(".counts") for n in names) >= built.projects  # its own, and its months'
     assert sum(n.endswith(".uuids") for n in names) == len(list(history.glob("*/*-*-*.jsonl")))
 
 
@@ -234,8 +243,8 @@ def test_state_lost_since_the_last_build_is_made_again(tmp_path: Path) -> None:
     assert second.rebuilt == first.rebuilt  # without their numbers, the sessions are read again
     with StateStore(out) as state:
         # Though the manifest is the same, the sessions' values are kept again (the
-        # projects' unions of identities are made again when their numbers are next made).
-        assert state.names() == {name for name in kept if not name.endswith(".union")}
+        # projects' unions of identities and their numbers are made again when next counted).
+        assert state.names() == {name for name in kept if not name.endswith((".counts", ".stats"))}
     third = run(history, out)
     assert (third.rebuilt, third.reused) == (0, first.rebuilt)
     assert third.site.stats == first.site.stats
@@ -249,7 +258,7 @@ def test_the_unions_stay_when_a_build_keeps_the_site_pages(tmp_path: Path) -> No
     first = run(history, out)
     with StateStore(out) as state:
         kept = state.names()
-    assert sum(name.endswith(".union") for name in kept) >= first.projects
+    assert sum(name.endswith(".counts") for name in kept) >= first.projects
     for path in history.rglob("*.jsonl"):
         os.utime(path, (1_900_000_000, 1_900_000_000))
     again = run(history, out)
@@ -294,3 +303,43 @@ def test_a_symlink_in_the_block_stores_path_is_never_followed(tmp_path: Path, wh
     store.close()
     assert list(elsewhere.iterdir()) == [] and link.is_symlink()
     assert store.get(b"k" * 16) == "<b>x</b>"  # from memory: highlighting goes on without the file
+
+
+# --- writing a file of OUT from chunks ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("before", [None, b"one two", b"one two three", b"one", b"one tw0"])
+def test_a_file_written_from_chunks_is_replaced_only_when_its_bytes_differ(tmp_path: Path,
+                                                                            before: bytes | None) -> None:
+    path = tmp_path / "f.json"
+    if before is not None:
+        path.write_bytes(before)
+    inode = os.stat(path).st_ino if before is not None else None
+    atomic_write(tmp_path, "f.json", iter([b"one", b" two"]))
+    assert path.read_bytes() == b"one two"
+    assert (os.stat(path).st_ino == inode) == (before == b"one two")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.json"]  # no temporary file left
+
+
+def test_a_symlink_in_the_place_of_a_file_written_from_chunks_is_replaced(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"one two")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "f.json").symlink_to(outside)
+    atomic_write(tmp_path / "out", "f.json", [b"one", b" three"])
+    assert not (tmp_path / "out" / "f.json").is_symlink()
+    assert (tmp_path / "out" / "f.json").read_bytes() == b"one three"
+    assert outside.read_bytes() == b"one two"
+
+
+def test_a_failure_while_the_chunks_are_made_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / "f.json").write_bytes(b"old")
+
+    def chunks():
+        yield b"new"
+        raise OSError("disk full")
+
+    with pytest.raises(OutputError):
+        atomic_write(tmp_path, "f.json", chunks())
+    assert (tmp_path / "f.json").read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.json"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..discover import FileStat
 from ..manifest import FileState, file_state
 from ..kinds import CLAUDE, CODEX, COPILOT, GEMINI, OPENCODE, QWEN, SOURCE_OF_KIND  # noqa: F401 (named here too)
 from ..hidden import hide
@@ -52,7 +53,7 @@ class Unit:
         """Stands for the archive's dates of its files (a change reads the unit again)."""
         return hide(repr(self.since)) if self.since else ""
 
-    def states(self, stat_of: Callable[[Any], os.stat_result] = os.stat) -> list[FileState | None]:
+    def states(self, stat_of: Callable[[Any], FileStat | os.stat_result] = os.stat) -> list[FileState | None]:
         return [file_state(p, hide(label), stat_of) for p, label in zip(self.paths, self.labels)]
 
     def known_sha256(self, path: str, state: FileState) -> str | None:

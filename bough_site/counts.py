@@ -1,0 +1,334 @@
+"""A union of tallies counted without holding it as Python objects (issue #40).
+
+A project's and the site's numbers are unions of their sessions' identities
+(stats.py). At 18,000 sessions the site's union held as a :class:`~.stats.Tally`
+(sets of strings, a Usage object per reply) was most of a build's memory, and
+decoding it most of an append's publishing. :class:`Counts` keeps the same union
+as packed 10-byte digests and arrays of integers, one run per union merged, in
+the order ``Tally.merge`` would take them, and counted once, at the end: its
+numbers are ``Tally.stats()``'s of the merged tally (tests/test_counts.py checks
+it on random unions with repeats and ties). A run's identities are grouped by
+their first byte into 16 buckets, so that counting across runs makes Python
+objects of one bucket at a time: at 18,000 sessions, counting them all at once
+cost 145 MB, the build's peak. OUT's state keeps a month's union in this form
+(:func:`pack`, state_reads.Unions), read back without decoding an object per
+identity.
+
+The identities are the digests of summaries.tally_to_json (hidden.hide: 10 bytes
+as 20 hex digits); anything else is packed as its own digest, which counts the
+same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import sys
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from .model import Usage
+from .stats import SET_KEYS, USAGE_FIELDS, Tally, merge_common, stats_of
+from .summaries import usage_from_numbers
+
+DIGEST = 10  # bytes per identity
+BUCKETS = 16  # identities grouped by their first byte: counted a group at a time
+_HEX_DIGEST = re.compile(r"[0-9a-f]{20}")
+FORMAT = b"bough.counts/2\n"  # the first line of a packed union; part of its name in the state
+_NONE = -1  # a cost not known; costs are never negative (what is, goes in a list)
+# Per reply: the usage numbers, then 1 for a reply of unknown tokens (Usage.unknown).
+_REPLY_WIDTH = len(USAGE_FIELDS) + 1
+_COST_WIDTH = 2  # estimate, recorded (pico-dollars)
+
+Numbers = array | list  # array("q") unless a number does not fit one
+
+
+def _numbers(values: Iterable[int | None]) -> Numbers:
+    values = list(values)
+    if all(value is None or value >= 0 for value in values):
+        try:
+            return array("q", [_NONE if value is None else value for value in values])
+        except (OverflowError, TypeError):
+            pass
+    return values  # exact whatever they are
+
+
+def _joined(first: Numbers, second: Numbers) -> Numbers:
+    if isinstance(first, array) and isinstance(second, array):
+        return first + second
+    return _as_list(first) + _as_list(second)
+
+
+def _as_list(numbers: Numbers) -> list:
+    return numbers if isinstance(numbers, list) else [None if value == _NONE else value for value in numbers]
+
+
+def _packed_keys(keys: Sequence[str]) -> bytes:
+    """Identities as 10-byte digests: a digest already is its bytes."""
+    joined = "".join(keys)
+    if len(joined) == 2 * DIGEST * len(keys):
+        try:
+            packed = bytes.fromhex(joined)
+            if all(_HEX_DIGEST.fullmatch(key) for key in keys):
+                return packed
+        except ValueError:
+            pass
+    return b"".join(bytes.fromhex(key) if _HEX_DIGEST.fullmatch(key) else _digest(key) for key in keys)
+
+
+def _digest(key: str) -> bytes:
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=DIGEST).digest()
+
+
+def _bucket(digest: bytes) -> int:
+    return digest[0] * BUCKETS >> 8
+
+
+@dataclass(frozen=True)
+class Run:
+    """One union's identities (none twice), grouped by bucket, each with ``width``
+    numbers: bucket ``b`` is identities ``starts[b]`` to ``starts[b + 1]``."""
+
+    keys: bytes
+    numbers: Numbers
+    starts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, digests: list[bytes], rows: list[list[int | None]], width: int) -> Run:
+        order = sorted(range(len(digests)), key=lambda index: _bucket(digests[index]))
+        sizes = [0] * BUCKETS
+        for digest in digests:
+            sizes[_bucket(digest)] += 1
+        starts = [0]
+        for size in sizes:
+            starts.append(starts[-1] + size)
+        return cls(b"".join(digests[index] for index in order),
+                   _numbers(number for index in order for number in rows[index][:width]), tuple(starts))
+
+    def __len__(self) -> int:
+        return len(self.keys) // DIGEST
+
+    def cut(self, bucket: int) -> list[bytes]:
+        start, end = self.starts[bucket] * DIGEST, self.starts[bucket + 1] * DIGEST
+        return [self.keys[at:at + DIGEST] for at in range(start, end, DIGEST)]
+
+    def total(self, index: int, width: int) -> int:
+        start = index * width
+        return sum(self.numbers[start:start + 4])  # Usage.total(): the four token counts
+
+
+@dataclass
+class Packed:
+    """The identities of several unions (``runs``, in merge order), each with
+    ``width`` numbers. An identity counts once: the numbers of its first copy (or,
+    ``larger``, of the first of its copies with the largest token total) count."""
+
+    width: int = 0
+    runs: list[Run] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return sum(len(run) for run in self.runs)
+
+    def extend(self, other: Packed) -> None:
+        self.runs.extend(run for run in other.runs if len(run))
+
+    def distinct(self) -> int:
+        if len(self.runs) <= 1:
+            return len(self)
+        return sum(len(set().union(*(run.cut(bucket) for run in self.runs))) for bucket in range(BUCKETS))
+
+    def dropped(self, *, larger: bool = False) -> list[tuple[Run, int]]:
+        """The copies that do not count, as (run, index). A bucket at a time, so
+        that only a sixteenth of the identities are ever Python objects at once."""
+        out: list[tuple[Run, int]] = []
+        if len(self.runs) <= 1:
+            return out
+        for bucket in range(BUCKETS):
+            cuts = [run.cut(bucket) for run in self.runs]
+            if len(set().union(*cuts)) == sum(len(cut) for cut in cuts):
+                continue  # nothing twice: the common case, at C speed
+            kept: dict[bytes, tuple[Run, int]] = {}
+            for run, cut in zip(self.runs, cuts):
+                for index, key in enumerate(cut, run.starts[bucket]):
+                    seen = kept.setdefault(key, (run, index))
+                    if seen[0] is run:
+                        continue  # the first copy (a run holds an identity once)
+                    if larger and run.total(index, self.width) > seen[0].total(seen[1], self.width):
+                        out.append(seen)
+                        kept[key] = (run, index)
+                    else:
+                        out.append((run, index))
+        return out
+
+    def sum(self, offset: int, dropped: list[tuple[Run, int]]) -> int:
+        """The ``offset``-th numbers of the copies that count, added up (numbers all known)."""
+        total = sum(sum(run.numbers[offset::self.width]) for run in self.runs)
+        return total - sum(run.numbers[index * self.width + offset] for run, index in dropped)
+
+    def pairs(self, dropped: list[tuple[Run, int]]) -> Iterator[tuple[int | None, int | None]]:
+        """Each counted copy's first two numbers (None: not known)."""
+        skip = {(id(run), index) for run, index in dropped}
+        for run in self.runs:
+            values = _as_list(run.numbers)
+            for index in range(len(run)):
+                if (id(run), index) not in skip:
+                    yield values[index * self.width], values[index * self.width + 1]
+
+
+@dataclass
+class Counts:
+    """A union of tallies, packed: see the module's docstring."""
+
+    sets: dict[str, Packed] = field(default_factory=lambda: {key: Packed() for key in SET_KEYS})
+    replies: Packed = field(default_factory=lambda: Packed(_REPLY_WIDTH))
+    costs: Packed | None = None  # None: not priced (--no-cost)
+    totals: dict[str, Usage] = field(default_factory=dict)
+    unknown: dict[str, set[str]] = field(default_factory=dict)
+    lines: int = 0
+    skipped_lines: int = 0
+    has_reasoning: bool = False
+
+    @classmethod
+    def of(cls, tally: Tally) -> Counts:
+        """A tally's identities, packed (a tally is one union: one run)."""
+        counts = cls(lines=tally.lines, skipped_lines=tally.skipped_lines, has_reasoning=tally.has_reasoning,
+                     totals=dict(tally.totals), unknown={key: set(items) for key, items in tally.unknown.items()})
+        for key in SET_KEYS:
+            counts.sets[key] = _packed(list(getattr(tally, key)), 0, [])
+        counts.replies = _packed(list(tally.replies), _REPLY_WIDTH,
+                                 [_reply_numbers(usage) for usage in tally.replies.values()])
+        if tally.costs is not None:
+            counts.costs = _packed(list(tally.costs), _COST_WIDTH, [list(pair) for pair in tally.costs.values()])
+        return counts
+
+    def merge(self, other: Counts) -> None:
+        """``other``'s identities after these (stats.Tally.merge's order)."""
+        for key in SET_KEYS:
+            self.sets[key].extend(other.sets[key])
+        self.replies.extend(other.replies)
+        if other.costs is not None:
+            if self.costs is None:
+                self.costs = Packed(_COST_WIDTH)
+            self.costs.extend(other.costs)
+        merge_common(self, other)
+
+    def stats(self) -> dict[str, int | None]:
+        """stats.Tally.stats() of the tally these are the union of."""
+        dropped = self.replies.dropped(larger=True)
+        sums = {name: self.replies.sum(offset, dropped) + sum(getattr(u, name) for u in self.totals.values())
+                for offset, name in enumerate(USAGE_FIELDS)}
+        costs = None if self.costs is None else self.costs.pairs(self.costs.dropped())
+        return stats_of(self, {key: packed.distinct() for key, packed in self.sets.items()},
+                        replies=len(self.replies) - len(dropped), sums=sums,
+                        unknown_replies=self.replies.sum(len(USAGE_FIELDS), dropped), costs=costs, session=False)
+
+
+def _reply_numbers(usage: Usage) -> list[int]:
+    return [*(getattr(usage, name) for name in USAGE_FIELDS), 1 if usage.unknown else 0]
+
+
+def _packed(keys: list[str], width: int, rows: list[list[int | None]]) -> Packed:
+    if not keys:
+        return Packed(width)
+    packed = _packed_keys(keys)
+    digests = [packed[at:at + DIGEST] for at in range(0, len(packed), DIGEST)]
+    return Packed(width, [Run.of(digests, rows or [[]] * len(keys), width)])
+
+
+def pack(counts: Counts) -> bytes:
+    """A union as OUT's state keeps it: a line of JSON saying what follows (each
+    bucket's size), then the packed digests and numbers (little-endian), read by
+    :func:`unpack` without an object per identity. Only a union of one run
+    (:meth:`Counts.of`)."""
+    if any(len(packed.runs) > 1 for packed in (*counts.sets.values(), counts.replies, counts.costs) if packed):
+        raise ValueError("pack() keeps a union of one run (Counts.of)")
+    blocks: list[bytes] = []
+    header: dict[str, Any] = {"sets": {}, "lines": counts.lines, "skipped_lines": counts.skipped_lines,
+                              "has_reasoning": counts.has_reasoning,
+                              "totals": [[key, *_reply_numbers(usage)] for key, usage in counts.totals.items()],
+                              "unknown": {key: sorted(items) for key, items in counts.unknown.items()}}
+    for key, packed in counts.sets.items():
+        header["sets"][key] = _sizes(packed)
+        blocks.extend(run.keys for run in packed.runs)
+    for name, packed in (("replies", counts.replies), ("costs", counts.costs)):
+        if packed is None:
+            continue
+        header[name] = _sizes(packed)
+        for run in packed.runs:
+            blocks.append(run.keys)
+            if isinstance(run.numbers, list):  # a number an array cannot hold: kept in the JSON, as text
+                header[f"{name}_numbers"] = [None if number is None else str(number) for number in run.numbers]
+            else:
+                blocks.append(_little(run.numbers).tobytes())
+    return FORMAT + orjson.dumps(header) + b"\n" + b"".join(blocks)
+
+
+def _sizes(packed: Packed) -> list[int]:
+    if not packed.runs:
+        return [0] * BUCKETS
+    starts = packed.runs[0].starts
+    return [end - start for start, end in zip(starts, starts[1:])]
+
+
+def unpack(data: bytes) -> Counts | None:
+    """What :func:`pack` kept; None when ``data`` is not that."""
+    try:
+        return _unpack(data)
+    except (ValueError, TypeError, KeyError, AttributeError, orjson.JSONDecodeError):
+        return None
+
+
+def _unpack(data: bytes) -> Counts | None:
+    if not data.startswith(FORMAT):
+        return None
+    end = data.index(b"\n", len(FORMAT))
+    header = orjson.loads(data[len(FORMAT):end])
+    view, at = memoryview(data), end + 1
+
+    def take(size: int) -> bytes:
+        nonlocal at
+        if at + size > len(data):
+            raise ValueError("short")
+        block, at = bytes(view[at:at + size]), at + size
+        return block
+
+    def run(sizes: list[Any], width: int, numbers: Numbers | None = None) -> Packed:
+        if len(sizes) != BUCKETS or not all(isinstance(size, int) and size >= 0 for size in sizes):
+            raise ValueError("not a bucket's sizes")
+        starts = (0, *itertools.accumulate(sizes))
+        keys = take(starts[-1] * DIGEST)
+        if numbers is None:
+            numbers = array("q")
+            if width:
+                numbers.frombytes(take(starts[-1] * width * numbers.itemsize))
+                numbers = _little(numbers)
+        if len(numbers) != starts[-1] * width:
+            raise ValueError("numbers of another size")
+        return Packed(width, [Run(keys, numbers, starts)] if starts[-1] else [])
+
+    counts = Counts(lines=int(header["lines"]), skipped_lines=int(header["skipped_lines"]),
+                    has_reasoning=bool(header["has_reasoning"]),
+                    totals={key: usage_from_numbers(numbers) for key, *numbers in header["totals"]},
+                    unknown={key: set(items) for key, items in header["unknown"].items()})
+    for key in SET_KEYS:
+        counts.sets[key] = run(header["sets"][key], 0)
+    for name, width in (("replies", _REPLY_WIDTH), ("costs", _COST_WIDTH)):
+        if name in header:
+            text = header.get(f"{name}_numbers")
+            numbers = None if text is None else [None if number is None else int(number) for number in text]
+            setattr(counts, name, run(header[name], width, numbers))
+    return counts if at == len(data) else None
+
+
+def _little(numbers: array) -> array:
+    """The array in little-endian order (a no-op where the machine's is)."""
+    if sys.byteorder == "little":
+        return numbers
+    swapped = array("q", numbers)
+    swapped.byteswap()
+    return swapped
