@@ -79,7 +79,7 @@ from .archive_report import SessionCount, Summary, _parse_problem
 from .archive_restore import RESTORE_PREFIX, RestoreDir
 from .errors import BoughError
 from .readers.lines import open_regular
-from .write import create_temp, replace_file, write_temp
+from .replace import create_temp, replace_file, write_temp
 
 MARKER = ".bough-archive"
 LOCK = ".bough-lock"

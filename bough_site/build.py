@@ -53,10 +53,11 @@ from .publish import Outputs, SiteParts, SitePages, publish, signatures
 from .readers.gemini_files import root_candidates
 from .scrub import scrub_warnings
 from .search.pagefind_run import SESSION_PAGE
-from .search.shards import EarlyShards
-from .site import site_from_manifest, site_from_sessions
+from .search.shards import EarlyShards, shard_names
+from .site import session_order, site_from_manifest, site_from_sessions
 from .state import StateStore, StateWrites
 from .state_reads import Details, Unions, union_keys
+from .summaries import session_from_summary
 from .out_place import check_outside_agent_homes, check_separate
 from .write import SiteWriter, is_regular_file
 
@@ -383,6 +384,7 @@ class _EarlyIndexing:
         self._known = {stored.project.get("id") for stored in previous.sessions.values()}
         self._folders: dict[str, set[str]] = {}  # project id -> the folders its sessions came from
         self._pages: dict[str, list[str]] = {}  # project id -> its session pages written
+        self._sessions: dict[str, list[Session]] = {}  # project id -> its sessions (their summaries)
         self._shards = shards
 
     def done(self, result: UnitResult, made: dict[str, Outcome]) -> None:
@@ -393,12 +395,14 @@ class _EarlyIndexing:
             self._folders.setdefault(project, set()).add(folder)
             self._pages.setdefault(project, []).extend(
                 path for path in made[one.key].outputs if SESSION_PAGE.match(path))
+            self._sessions.setdefault(project, []).append(session_from_summary(one.summary, one.slug))
         if self._left[folder]:
             return
         for project, folders in self._folders.items():
             if folder in folders and project not in self._known and not any(self._left[f] for f in folders):
                 self._known.add(project)  # started once
-                self._shards.start(project, self._pages[project])
+                sessions = sorted(self._sessions.pop(project), key=session_order, reverse=True)
+                self._shards.start(self._pages[project], shard_names(project, sessions))
 
 
 def _presence(writer: SiteWriter, state: StateStore) -> Callable[[SessionState], bool]:

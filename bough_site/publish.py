@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +24,8 @@ from .manifest import Manifest
 from .model import COST_KEY, UNKNOWN_COST_KEY, Project, Session, Site, InputWarning
 from .options import Options
 from .render.months import is_paged
-from .search.offline import FALLBACK_PATH, HoldDetails, fallback_script
-from .search.shards import EarlyShards, start_shards
+from .search.offline import FALLBACK_PATH, HoldDetails, fallback_chunks
+from .search.shards import EarlyShards, shard_names, start_shards
 from .site import ProjectUnion, site_stats
 from .summaries import details_at_hand
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
@@ -39,7 +39,7 @@ class Outputs:
     writer: SiteWriter
     claimed: set[str] = field(default_factory=set)
 
-    def write(self, files: list[tuple[str, bytes]]) -> list[str]:
+    def write(self, files: list[tuple[str, bytes | Iterator[bytes]]]) -> list[str]:
         paths = []
         for path, data in files:
             paths.append(path)
@@ -162,9 +162,11 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
         except OutputError:
             pass  # a file went missing: render them all
     # Pagefind reads the session pages, all written by now: its runs (a bundle per
-    # project) go on while the site's own pages are made, and are written after them.
+    # project, a big one's cut by months: search/shards.py) go on while the site's own pages
+    # are made, and are written after them.
     runs = start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
-                               early=early, search_limit=options.search_limit) \
+                        early=early, search_limit=options.search_limit,
+                        names={stem: name for p in projects for stem, name in shard_names(p.id, p.sessions).items()}) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
         site = site_stats(projects, tally, warnings, previous)
@@ -196,7 +198,7 @@ def _site_files(site: Site, project_signatures: dict[str, str], previous: Manife
 
     renderer = Renderer(Path(options.theme) if options.theme else None, search=options.search,
                         compiled=options.compiled_templates(), prices=options.prices_version())
-    files: list[tuple[str, bytes]] = list(renderer.assets())
+    files: list[tuple[str, bytes | Iterator[bytes]]] = list(renderer.assets())
     kept: list[str] = []
     made = _SiteFiles([])
     month_pages = _month_pages(project_signatures)
@@ -212,7 +214,7 @@ def _site_files(site: Site, project_signatures: dict[str, str], previous: Manife
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site, options.prices_version()))))
     if options.search:
-        files.append((FALLBACK_PATH, fallback_script(site, details)))
+        files.append((FALLBACK_PATH, fallback_chunks(site, details)))
     made.paths = kept + made.paths + outputs.write(files)
     return made
 

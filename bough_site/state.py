@@ -29,13 +29,13 @@ import os
 import re
 import sqlite3
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
 
 from .state_paths import COMPILED_TEMPLATES, STATE_DB, STATE_DIR
-from .write import output_error, replace_file, write_temp
+from .replace import replace_file, replace_from_chunks
+from .write import output_error
 
 MAX_STATE = 1 << 30
 
@@ -323,60 +323,9 @@ def atomic_write(folder: Path, name: str, data: bytes | Iterable[bytes], *, dura
         if isinstance(data, bytes):
             replace_file(folder, name, data, durable=durable, mode=0o644)
             return
-        with _Compared(folder / name) as compared:
-            tmp = write_temp(folder, compared.passed(data), mode=0o644)
-            same = compared.same()
-        _replace_unless(same, tmp, folder / name, durable=durable)
+        replace_from_chunks(folder, name, data, durable=durable, mode=0o644)
     except OSError as err:
         raise output_error(err, folder, f"cannot write {folder / name}", name) from err
-
-
-def _replace_unless(same: bool, tmp: Path, path: Path, *, durable: bool) -> None:
-    """The temporary file ``tmp`` renamed over ``path`` (fsynced first when
-    ``durable``), or only removed when ``path`` holds the ``same`` bytes."""
-    try:
-        if not same:
-            if durable:
-                fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-            os.replace(tmp, path)
-            return
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    os.unlink(tmp)
-
-
-class _Compared(contextlib.AbstractContextManager["_Compared"]):
-    """Chunks on their way to a file, compared with what ``path`` holds (a regular
-    file, no symlink followed) as they pass."""
-
-    def __init__(self, path: Path) -> None:
-        self._handle: BinaryIO | None = None
-        with contextlib.suppress(OSError):
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                self._handle = open(fd, "rb")
-            else:
-                os.close(fd)
-        self._equal = self._handle is not None
-
-    def passed(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
-        for chunk in chunks:
-            if self._equal and self._handle is not None and self._handle.read(len(chunk)) != chunk:
-                self._equal = False
-            yield chunk
-
-    def same(self) -> bool:
-        return self._equal and self._handle is not None and self._handle.read(1) == b""
-
-    def __exit__(self, *exc: object) -> None:
-        if self._handle is not None:
-            self._handle.close()
 
 
 def _holds(path: Path, data: bytes) -> bool:

@@ -8,8 +8,8 @@ keep a build from damaging anything live in one place:
 * One build at a time: an exclusive ``flock`` on ``OUT/.bough-lock``.
 * Every path is checked to stay inside OUT, also through symlinks, and may be
   claimed only once per build.
-* Every file goes to a temporary name and is renamed into place, and is left
-  alone (mtime unchanged) when it already holds the same bytes. A worker process
+* Every file goes to a temporary name and is renamed into place (replace.py), and
+  is left alone (mtime unchanged) when it already holds the same bytes. A worker process
   writes its pages itself (:class:`Stager`: the same checks, a temporary file
   beside the target); the build renames them into place (:meth:`SiteWriter.commit`),
   so claims stay in one process and a page's bytes never travel between processes.
@@ -29,10 +29,9 @@ import errno
 import fcntl
 import os
 import re
-import secrets
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -42,9 +41,8 @@ import orjson
 
 from bough_site.errors import OutputError
 from bough_site.out_place import check_outside_agent_homes, resolved
+from bough_site.replace import replace_file, replace_from_chunks, write_temp
 from bough_site.state_paths import LOCK, MARKER, OWN_PREFIX, STATE_DIR, TMP_PREFIX
-
-Data = bytes | bytearray | memoryview | Iterable[bytes]  # what a file is written from: bytes, or chunks of them
 
 __all__ = ["SiteWriter", "Staged", "Stager", "discard", "is_regular_file", "json_bytes", "output_error"]
 
@@ -269,17 +267,21 @@ class SiteWriter:
 
     # ---------------------------------------------------------------- writing
 
-    def write(self, relpath: str, data: bytes) -> bool:
-        """Write ``data`` to OUT/``relpath`` atomically; False when it already held exactly these bytes."""
-        if not isinstance(data, (bytes, bytearray, memoryview)):
+    def write(self, relpath: str, data: bytes | Iterator[bytes]) -> bool:
+        """Write ``data`` (bytes, or an iterator of chunks of them, never all held) to
+        OUT/``relpath`` atomically; False when it already held exactly these bytes."""
+        if isinstance(data, Iterator):
+            def put(parent: _Dir, name: str) -> bool:
+                _not_a_directory(parent.path / name, relpath)
+                return replace_from_chunks(parent.path, name, data)
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            def put(parent: _Dir, name: str) -> bool:
+                if _holds(parent.path / name, data, relpath=relpath):
+                    return False
+                replace_file(parent.path, name, data)
+                return True
+        else:
             raise TypeError(f"write() needs bytes, got {type(data).__name__}")
-
-        def put(parent: _Dir, name: str) -> bool:
-            if _holds(parent.path / name, data, relpath=relpath):
-                return False
-            replace_file(parent.path, name, data)
-            return True
-
         return self._place(relpath, put)
 
     def commit(self, staged: Staged) -> bool:
@@ -552,18 +554,24 @@ def _real_dir_inside(root: Path, path: Path, relpath: str) -> Path:
     raise OutputError(f"cannot write {relpath!r}: {path} exists and is not a directory")
 
 
-def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str = "") -> bool:
-    """Whether target is a regular file holding exactly data (so it need not be rewritten)."""
+def _not_a_directory(target: Path, relpath: str = "") -> os.stat_result | None:
+    """What is at ``target`` (None: nothing); OutputError when it is a directory."""
     try:
         st = os.lstat(target)
     except FileNotFoundError:
-        return False
+        return None
     except OSError as err:
         raise OutputError(f"cannot examine {target}: {err}") from err
     if stat.S_ISDIR(st.st_mode):
         raise OutputError(f"cannot write {relpath or target.name!r}: {target} is a directory")
+    return st
+
+
+def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str = "") -> bool:
+    """Whether target is a regular file holding exactly data (so it need not be rewritten)."""
+    st = _not_a_directory(target, relpath)
     # A symlink or other special file is replaced, never read through (a FIFO would hang).
-    if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+    if st is None or not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
         return False
     try:
         fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -571,39 +579,6 @@ def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str =
             return f.read() == data
     except OSError:
         return False  # unreadable: rewriting it is the way to find out for real
-
-
-def replace_file(parent: Path, name: str, data: Data, *, durable: bool = False, mode: int = 0o666) -> None:
-    """Write data (bytes, or chunks of them) to a temporary file in parent, then rename it over parent/name (atomic):
-    a reader sees the old bytes or the new ones, never half a file. ``durable`` fsyncs
-    before the rename; ``mode`` is filtered by the umask."""
-    tmp = write_temp(parent, data, durable=durable, mode=mode)
-    try:
-        os.replace(tmp, parent / name)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def write_temp(parent: Path, data: Data, *, durable: bool = False, mode: int = 0o666) -> Path:
-    """A new temporary file in parent holding data (fsynced when ``durable``);
-    nothing is left behind when writing fails."""
-    fd, tmp = create_temp(parent, mode)
-    try:
-        with open(fd, "wb") as f:
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                f.write(data)
-            else:
-                f.writelines(data)
-            if durable:
-                f.flush()
-                os.fsync(f.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
 
 
 def regular_names(folder: str | Path) -> set[str]:
@@ -614,18 +589,6 @@ def regular_names(folder: str | Path) -> set[str]:
             return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
     except OSError:
         return set()
-
-
-def create_temp(parent: Path, mode: int = 0o666) -> tuple[int, Path]:
-    """A new temporary file in parent, named so that bough never mistakes it for output.
-    The default mode is that of any new file (mkstemp would give 0o600)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    while True:
-        tmp = parent / f"{TMP_PREFIX}{secrets.token_hex(8)}"
-        try:
-            return os.open(tmp, flags, mode), tmp
-        except FileExistsError:
-            continue
 
 
 @contextlib.contextmanager

@@ -221,6 +221,46 @@ def newest_transcript(src: Path, out: Path) -> Path:
     return path
 
 
+def test_a_big_projects_search_is_cut_by_months_and_an_append_indexes_the_newest_shard_again(
+        small_pages: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project of more than SHARD_SESSIONS sessions is several Pagefind bundles, each
+    of consecutive month pages from the oldest (made while the rest renders, with two
+    workers), so that an append to the newest month indexes again the newest bundle
+    only, not the project's."""
+    monkeypatch.setattr("bough_site.search.shards.SHARD_SESSIONS", 3)
+    src = history_of(tmp_path / "history")
+    out = tmp_path / "out"
+    run(src, out, jobs=2)
+    files = tree(out)
+    month_pages = sorted(p for p in files if "/months/" in p and p.endswith(".html"))
+    (project,) = {p.split("/")[1] for p in month_pages}
+    # Oldest first: by month, a month's full pieces (2025-08-1 ...) before its own page (2025-08).
+    oldest_first = sorted(month_pages, key=lambda p: (Path(p).stem[:7], int(Path(p).stem[8:] or 10**6)))
+    assert len(oldest_first) == 12  # a session each (MONTH_ROWS: 1)
+    shards = [f"pagefind/{project}/{Path(p).stem}/" for p in oldest_first[::3]]
+    assert sorted(listed_shards(files)) == sorted(shards)
+    for shard, pages in zip(shards, [oldest_first[n:n + 3] for n in range(0, 12, 3)]):
+        sessions = {s for p in pages for s in re.findall(rb'href="\.\./sessions/([^"]+)\.html"', files[p])}
+        assert {Path(p).stem.encode() for p in shard_pages(files, shard)} == sessions
+    age(out)
+    append_turn(newest_transcript(src, out))
+    run(src, out, jobs=2)
+    touched = {p for p in rewritten(out) if p.startswith("pagefind/") and p != "pagefind/shards.js"}
+    assert touched and all(p.startswith(shards[-1]) for p in touched)
+    fresh = tmp_path / "fresh"
+    run(src, fresh)
+    assert tree(out) == tree(fresh)
+
+
+def listed_shards(files: dict[str, bytes]) -> list[str]:
+    """The shards pagefind/shards.js lists."""
+    return json.loads(files["pagefind/shards.js"].decode().split("export default ", 1)[1].rstrip().rstrip(";"))
+
+
+def shard_pages(files: dict[str, bytes], shard: str) -> list[str]:
+    return json.loads(files[f"{shard}bough-shard.json"])["pages"]
+
+
 def test_an_append_to_the_newest_month_rewrites_no_older_month_page(
         small_pages: None, tmp_path: Path) -> None:
     src = history_of(tmp_path / "history")

@@ -232,10 +232,10 @@ def test_the_fallback_script_cannot_break_out(tmp_path: Path) -> None:
     assert json.loads(script.split(" = ", 1)[1].rstrip(";\n"))["sessions"][0]["t"] == text
 
 
-def test_the_fallback_script_is_the_whole_index_made_a_project_at_a_time() -> None:
-    """search-index.js is made a session at a time, each project's sessions given their
-    search items only meanwhile (a build holds them no longer): the bytes are those of
-    the whole index encoded at once, sorted keys, sessions newest first."""
+def test_the_fallback_script_is_the_whole_index_made_a_few_sessions_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """search-index.js is made a session at a time, a few sessions given their search
+    items only meanwhile (a build holds them no longer): the bytes are those of the
+    whole index encoded at once, sorted keys, sessions newest first."""
     import contextlib
 
     from bough_site.build import load_site
@@ -249,8 +249,8 @@ def test_the_fallback_script_is_the_whole_index_made_a_project_at_a_time() -> No
 
     @contextlib.contextmanager
     def details(sessions: list[Session]):
-        project = next(p for p in site.projects if p.sessions is sessions)
-        held.append(project.id)
+        held.extend(session.id for session in sessions)
+        assert len(sessions) <= 2
         for session in sessions:
             session.search_items = kept[id(session)]
         yield
@@ -271,8 +271,9 @@ def test_the_fallback_script_is_the_whole_index_made_a_project_at_a_time() -> No
     for project in site.projects:
         for session in project.sessions:
             session.search_items = []
+    monkeypatch.setattr("bough_site.search.offline.DETAILS_BATCH", 2)
     streamed = fallback_script(site, details)
-    assert held == [p.id for p in site.projects]  # each project's once, in turn
+    assert held == [s.id for p in site.projects for s in p.sessions]  # each session's once, in turn
     assert all(s.search_items == [] for p in site.projects for s in p.sessions)
     assert streamed == whole
     assert whole.split(b" = ", 1)[1] == at_once + b";\n"
@@ -723,23 +724,23 @@ def test_finding_pagefind_imports_no_asyncio() -> None:
 
 
 def _spy_early_shards(monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, int]], list[tuple[str, bool]]]:
-    """Which projects EarlyShards started (with how many session pages were written
+    """Which shards EarlyShards started (with how many session pages were written
     then) and whether publishing took each run; the class does its work as ever."""
     started: list[tuple[str, int]] = []
     taken: list[tuple[str, bool]] = []
-    start, take = EarlyShards.start, EarlyShards.take
+    start, take = EarlyShards._start, EarlyShards.take
 
-    def spy_start(self: EarlyShards, project: str, pages: list[str]) -> None:
+    def spy_start(self: EarlyShards, root: str, pages: list[str]) -> None:
         written = [p for p in self._writer.written if SESSION_PAGE.match(p)]
-        started.append((project, len(written)))
-        start(self, project, pages)
+        started.append((root.removeprefix("pagefind/"), len(written)))
+        start(self, root, pages)
 
     def spy_take(self: EarlyShards, root: str, made: dict[str, Any]) -> Any:
         run = take(self, root, made)
         taken.append((root, run is not None))
         return run
 
-    monkeypatch.setattr(EarlyShards, "start", spy_start)
+    monkeypatch.setattr(EarlyShards, "_start", spy_start)
     monkeypatch.setattr(EarlyShards, "take", spy_take)
     return started, taken
 
@@ -789,15 +790,15 @@ def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(
     said: list[str] = []
     with SiteWriter(out) as writer, EarlyShards(writer, said.append) as early:
         assert early.take(root, made) is None  # none started
-        early.start(project, list(reversed(mine)))
+        early.start(list(reversed(mine)), {})
         taken = early.take(root, made)
         assert taken is not None and taken.result() == site_bundle(out, mine, root)
         assert early.take(root, made) is None  # taken once
-        early.start(project, mine[1:])  # started again once taken: not the pages it ends with
+        early.start(mine[1:], {})  # started again once taken: not the pages it ends with
         assert early.take(root, made) is None
     assert len(said) == 1 and largest in said[0] and "left out of the Pagefind index" in said[0]
     with SiteWriter(out) as writer, EarlyShards(writer, said.append) as early:
-        early.start(project, mine)
+        early.start(mine, {})
         writer.write(mine[0], site[mine[0]].replace(b"</main>", b"<p>more</p></main>"))  # the second pass
         assert early.take(root, made) is None
     assert len(said) == 1

@@ -293,6 +293,22 @@ def test_identical_bytes_are_not_rewritten(tmp_path: Path) -> None:
     assert marker_files(out) == ["a.html", "b.html"]
 
 
+def test_a_file_given_in_chunks_is_written_and_left_alone_when_unchanged(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    with SiteWriter(out) as writer:
+        assert writer.write("big.js", iter([b"one ", b"two"])) is True
+    os.utime(out / "big.js", ns=(10**18, 10**18))
+    with SiteWriter(out) as writer:
+        assert writer.write("big.js", iter([b"one", b" two"])) is False  # the same bytes, cut elsewhere
+        assert writer.unchanged == ["big.js"] and (out / "big.js").stat().st_mtime_ns == 10**18
+    with SiteWriter(out) as writer:
+        assert writer.write("big.js", iter([b"one ", b"two", b"!"])) is True
+    assert (out / "big.js").read_bytes() == b"one two!"
+    (out / "dir.js").mkdir()
+    with SiteWriter(out) as writer, pytest.raises(OutputError, match="is a directory"):
+        writer.write("dir.js", iter([b"x"]))
+
+
 def test_write_needs_bytes(tmp_path: Path) -> None:
     with SiteWriter(tmp_path / "site") as writer, pytest.raises(TypeError):
         writer.write("a.html", "text")  # type: ignore[arg-type]

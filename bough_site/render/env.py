@@ -37,7 +37,7 @@ import jinja2.bccache
 
 from ..errors import BoughError
 from ..state import read_regular, real_folders
-from ..write import replace_file
+from ..replace import replace_file
 from . import default_theme_dir
 
 DEFAULT_PREFIX = "default"

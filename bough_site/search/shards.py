@@ -1,10 +1,14 @@
-"""The shards: one Pagefind bundle per project, and ``pagefind/shards.js``.
+"""The shards: one Pagefind bundle per project (a big project's cut by months),
+and ``pagefind/shards.js``.
 
 Each project's session pages get a bundle of their own under pagefind/<project id>/
-(a "shard"), and pagefind/shards.js lists them; search.js loads the first and
-merges the others into it (Pagefind's mergeIndex), so a search covers them all,
-ranked together. A build runs Pagefind only for projects whose session pages it
-rendered, and over one project's pages at a time, so neither its time nor its
+(a "shard"); a project of more than SHARD_SESSIONS sessions gets several, each of
+consecutive month pages (render/months.py), under pagefind/<project id>/<its oldest
+month page's name>/, so that an append indexes again the newest of them, not the
+project's thousands of sessions. pagefind/shards.js lists them; search.js loads the
+first and merges the others into it (Pagefind's mergeIndex), so a search covers them
+all, ranked together. A build runs Pagefind only for shards whose session pages it
+rendered, and over one shard's pages at a time, so neither its time nor its
 memory grows with the rest of the site. Each shard holds a stamp
 (bough-shard.json: Pagefind's version, SHARD_FORMAT, its pages, its files'
 digests), which is how a later build tells that the shard is still current.
@@ -21,6 +25,9 @@ from typing import Any
 import orjson
 
 from ..config import DEFAULT_SEARCH_LIMIT
+from ..model import Session
+from ..render.months import paging
+from ..urls import session_html
 from ..write import SiteWriter, is_regular_file, json_bytes
 from . import pagefind_run
 from .pagefind_run import PAGEFIND_DIR, SESSION_PAGE, SearchError, pagefind_binary, pagefind_version, prepare_pages
@@ -78,8 +85,9 @@ class ShardRuns:
         try:
             return bundle.result()
         except SearchError as err:
-            project = root.removeprefix(PAGEFIND_DIR + "/")
-            self._report(f"warning: search: the sessions of project {project} are left out of the search index: {err}")
+            project, _, month = root.removeprefix(PAGEFIND_DIR + "/").partition("/")
+            which = f"project {project}" + (f", month page {month}," if month else "")
+            self._report(f"warning: search: the sessions of {which} are left out of the search index: {err}")
             return []
 
     def __enter__(self) -> ShardRuns:
@@ -91,8 +99,9 @@ class ShardRuns:
 
 def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], None],
                  report: Callable[[str], None] = lambda line: None, *, workers: int = 1,
-                 early: EarlyShards | None = None, search_limit: int = DEFAULT_SEARCH_LIMIT) -> ShardRuns:
-    """Keep each project's shard that still holds, and start Pagefind for the others,
+                 early: EarlyShards | None = None, search_limit: int = DEFAULT_SEARCH_LIMIT,
+                 names: dict[str, str] | None = None) -> ShardRuns:
+    """Keep each shard that still holds, and start Pagefind for the others,
     up to ``workers`` runs at once in threads (each run is a process of its own), so
     that the build renders the index and project pages meanwhile. ``writer`` (the
     build's SiteWriter, its session pages all written) tells the pages this build owns
@@ -100,22 +109,19 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
     were (its shards among them); ``keep`` is the build's, so what is kept is neither
     written again nor pruned. Only this thread uses ``writer`` and ``keep``.
     ``search_limit`` is the budget of each tool result in KB (``page_copy.output_chars``);
-    with ``early``, the one it was made with counts."""
+    with ``early``, the one it was made with counts. ``names``: the shard of each
+    session's pages (:func:`shard_names`); a page it does not name goes in its project's."""
     out = Path(writer.out)
     rendered = set(writer.written) | set(writer.unchanged)
-    by_project: dict[str, list[str]] = {}
-    for page in writer.written + writer.unchanged + writer.kept:
-        match = SESSION_PAGE.match(page)
-        if match:
-            by_project.setdefault(match.group(1), []).append(page)
+    by_shard = _by_shard(writer.written + writer.unchanged + writer.kept, names or {})
     binary, stamp = early.identity() if early is not None else pagefind_identity(search_limit)
     owned_before = set(previous)
     owned: dict[str, list[str]] = {}
     to_make: list[tuple[str, dict[str, Any]]] = []
     started: dict[str, Future[list[tuple[str, bytes]]]] = {}
-    for project in sorted(by_project):
-        pages = sorted(by_project[project])
-        root = f"{PAGEFIND_DIR}/{project}"
+    for shard in sorted(by_shard):
+        pages = sorted(by_shard[shard])
+        root = f"{PAGEFIND_DIR}/{shard}"
         made = {**stamp, "pages": pages}
         kept = None if rendered.intersection(pages) else _keep_shard(out, root, made, owned_before, keep)
         if kept is None:
@@ -129,6 +135,52 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
                      lambda pool, root, pages: prepare_pages(out, pages, root, stamp["output_kb"])
                      .start(pool, binary, report),
                      workers, started, report)
+
+
+# The most sessions a shard of a project paged by month holds (render/months.py):
+# more shards make an append cheaper (Pagefind indexes one again) and the first
+# search of every visit dearer (the browser merges them all: about 40 ms each).
+SHARD_SESSIONS = 600
+
+
+def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
+    """The shard of each session's pages, by its page's stem (urls.session_html
+    without ``.html``). A project of SHARD_SESSIONS sessions or fewer is one shard,
+    named by its id. A bigger one (paged by month: its sessions newest first, as
+    render/months.paging takes them) is cut between its month pages, from the oldest,
+    into shards of at most SHARD_SESSIONS sessions, each named ``<project id>/<its
+    oldest month page's name>``: the older shards' bounds do not move as sessions
+    are added, so an append to the newest month indexes again the newest shard, not
+    the project (at 3,000 sessions Pagefind's memory grew with them all: 788 MB)."""
+    paged = paging(sessions)
+    groups: list[tuple[str, list[Session]]] = []
+    if paged is None or len(sessions) <= SHARD_SESSIONS:
+        groups.append((project_id, sessions))
+    else:
+        held = SHARD_SESSIONS
+        for page in reversed(paged.pages):  # the oldest first
+            if held + len(page.sessions) > SHARD_SESSIONS:
+                groups.append((f"{project_id}/{page.name}", []))
+                held = 0
+            groups[-1][1].extend(page.sessions)
+            held += len(page.sessions)
+    return {session_html(project_id, session.slug).removesuffix(".html"): name
+            for name, members in groups for session in members}
+
+
+def _by_shard(paths: list[str], names: dict[str, str]) -> dict[str, list[str]]:
+    """The session pages among ``paths`` by shard: as ``names`` says (a part of a
+    session page, ``<stem>-<n>.html``, with its session's first page), else their project's."""
+    found: dict[str, list[str]] = {}
+    for page in paths:
+        match = SESSION_PAGE.match(page)
+        if not match:
+            continue
+        stem = page.removesuffix(".html")
+        base, _, number = stem.rpartition("-")
+        shard = names.get(stem) or (names.get(base) if number.isdigit() else None) or match.group(1)
+        found.setdefault(shard, []).append(page)
+    return found
 
 
 class EarlyShards:
@@ -156,9 +208,13 @@ class EarlyShards:
             self._identity = pagefind_identity(self._search_limit)
         return self._identity
 
-    def start(self, project: str, pages: list[str]) -> None:
-        """Index ``pages`` (the project's session pages, all written) as its shard."""
-        root = f"{PAGEFIND_DIR}/{project}"
+    def start(self, pages: list[str], names: dict[str, str]) -> None:
+        """Index ``pages`` (a project's session pages, all written) as its shards
+        (``names``: :func:`shard_names`)."""
+        for shard, members in sorted(_by_shard(pages, names).items()):
+            self._start(f"{PAGEFIND_DIR}/{shard}", members)
+
+    def _start(self, root: str, pages: list[str]) -> None:
         if root in self._runs:
             return
         try:
