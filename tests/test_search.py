@@ -792,7 +792,7 @@ def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(
         assert early.take(root, made) is None  # none started
         early.start(list(reversed(mine)), {})
         taken = early.take(root, made)
-        assert taken is not None and taken.result() == site_bundle(out, mine, root)
+        assert taken is not None and list(taken.result()) == site_bundle(out, mine, root)
         assert early.take(root, made) is None  # taken once
         early.start(mine[1:], {})  # started again once taken: not the pages it ends with
         assert early.take(root, made) is None
@@ -831,7 +831,7 @@ def test_the_pages_pagefind_reads_are_made_before_its_run_and_removed_after_it(
         finally:
             busy.set()
         done = prepare_pages(out, mine, root).start(pool, binary, lambda line: None)
-        assert done.result() == expected and list(memory.iterdir()) == []
+        assert list(done.result()) == expected and list(memory.iterdir()) == []
 
 
 def _first_project_pages(site: dict[str, bytes]) -> tuple[str, list[str]]:

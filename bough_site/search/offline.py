@@ -19,14 +19,15 @@ build keeps in OUT's state and holds a project at a time), not its timeline.
 
 from __future__ import annotations
 
-import tempfile
+import itertools
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 
 from .. import urls
+from ..aside import SetAside
 from ..model import SOURCE_LABELS, Prompt, Reply, Session, Site, Text, ToolCall
 from ..summaries import details_at_hand
 
@@ -184,30 +185,23 @@ def fallback_chunks(site: Site, details: HoldDetails | None = None, batch: int =
     until they are all made and sorted, then given back ``batch`` at a time. At
     18,000 sessions the file is 45 MB: made whole, then escaped, it cost four times that."""
     tables = _Tables()
-    with tempfile.TemporaryFile() as aside:
-        where: list[tuple[tuple[str, str], int, int]] = []  # (sort key, offset, size) of each entry
-        for key, entry in _entries(site, tables, details or details_at_hand):
-            data = _escaped(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS))
-            where.append((key, aside.tell(), len(data)))
-            aside.write(data)
-        where.sort(key=lambda one: one[0], reverse=True)
+    aside = SetAside()
+    for key, entry in _entries(site, tables, details or details_at_hand):
+        aside.add(key, _escaped(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)))
 
-        def dumps(value: Any) -> bytes:
-            return _escaped(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+    def dumps(value: Any) -> bytes:
+        return _escaped(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
 
-        # The comment names search.py, the module this was in: kept, so the output stays the same bytes.
-        yield b"/* bough search index for file:// (see bough_site/search.py) */\nwindow.BOUGH_SEARCH_INDEX = " \
-            + b"".join([b'{"models":', dumps(tables.models), b',"projects":', dumps(tables.projects),
-                        b',"sessions":['])
-        for start in range(0, len(where), batch):
-            yield (b"," if start else b"") + b",".join(_read_at(aside, offset, size)
-                                                        for _key, offset, size in where[start:start + batch])
-        yield b'],"sources":' + dumps(tables.sources) + b',"v":1};\n'
-
-
-def _read_at(file: BinaryIO, offset: int, size: int) -> bytes:
-    file.seek(offset)
-    return file.read(size)
+    # The comment names search.py, the module this was in: kept, so the output stays the same bytes.
+    yield b"/* bough search index for file:// (see bough_site/search.py) */\nwindow.BOUGH_SEARCH_INDEX = " \
+        + b"".join([b'{"models":', dumps(tables.models), b',"projects":', dumps(tables.projects), b',"sessions":['])
+    entries = aside.read(newest_first=True)
+    for start in itertools.count(0, batch):
+        chunk = [data for _key, data in itertools.islice(entries, batch)]
+        if not chunk:
+            break
+        yield (b"," if start else b"") + b",".join(chunk)
+    yield b'],"sources":' + dumps(tables.sources) + b',"v":1};\n'
 
 
 def _escaped(data: bytes) -> bytes:
