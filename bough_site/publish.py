@@ -162,11 +162,10 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
         except OutputError:
             pass  # a file went missing: render them all
     # Pagefind reads the session pages, all written by now: its runs (a bundle per
-    # project, a big one's cut by months: search/shards.py) go on while the site's own pages
-    # are made, and are written after them.
+    # project, a big one's cut by months: search/shards.py) go on while the site's
+    # own pages are made, and are written after them.
     runs = start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
-                        early=early, search_limit=options.search_limit,
-                        names={stem: name for p in projects for stem, name in shard_names(p.id, p.sessions).items()}) \
+                        early=early, search_limit=options.search_limit, names=_shard_names(projects)) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
         site = site_stats(projects, tally, warnings, previous)
@@ -187,6 +186,11 @@ class _SiteFiles:
     paths: list[str]
     warnings: list[InputWarning] = field(default_factory=list)  # a part of a page bough failed to make
     fell_back: set[str] = field(default_factory=set)  # the projects whose page left that part out
+
+
+def _shard_names(projects: list[Project]) -> dict[str, str]:
+    """The search shard of every session's pages (search/shards.py: shard_names)."""
+    return {stem: name for project in projects for stem, name in shard_names(project.id, project.sessions).items()}
 
 
 def _site_files(site: Site, project_signatures: dict[str, str], previous: Manifest, same_options: bool,

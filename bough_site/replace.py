@@ -19,9 +19,10 @@ Data = bytes | bytearray | memoryview | Iterable[bytes]  # what a file is writte
 
 
 def replace_file(parent: Path, name: str, data: Data, *, durable: bool = False, mode: int = 0o666) -> None:
-    """Write data (bytes, or chunks of them) to a temporary file in parent, then rename it over parent/name (atomic):
-    a reader sees the old bytes or the new ones, never half a file. ``durable`` fsyncs
-    before the rename; ``mode`` is filtered by the umask."""
+    """Write data (bytes, or chunks of them) to a temporary file in parent, then
+    rename it over parent/name (atomic): a reader sees the old bytes or the new ones,
+    never half a file. ``durable`` fsyncs before the rename; ``mode`` is filtered by
+    the umask."""
     tmp = write_temp(parent, data, durable=durable, mode=mode)
     try:
         os.replace(tmp, parent / name)

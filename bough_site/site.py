@@ -62,8 +62,8 @@ def site_of(projects: list[Project], warnings: list[InputWarning], stats: dict[s
 def site_stats(projects: list[Project], union: ProjectUnion | None,
                warnings: list[InputWarning], previous: Manifest) -> Site:
     """Project and site numbers: unions of the sessions' identities (``union``: of a
-    project's sessions, packed, and its numbers). Without ``union`` (nothing changed) the last build's
-    numbers are the numbers."""
+    project's sessions, packed, and its numbers). Without ``union`` (nothing
+    changed) the last build's numbers are the numbers."""
     out = []
     site_union = Counts()
     for project in projects:

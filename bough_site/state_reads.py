@@ -88,7 +88,8 @@ class Unions:
         stats = _stats_from_bytes(data) if data is not None else None
         if stats is None:
             stats = union.stats()
-            if all(self._kept.get(key, True) for key in keys):  # as the months' unions: never one that leaves a session out
+            # Kept as the months' unions are: never numbers that leave a session out.
+            if all(self._kept.get(key, True) for key in keys):
                 self._state.add(name, orjson.dumps(stats))
         return union, stats
 

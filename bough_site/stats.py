@@ -24,6 +24,7 @@ class Union(Protocol):
     totals: dict[str, Usage]
     unknown: dict[str, set[str]]
 
+
 SET_KEYS = (
     "records",
     "prompts",
