@@ -58,12 +58,6 @@ def _numbers(values: Iterable[int | None]) -> Numbers:
     return values  # exact whatever they are
 
 
-def _joined(first: Numbers, second: Numbers) -> Numbers:
-    if isinstance(first, array) and isinstance(second, array):
-        return first + second
-    return _as_list(first) + _as_list(second)
-
-
 def _as_list(numbers: Numbers) -> list:
     return numbers if isinstance(numbers, list) else [None if value == _NONE else value for value in numbers]
 

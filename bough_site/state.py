@@ -34,7 +34,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .state_paths import COMPILED_TEMPLATES, STATE_DB, STATE_DIR
-from .replace import replace_file, replace_from_chunks
+from .replace import replace_from_chunks
 from .write import output_error
 
 MAX_STATE = 1 << 30
@@ -312,31 +312,15 @@ def _remove_old_state_files(folder: Path) -> None:
                 os.unlink(folder / name)
 
 
-def atomic_write(folder: Path, name: str, data: bytes | Iterable[bytes], *, durable: bool = False) -> None:
-    """Write folder/name (a file of OUT) atomically, from its bytes or chunks of
-    them (then never held whole: the manifest of 18,000 sessions is 40 MB);
-    identical bytes are not rewritten. A symlink there is replaced, never written
-    through. Raises OutputError (a full disk said in one line: write.output_error)."""
-    if isinstance(data, bytes) and _holds(folder / name, data):
-        return
+def atomic_write(folder: Path, name: str, chunks: Iterable[bytes], *, durable: bool = False) -> None:
+    """Write folder/name (a file of OUT) atomically from chunks of its bytes, never
+    held whole (the manifest of 18,000 sessions is 40 MB); identical bytes are not
+    rewritten. A symlink there is replaced, never written through. Raises
+    OutputError (a full disk said in one line: write.output_error)."""
     try:
-        if isinstance(data, bytes):
-            replace_file(folder, name, data, durable=durable, mode=0o644)
-            return
-        replace_from_chunks(folder, name, data, durable=durable, mode=0o644)
+        replace_from_chunks(folder, name, chunks, durable=durable, mode=0o644)
     except OSError as err:
         raise output_error(err, folder, f"cannot write {folder / name}", name) from err
-
-
-def _holds(path: Path, data: bytes) -> bool:
-    """Whether ``path`` holds ``data`` already; a file of another size is not read
-    (the manifest of 18,000 sessions is 40 MB)."""
-    try:
-        if os.lstat(path).st_size != len(data):
-            return False
-    except OSError:
-        return False
-    return read_regular(path, len(data)) == data
 
 
 def read_regular(path: Path, limit: int) -> bytes | None:

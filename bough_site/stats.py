@@ -140,19 +140,17 @@ def stats_of(union: Union, sets: dict[str, int], *, replies: int, sums: dict[str
     whole-session totals) by field, the replies of unknown tokens, the (estimate,
     recorded) cost of each reply, and the rest ``union`` holds as numbers (lines,
     sessions of unknown tokens). Tally and counts.Counts both count through it."""
-    lines, skipped_lines, has_reasoning, unknown = (union.lines, union.skipped_lines, union.has_reasoning,
-                                                    union.unknown)
     out: dict[str, int | None] = {**sets, "replies": replies}
     out.update({name: sums[name] for name in USAGE_FIELDS if name != REASONING_KEY})
-    out["lines"] = lines
-    out["skipped_lines"] = skipped_lines
+    out["lines"] = union.lines
+    out["skipped_lines"] = union.skipped_lines
     ordered = {key: out[key] for key in STAT_KEYS}
-    if has_reasoning:
+    if union.has_reasoning:
         ordered[REASONING_KEY] = sums[REASONING_KEY]
     if unknown_replies:
         ordered[UNKNOWN_TOKENS_KEY] = unknown_replies
     for key in TOKEN_STAT_KEYS:
-        missing = unknown.get(key)
+        missing = union.unknown.get(key)
         if not missing or key not in ordered:
             continue
         if session:

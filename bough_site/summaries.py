@@ -182,7 +182,6 @@ def _decoder(hint: Any) -> Callable[[Any], Any]:
 # --------------------------------------------------------------------------- tallies
 
 
-
 def tally_to_json(tally: Tally) -> dict[str, Any]:
     """A tally as JSON data, each identity replaced by an 80-bit digest of it:
     identities name files and paths (``<label>:<line>``, a changed file's path),

@@ -38,7 +38,7 @@ from bough_site.search.offline import (
     FALLBACK_PATH,
     ITEM_CHARS,
     SESSION_CHARS,
-    fallback_script,
+    fallback_chunks,
     session_entries,
 )
 from bough_site.search.page_copy import (
@@ -227,7 +227,7 @@ def test_the_fallback_script_cannot_break_out(tmp_path: Path) -> None:
     session = Session("s", "codex", "/x", text, None, None, [], [], None, [], [], {})
     session.search_items = [["p1", text]]
     session.slug = "s"
-    script = fallback_script(Site([Project("x", "x", "/x", [session], {})], {})).decode()
+    script = b"".join(fallback_chunks(Site([Project("x", "x", "/x", [session], {})], {}))).decode()
     assert "<" not in script.split("*/", 1)[1] and "\u2028" not in script
     assert json.loads(script.split(" = ", 1)[1].rstrip(";\n"))["sessions"][0]["t"] == text
 
@@ -258,7 +258,7 @@ def test_the_fallback_script_is_the_whole_index_made_a_few_sessions_at_a_time(mo
             for name in DETAIL_FIELDS:
                 setattr(session, name, [])
 
-    whole = fallback_script(site)
+    whole = b"".join(fallback_chunks(site))
     assert held == [] and b'"i":[["p1",' in whole
     index = json.loads(whole.split(b" = ", 1)[1].rstrip(b";\n"))
     order = [(entry["d"], entry["u"]) for entry in index["sessions"]]
@@ -272,7 +272,7 @@ def test_the_fallback_script_is_the_whole_index_made_a_few_sessions_at_a_time(mo
         for session in project.sessions:
             session.search_items = []
     monkeypatch.setattr("bough_site.search.offline.DETAILS_BATCH", 2)
-    streamed = fallback_script(site, details)
+    streamed = b"".join(fallback_chunks(site, details))
     assert held == [s.id for p in site.projects for s in p.sessions]  # each session's once, in turn
     assert all(s.search_items == [] for p in site.projects for s in p.sessions)
     assert streamed == whole

@@ -172,11 +172,6 @@ def _items(project_id: str, session: Session) -> list[list[str]]:
             if item and item[0] in parts else item for item in items]
 
 
-def fallback_script(site: Site, details: HoldDetails | None = None) -> bytes:
-    """``search-index.js``, whole: :func:`fallback_chunks` joined."""
-    return b"".join(fallback_chunks(site, details))
-
-
 def fallback_chunks(site: Site, details: HoldDetails | None = None, batch: int = 1000) -> Iterator[bytes]:
     """``search-index.js``: one statement assigning the index to a global: sessions
     newest first, projects, sources and models named once and referred to by position,
