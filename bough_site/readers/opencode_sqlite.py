@@ -93,7 +93,13 @@ def _copy(path: Path, folder: Path) -> Path:
         source = Path(f"{path}{suffix}")
         if suffix and not source.is_file():
             continue
-        shutil.copyfile(source, f"{target}{suffix}")
+        try:
+            shutil.copyfile(source, f"{target}{suffix}")
+        except FileNotFoundError:
+            if not suffix:
+                raise
+            # A journal that ended between the look and the copy (a writer committed):
+            # as if it had not been there; the database's signature tells whether to copy again.
     return target
 
 
