@@ -11,6 +11,12 @@ archive.rewritten_whole). A file archived under two labels by an older bough
 becomes one entry (:func:`relabel`); an archive that cannot be written costs
 the copies, with one warning, and is still read.
 
+A copy the last build read as it is now (the same label, size and mtime: the
+manifest's ``known`` files) is only named here, not decompressed: most of a long
+history is in the archive alone, and a build that reuses those sessions need not
+write them out again. :meth:`Archived.decompress` writes such a copy when the
+build turns out to read it after all (its plan, its jobs).
+
 This is the stage between discovery (which only lists files) and planning.
 """
 
@@ -36,7 +42,8 @@ from .archive import (
 from .archive_entry import Copied, Entry, label_problem, rewritten_whole
 from .archive_restore import RestoreDir
 from .config import BuildConfig, agent_homes
-from .discover import ORPHAN_AGENT, Discovered, FileStat, transcript_label
+from .discover import ORPHAN_AGENT, Discovered, FileStat, Known, transcript_label
+from .hidden import hide
 from .model import Session, InputWarning
 from .quick import archive_times
 from .readers.claude import ClaudeSource
@@ -62,6 +69,32 @@ class Archived:
     # Live path -> (size, mtime_ns, sha256) of the copy this build made of it: the
     # readers need not hash those bytes again (Unit.known_sha256).
     digests: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    # Copies named but not yet decompressed: their path -> (their entry, their meta file's).
+    deferred: dict[str, tuple[Entry, Entry | None]] = field(default_factory=dict)
+    archive: Archive | None = None  # where the deferred copies are
+    warn: WarnFn | None = None
+    late: list[InputWarning] = field(default_factory=list)  # what :meth:`decompress` warned of
+
+    def decompress(self, paths: Iterable[str]) -> set[str]:
+        """Write out the deferred copies among ``paths``; return those that could not
+        be (damaged, or changed by another build since: a warning each). The archive
+        is read under its shared lock, as a build that cannot write it reads it."""
+        wanted = [path for path in dict.fromkeys(paths) if path in self.deferred]
+        failed: set[str] = set()
+        if not wanted or self.archive is None or self.restore is None:
+            return failed
+
+        def warn(warning: InputWarning) -> None:
+            self.late.append(warning)
+            if self.warn is not None:
+                self.warn(warning)
+
+        with self.archive.locked(exclusive=False):
+            for path in wanted:
+                entry, meta = self.deferred.pop(path)
+                if _restore(self.archive, entry, meta, self.restore.path, warn) is None:
+                    failed.add(path)
+        return failed
 
     def close(self) -> None:
         if self.restore is not None:
@@ -82,13 +115,14 @@ class Archived:
 
 
 def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *,
-                 workers: int = 1) -> tuple[Discovered, Archived]:
+                 workers: int = 1, known: Known | None = None) -> tuple[Discovered, Archived]:
     """Copy every live file ``found`` lists into the archive (what is new or grew,
     compressed by ``workers`` processes); return what there is to read: ``found``
     with what only the archive still has (and the archived copy of any file that
     got shorter), a new value (``found`` is left as it was), and what was taken
-    from the archive, which the caller closes once every file is read."""
-    archived = Archived()
+    from the archive, which the caller closes once every file is read. Copies of
+    the ``known`` files (the last build's) are deferred: see the module's docstring."""
+    archived = Archived(warn=warn)
     if config.archive is None:
         return found, archived
     found = _copy_of(found)
@@ -99,7 +133,7 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *,
         archive = Archive.open(config.archive)
         with archive.locked(exclusive=True):
             archive.check_writable()
-            _sync(archive, archived, found, config, warn, workers, scope)
+            _sync(archive, archived, found, config, warn, workers, scope, known or {})
     except ReadOnly as err:
         # Like a full disk, a read-only archive costs the copies, not the site (docs/safety.md S8).
         archived.close()
@@ -107,6 +141,7 @@ def sync_archive(found: Discovered, config: BuildConfig, warn: WarnFn, *,
                                              "nothing, and reads the sessions it already holds"))
         if archive is not None:
             _read_only(archive, archived, found, config, warn, scope)
+    archived.archive = archive
     return found, archived
 
 
@@ -122,7 +157,7 @@ def _copy_of(found: Discovered) -> Discovered:
 
 
 def _sync(archive: Archive, archived: Archived, found: Discovered, config: BuildConfig, warn: WarnFn, workers: int,
-          scope: list[Path]) -> None:
+          scope: list[Path], known: Known) -> None:
     """With the archive locked: copy what is new or grew, then add what only it has."""
     entries, problems = archive.entries(clean=True)
     for problem in problems:
@@ -138,7 +173,7 @@ def _sync(archive: Archive, archived: Archived, found: Discovered, config: Build
         archive.save_index(entries.values())
     elif not archive.indexed or changed or archive.labels_current != checked:
         archive.save_index(entries.values())
-    _merge(_Merge(archive, archived, found, entries, warn, live=work.live), work.shorter, scope, config)
+    _merge(_Merge(archive, archived, found, entries, warn, live=work.live, known=known), work.shorter, scope, config)
     archived.times = archive_times(archive.root)  # still locked: no other build's copies among them
 
 
@@ -496,10 +531,11 @@ class _Merge:
 
     def __init__(self, archive: Archive, archived: Archived, found: Discovered,
                  entries: dict[tuple[str, str], Entry], warn: WarnFn, *, writable: bool = True,
-                 live: set[tuple[str, str]] | None = None):
+                 live: set[tuple[str, str]] | None = None, known: Known | None = None):
         self.archive, self.archived, self.found, self.entries, self.warn = archive, archived, found, entries, warn
         self.writable = writable
         self.live = live or set()
+        self.known = known or {}
         self._done: dict[tuple[str, str], Path | None] = {}
 
     def run(self, shorter: set[tuple[str, str]], scope: list[Path], config: BuildConfig) -> None:
@@ -531,34 +567,39 @@ class _Merge:
             if entry.is_session():
                 self.archived.since[entry.label] = entry.archived
 
-    def _restored(self, kind: str, label: str) -> Path | None:
-        """The archived copy of ``label`` decompressed for this build; None (with a
-        warning when the copy is damaged) when there is none to read."""
+    def _restored(self, kind: str, label: str, *, now: bool = False) -> Path | None:
+        """The archived copy of ``label`` for this build to read; None (with a warning
+        when the copy is damaged) when there is none. A Claude or Codex copy the
+        last build read as it is is deferred (:meth:`Archived.decompress`), unless ``now``."""
         entry = self.entries.get((kind, label))
         if entry is None:
             return None
         if entry.key not in self._done:
-            self._done[entry.key] = self._restore(entry)
-        return self._done[entry.key]
+            later = not now and kind in _DEFERRED and (hide(label), entry.size, entry.mtime_ns) in self.known
+            self._done[entry.key] = self._defer(entry) if later else self._restore(entry)
+        path = self._done[entry.key]
+        if now and path is not None and self.archived.decompress([str(path)]):
+            return None
+        return path
+
+    def _defer(self, entry: Entry) -> Path:
+        """``entry``'s copy named where it would be decompressed, with the stat it would have."""
+        path = _private(self.archive, self.archived, writable=self.writable) / entry.kind / entry.label
+        self.found.labels[path] = entry.label
+        self.found.stats[str(path)] = FileStat(stat.S_IFREG | 0o600, entry.size, entry.mtime_ns)
+        self.archived.deferred[str(path)] = (entry, self._meta(entry))
+        return path
 
     def _restore(self, entry: Entry) -> Path | None:
         folder = _private(self.archive, self.archived, writable=self.writable)
-        try:
-            path = self.archive.restore(entry, folder)
-        except Damaged as err:
-            self.warn(InputWarning(entry.label, 0, f"bough's archived copy is damaged ({err}), skipped; "
-                                              "`bough archive --verify` lists every damaged copy"))
-            return None
-        except OSError as err:
-            self.warn(InputWarning(entry.label, 0, f"bough's archived copy could not be decompressed "
-                                              f"into {folder}: {err.strerror or err}"))
-            return None
-        self.found.labels[path] = entry.label
-        meta = self.entries.get((entry.kind, _meta_label(entry.label)))
-        if meta is not None and entry.label.endswith(".jsonl"):
-            with contextlib.suppress(Damaged, OSError):  # a sub-agent is read without its meta file too
-                self.archive.restore(meta, folder)
+        path = _restore(self.archive, entry, self._meta(entry), folder, self.warn)
+        if path is not None:
+            self.found.labels[path] = entry.label
         return path
+
+    def _meta(self, entry: Entry) -> Entry | None:
+        """The entry of a sub-agent's meta file, decompressed beside it (when archived)."""
+        return self.entries.get((entry.kind, _meta_label(entry.label))) if entry.label.endswith(".jsonl") else None
 
     def _replace_shorter(self, kind: str, label: str) -> None:
         """A live file shorter than its copy: the build reads the copy instead."""
@@ -567,11 +608,11 @@ class _Merge:
                  or ([found.agents.get(kind, [])] if kind in LAYOUTS else [s.subagents for s in found.claude]))
         for paths in lists:
             for i, path in enumerate(paths):
-                if found.label(path) == label and (copy := self._restored(kind, label)) is not None:
+                if found.label(path) == label and (copy := self._restored(kind, label, now=True)) is not None:
                     paths[i] = copy
         if kind == "claude":
             for source in found.claude:
-                if found.label(source.main) == label and (copy := self._restored(kind, label)) is not None:
+                if found.label(source.main) == label and (copy := self._restored(kind, label, now=True)) is not None:
                     source.main = copy
         if kind == "gemini":
             self._gemini_roots([label])
@@ -664,6 +705,30 @@ class _Merge:
         roots = {"projects.json"} | {f"{project_folder(Path(label)).as_posix()}/.project_root" for label in labels}
         for label in sorted(roots):
             self._restored("gemini", label)
+
+
+# The kinds whose archived copies may be deferred: the merge only names their files
+# (Gemini's read-once rules and a Layout's units look at theirs at once).
+_DEFERRED = ("claude", "codex")
+
+
+def _restore(archive: Archive, entry: Entry, meta: Entry | None, folder: Path, warn: WarnFn) -> Path | None:
+    """``entry``'s copy decompressed into ``folder`` (its meta file beside it); None,
+    with a warning, when it cannot be."""
+    try:
+        path = archive.restore(entry, folder)
+    except Damaged as err:
+        warn(InputWarning(entry.label, 0, f"bough's archived copy is damaged ({err}), skipped; "
+                                          "`bough archive --verify` lists every damaged copy"))
+        return None
+    except OSError as err:
+        warn(InputWarning(entry.label, 0, f"bough's archived copy could not be decompressed "
+                                          f"into {folder}: {err.strerror or err}"))
+        return None
+    if meta is not None:
+        with contextlib.suppress(Damaged, OSError):  # a sub-agent is read without its meta file too
+            archive.restore(meta, folder)
+    return path
 
 
 def _codex_rank(entry: Entry) -> tuple[int, bool, str, str]:

@@ -40,6 +40,7 @@ from .collector import collecting
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
+from .inherit import FileSummary
 from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
 from .manifest import Manifest, SessionState, UnitState, sha256_prefix
 from .model import Session, Site, InputWarning
@@ -124,7 +125,8 @@ def _sources(config: BuildConfig, warn: Callable[[InputWarning], None],
              known: Known | None = None) -> tuple[Discovered, Archived]:
     """Stages 1 and 2: what there is to read, live or only in the archive; the
     bundled examples when there is nothing at all. Close the Archived when done."""
-    found, archived = sync_archive(discover(config, warn, known), config, warn, workers=workers_for(config.jobs))
+    found, archived = sync_archive(discover(config, warn, known), config, warn, workers=workers_for(config.jobs),
+                                   known=known)
     if not config.sources and found.empty():
         add_examples(found, config, warn)
     return found, archived
@@ -234,6 +236,19 @@ class _Inputs:
     units: list[Unit]
     reported: list[InputWarning]  # discovery's and the archive's warnings, redacted
     notes: list[str]  # the agents' cleanup, said once in the summary
+    archived: Archived  # the archive's copies, some written out only when read (Archived.decompress)
+
+    def readable(self, jobs: list[Job]) -> list[Job]:
+        """``jobs`` whose files are all there to read: the archive's deferred copies
+        written out, a job that needs one that cannot be left out (its sessions are
+        kept as the last build made them)."""
+        failed = self.archived.decompress(path for job in jobs for path in job.unit.paths)
+        return [job for job in jobs if failed.isdisjoint(job.unit.paths)]
+
+    def said(self) -> list[InputWarning]:
+        """The warnings of discovery and the archive, redacted: those of the copies
+        decompressed after the plan too."""
+        return self.reported + scrub_warnings(self.archived.late, self.options.redactor())
 
 
 def _inputs(config: BuildConfig, found: Discovered, archived: Archived, warnings: list[InputWarning],
@@ -250,7 +265,7 @@ def _inputs(config: BuildConfig, found: Discovered, archived: Archived, warnings
             raise NothingToRead("no transcript could be read from the sources given")
     else:
         check_separate(config.out, found.inputs)
-    return _Inputs(found, options, digest, units, scrub_warnings(warnings, options.redactor()), notes)
+    return _Inputs(found, options, digest, units, scrub_warnings(warnings, options.redactor()), notes, archived)
 
 
 def _previous(out: Path, hint: Manifest) -> Manifest:
@@ -284,9 +299,22 @@ def _plan(config: BuildConfig, inputs: _Inputs, previous: Manifest, out: _Out) -
     """Stage 3: what to read, reuse and keep as gone (plan/), its questions to the disk answered here."""
     workers = workers_for(config.jobs)
     units = inputs.units
-    disk = DiskAnswers(checksum=lambda path, size: sha256_prefix(Path(path), size),
-                       present=_presence(out.writer, out.state), scan=lambda files: scan_files(files, workers),
-                       probe=lambda paths: probe_files(paths, workers), state=out.state)
+    written = inputs.archived.decompress  # what the plan opens is there (an archived copy may be deferred)
+
+    def checksum(path: str, size: int) -> str:
+        written([path])
+        return sha256_prefix(Path(path), size)
+
+    def scan(files: list[tuple[str, str]]) -> list[FileSummary]:
+        written(path for path, _label in files)
+        return scan_files(files, workers)
+
+    def probe(paths: list[str]) -> list[frozenset[bytes] | None]:
+        written(paths)
+        return probe_files(paths, workers)
+
+    disk = DiskAnswers(checksum=checksum, present=_presence(out.writer, out.state), scan=scan, probe=probe,
+                       state=out.state)
     return make_plan(previous, units, {unit.key: unit.states(inputs.found.stat) for unit in units}, inputs.digest,
                      name=inputs.options.redactor().text, disk=disk, prune=config.prune)
 
@@ -311,8 +339,8 @@ def _first_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, previous: Mani
     options = replace(inputs.options, slug_counts=plan.slug_counts)
     redactor = inputs.options.redactor()
     unit_states = dict(plan.reused_units)
-    jobs = [Job(unit, own_slugs=plan.own_slugs[unit.key], inherit=plan.lineage.decision(unit.key))
-            for unit in plan.read]
+    jobs = inputs.readable([Job(unit, own_slugs=plan.own_slugs[unit.key], inherit=plan.lineage.decision(unit.key))
+                            for unit in plan.read])
     indexing = _EarlyIndexing(jobs, previous, out.shards) if out.shards is not None else None
 
     def take_first(_index: int, result: UnitResult) -> None:
@@ -335,7 +363,7 @@ def _nonempty(assembled: Assembled) -> Assembled:
 def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass, assembled: Assembled,
              previous: Manifest, out: _Out) -> SitePages:
     """Stage 6: the site's own pages (publish.py), from the assembled sessions."""
-    warnings = _site_warnings(inputs.reported, inputs.units, first.unit_states)
+    warnings = _site_warnings(inputs.said(), inputs.units, first.unit_states)
     signature, project_signatures = signatures(
         assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings)
     with collecting(True):
@@ -365,7 +393,7 @@ def _remember(config: BuildConfig, look: quick.Look, inputs: _Inputs, archived: 
     if look.inputs is None or found.used_examples or quick.outside_sources(config, root_candidates(found.gemini)):
         return
     writer.seal()
-    said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, inputs.reported,
+    said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, inputs.said(),
                       found.shows("claude"), found.shows("gemini"), result.rebuilt + result.reused, result.gone,
                       result.archived_only, result.written + result.unchanged + result.kept)
     quick.remember(writer.out, look.inputs, archived.times, said)
@@ -489,7 +517,7 @@ def _final_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstP
                 again: list[str], out: _Out) -> Assembled:
     """Stage 5, its second half: render again, knowing every page name and link,
     the sessions that needed them (``again``)."""
-    jobs = final_jobs(again, assembled, inputs.units, plan.lineage.decision)
+    jobs = inputs.readable(final_jobs(again, assembled, inputs.units, plan.lineage.decision))
     final: dict[str, Outcome] = {}
 
     def take_final(_index: int, result: UnitResult) -> None:

@@ -31,6 +31,7 @@ from bough_site.cli import main, summary
 from bough_site.config import BuildConfig, archive_dir
 from bough_site.discover import EXAMPLES, discover
 from bough_site.manifest import FileState, Manifest
+from bough_site.model import InputWarning
 from bough_site.plan.units import CLAUDE, Unit, with_digests
 
 from .helpers import SESSION, file_tree, prompt, reply, text, write_jsonl
@@ -433,6 +434,87 @@ def test_a_damaged_copy_is_skipped_with_a_warning_and_reported(home: Path, tmp_p
     assert result.exit_code == 1
     assert f"claude/{TIDEPOOL}/6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35.jsonl.gz" in result.output
     assert "1 problem" in result.output
+
+
+# --- copies decompressed only when read (a long history in the archive alone) -------------
+
+
+DAMAGED = f"{TIDEPOOL}/6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35.jsonl"
+
+
+def _synced(site: Path, warnings: list[InputWarning]):
+    """What a build in ``site`` would read: the sync, told what the last build there read."""
+    config = BuildConfig(out=site)
+    known = Manifest.load(site).known_files()
+    return sync_archive(discover(config, warnings.append, known), config, warnings.append, known=known)
+
+
+def test_copies_the_last_build_read_are_named_and_written_out_when_asked(home: Path, tmp_path: Path) -> None:
+    originals = {p.relative_to(home / ".claude" / "projects").as_posix(): p.read_bytes()
+                 for p in (home / ".claude" / "projects").rglob("*.jsonl")}
+    run(tmp_path / "site")
+    deleted = delete_some(home)
+    run(tmp_path / "site")  # the sessions only the archive has, read once (their pages say so)
+
+    warnings: list[InputWarning] = []
+    found, archived = _synced(tmp_path / "site", warnings)
+    with archived:
+        deferred = dict(archived.deferred)
+        labels = {found.label(Path(path)) for path in deferred}
+        assert deleted <= labels  # every session file the agents deleted, none decompressed
+        assert not [path for path in deferred if os.path.lexists(path)]
+        assert {s.main for s in found.claude if str(s.main) in deferred}  # and read from where they will be
+
+        assert archived.decompress(list(deferred)) == set() and not archived.deferred
+        for path in deferred:
+            info = os.stat(path)
+            assert (info.st_size, info.st_mtime_ns) == (found.stat(path).st_size, found.stat(path).st_mtime_ns)
+            assert stat.S_ISREG(info.st_mode)
+            label = found.label(Path(path))
+            if label in originals:
+                assert Path(path).read_bytes() == originals[label]
+        assert archived.decompress(list(deferred)) == set()  # twice: nothing more to do
+    assert warnings == []
+    assert not [p for p in the_archive().iterdir() if p.name.startswith(".bough-restore-")]
+
+
+def test_a_deferred_copy_found_damaged_when_read_keeps_its_session_as_it_was(home: Path, tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    delete_some(home)
+    before = run(tmp_path / "site")
+    copy = the_archive() / "claude" / f"{DAMAGED}.gz"
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    copy.write_bytes(bytes(data))
+
+    warnings: list[InputWarning] = []
+    found, archived = _synced(tmp_path / "site", warnings)
+    with archived:
+        path = next(p for p in archived.deferred if found.label(Path(p)) == DAMAGED)
+        assert archived.decompress([path]) == {path} and not os.path.lexists(path)
+    assert [w.file for w in warnings if "damaged" in w.reason] == [DAMAGED]
+
+    # Other options: every session is read again, and this one cannot be.
+    after = run(tmp_path / "site", cost=False)
+    assert [w.file for w in after.warnings if "damaged" in w.reason] == [DAMAGED]
+    kept = sessions_by_id(after)["6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35"]
+    assert kept.stats == sessions_by_id(before)["6f1c2b7e-4a53-4d0e-9b8a-2f4e6c1d9a35"].stats
+    assert after.gone == 1 and after.rebuilt == before.reused + before.rebuilt - 1
+
+
+def test_a_history_in_the_archive_alone_is_not_decompressed_by_a_build_that_reuses_it(home: Path,
+                                                                                       tmp_path: Path) -> None:
+    run(tmp_path / "site")
+    deleted = delete_some(home)
+    run(tmp_path / "site")
+    for label in deleted:  # were a build to decompress any of them, it would fail, saying so
+        copy = next(the_archive().glob(f"*/{label}.gz"))
+        copy.write_bytes(gzip.compress(b"not what was archived\n"))
+    live = next((home / ".claude" / "projects").rglob("*.jsonl"))
+    os.utime(live, ns=(live.stat().st_atime_ns, live.stat().st_mtime_ns + 1_000_000_000))  # a build, not a quick one
+    again = run(tmp_path / "site")
+    assert not [w for w in again.warnings if "damaged" in w.reason]
+    assert again.rebuilt == 0 and again.archived_only > 0
 
 
 def test_verify_catches_a_truncated_copy_and_a_copy_that_does_not_parse(home: Path, tmp_path: Path) -> None:
