@@ -28,7 +28,7 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .archive import (
     DATA_SUFFIX,
@@ -57,6 +57,24 @@ WarnFn = Callable[[InputWarning], None]
 _MAX_ORIGINS = 8
 
 
+class _Stored(NamedTuple):
+    """What restoring an archived copy takes of its entry."""
+
+    kind: str
+    label: str
+    size: int
+    mtime_ns: int
+    sha256: str
+
+    @classmethod
+    def of(cls, entry: Entry) -> _Stored:
+        return cls(entry.kind, entry.label, entry.size, entry.mtime_ns, entry.sha256)
+
+    def entry(self) -> Entry:
+        return Entry(kind=self.kind, label=self.label, role="", size=self.size, mtime_ns=self.mtime_ns,
+                     sha256=self.sha256, archived="", updated="")
+
+
 @dataclass
 class Archived:
     """What a build took from the archive: the private copies it reads (closed once
@@ -69,8 +87,9 @@ class Archived:
     # Live path -> (size, mtime_ns, sha256) of the copy this build made of it: the
     # readers need not hash those bytes again (Unit.known_sha256).
     digests: dict[str, tuple[int, int, str]] = field(default_factory=dict)
-    # Copies named but not yet decompressed: their path -> (their entry, their meta file's).
-    deferred: dict[str, tuple[Entry, Entry | None]] = field(default_factory=dict)
+    # Copies named but not yet decompressed: their path -> what restoring it takes
+    # (of its entry and its meta file's: not the entries, which hold far more).
+    deferred: dict[str, tuple[_Stored, _Stored | None]] = field(default_factory=dict)
     archive: Archive | None = None  # where the deferred copies are
     warn: WarnFn | None = None
     late: list[InputWarning] = field(default_factory=list)  # what :meth:`decompress` warned of
@@ -91,10 +110,15 @@ class Archived:
 
         with self.archive.locked(exclusive=False):
             for path in wanted:
-                entry, meta = self.deferred.pop(path)
-                if _restore(self.archive, entry, meta, self.restore.path, warn) is None:
+                copy, meta = self.deferred.pop(path)
+                if _restore(self.archive, copy.entry(), meta and meta.entry(), self.restore.path, warn) is None:
                     failed.add(path)
         return failed
+
+    def read_all(self) -> None:
+        """Nothing more is read: the copies still deferred are let go (the names of a
+        long history's copies are megabytes, and publishing comes after)."""
+        self.deferred = {}
 
     def close(self) -> None:
         if self.restore is not None:
@@ -587,7 +611,8 @@ class _Merge:
         path = _private(self.archive, self.archived, writable=self.writable) / entry.kind / entry.label
         self.found.labels[path] = entry.label
         self.found.stats[str(path)] = FileStat(stat.S_IFREG | 0o600, entry.size, entry.mtime_ns)
-        self.archived.deferred[str(path)] = (entry, self._meta(entry))
+        meta = self._meta(entry)
+        self.archived.deferred[str(path)] = (_Stored.of(entry), meta and _Stored.of(meta))
         return path
 
     def _restore(self, entry: Entry) -> Path | None:

@@ -206,6 +206,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
                     assembled = _nonempty(assemble(first.made, previous, prune=config.prune))
                     assembled, again = _keep_unchanged(assembled, out.outputs, config.report)
                     assembled = _final_pass(config, inputs, plan, first, assembled, again, out)
+                    archived.read_all()
                     pages = _publish(config, inputs, plan, first, assembled, previous, out)
                     pruned = _prune(out.outputs, previous, config.prune)
                     _save(inputs, first, assembled, plan, pages, previous, out)
