@@ -52,10 +52,13 @@ def test_the_benchmark_runs_every_new_history_at_a_tiny_size(tmp_path: Path) -> 
         assert incremental["check"]["same"], incremental["check"]
     for history in (realcode, wide):
         incremental = history["incremental"]["bough"]
-        for which in ("median", "largest"):
+        for which in ("median", "largest", "cleanup"):
             appended = incremental[f"append_{which}"]
             assert appended["ok"] and any(appended["session"] in name for name in appended["rewrote"])
+        # Claude Code's cleanup: nine in ten sessions deleted, read from the archive by the build after.
+        assert incremental["cleanup"]["ok"] and incremental["cleanup"]["deleted"] > 0
     assert "append_median" not in many["incremental"]["bough"]
+    assert "| one turn appended to a median session, 90% of sessions in the archive alone |" in done.stdout
 
     # The report: one section per history, ready for docs/performance.md.
     for name in ("realcode", "wide", "many2k"):
