@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -395,21 +396,37 @@ def test_bough_build_over_the_whole_hostile_corpus(tmp_path: Path) -> None:
     assert 0 < max_rss_kb < MAX_RSS_KB
 
 
+# Runs the command in a process forked from this small one: wait4 on a process that
+# the test run started (vfork and exec: subprocess's way) reports the test run's own
+# peak too, since exec keeps the largest resident size of the memory it replaced.
+_MEASURED = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_pid, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_measured(args: list[str], cwd: Path) -> tuple[int, str, int]:
     """Run a command to its end: its exit code, its stderr, and the largest resident
-    size (KB) of it and of the processes it waited for (its workers), from wait4 on
-    this very process, not from what the test run's other children used."""
+    size (KB) of it and of the processes it waited for (its workers), from wait4 in
+    a process of its own, not from what the test run itself or its other children used."""
+    rss = cwd.parent / "max-rss.txt"
     with open(cwd.parent / "stderr.txt", "w+b") as err:
-        proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
-        timer = threading.Timer(300, proc.kill)
+        proc = subprocess.Popen([sys.executable, "-c", _MEASURED, str(rss), *args], cwd=cwd,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        timer = threading.Timer(300, lambda: os.killpg(proc.pid, signal.SIGKILL))
         timer.start()
         try:
-            _pid, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         err.seek(0)
-        return proc.returncode, err.read().decode("utf-8", "replace"), usage.ru_maxrss
+        return proc.returncode, err.read().decode("utf-8", "replace"), int(rss.read_text()) if rss.is_file() else 0
 
 
 # --- redaction end to end -------------------------------------------------------------------
