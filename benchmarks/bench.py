@@ -28,13 +28,15 @@ rewrote, by mtime). ``--check-bytes`` then builds the grown copy fresh, at the
 default ``-j`` and at ``-j 1``, and compares the sites' bytes with the incremental
 one. Last, the history as Claude Code's cleanup leaves it after years: nine in ten
 session files deleted from the copy, a build reading them from bough's archive, and
-one more turn appended to the median session. On a ``many*`` history (thousands of tiny sessions) only that sequence runs,
-without the appends: one cold build (information) and the no-change rebuilds.
+one more turn appended to the median session. On a ``many*`` history (thousands of
+tiny sessions) only that sequence runs, without the appends: one cold build
+(information) and the no-change rebuilds.
 
-Per run: wall time; CPU time, user + system of the tool's process and all its
-descendants (``os.wait4``'s rusage on the direct child includes every descendant
-it waited for: bough's worker pool and Pagefind); the max RSS (the largest single
-process, from the same rusage); the peak RSS of all the run's processes together
+Per run, taken by a small process that forks the tool and waits for it (so that
+nothing of this one's memory is counted): wall time; CPU time, user + system of
+the tool's process and all its descendants (``os.wait4``'s rusage includes every
+descendant it waited for: bough's worker pool and Pagefind); the max RSS (the
+largest single process, from the same rusage); the peak RSS of all the run's processes together
 and, as a check of the CPU figure, the CPU time of every process seen, both
 sampled from /proc; the size of the output (the site, and bough's own state
 apart). A run that fails (an option bough does not know) is reported as failed.
@@ -249,31 +251,51 @@ print(n)
 # --------------------------------------------------------------------------- running
 
 
+# The run, forked from a small process of its own that times it and reports its
+# rusage: subprocess starts a command by vfork and exec, and exec keeps the largest
+# resident size of the memory it replaced, so wait4 here would report this
+# process's own peak (a history generated here: hundreds of MB) for every tool.
+_MEASURED = """
+import os, sys, time
+started = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_pid, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(f"{time.monotonic() - started} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def measure(tool: str, argv: list[str], out: Path | None, env: dict[str, str], *,
             fresh: list[Path] = ()) -> Run:
     """Run argv, timing it and sampling its whole process tree; ``out`` and the
     ``fresh`` folders are emptied first."""
     for folder in [*([out] if out is not None else []), *fresh]:
         shutil.rmtree(folder, ignore_errors=True)
-    started = time.monotonic()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    sampler = _Sampler(proc.pid)
-    sampler.start()
-    stderr_chunks: list[bytes] = []
-    reader = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
-    reader.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    sampler.stop.set()
-    sampler.join()
-    reader.join()
+    with tempfile.NamedTemporaryFile(prefix="bench-rusage-") as told:
+        proc = subprocess.Popen([sys.executable, "-c", _MEASURED, told.name, *argv], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        sampler = _Sampler(proc.pid)
+        sampler.start()
+        stderr_chunks: list[bytes] = []
+        reader = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
+        reader.start()
+        proc.wait()
+        sampler.stop.set()
+        sampler.join()
+        reader.join()
+        wall, cpu, max_rss_kb = (float(v) for v in (Path(told.name).read_text() or "0 0 0").split())
     note = b"".join(stderr_chunks).decode("utf-8", "replace").strip().splitlines()
     size, files = _tree_size(out) if out is not None else (0, 0)
     state, _ = _tree_size(out, state=True) if out is not None else (0, 0)
     ok = proc.returncode == 0
-    return Run(tool, wall, usage.ru_utime + usage.ru_stime, sampler.cpu_seconds(), len(sampler.cpu),
-               usage.ru_maxrss / 1024, sampler.peak_kb / 1024, size / 1e6, ok,
+    return Run(tool, wall, cpu, sampler.cpu_seconds(), len(sampler.cpu),
+               max_rss_kb / 1024, sampler.peak_kb / 1024, size / 1e6, ok,
                "" if ok else (note[-1] if note else f"exit {proc.returncode}"),
                " / ".join(line.strip() for line in note[-2:])[:300], state / 1e6, files, sampler.seen())
 
