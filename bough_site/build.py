@@ -196,6 +196,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
         found, archived = _sources(config, warn, hint.known_files())
         with archived:
             inputs = _inputs(config, found, archived, warnings, hint, look.options_digest, redaction_key)
+            del found  # inputs holds it, until every file is read (_Inputs.all_read)
             with SiteWriter(config.out, force=config.force) as writer:
                 quick.forget(writer.out)  # emptied in place until this build has ended
                 previous = _previous(writer.out, hint)
@@ -206,7 +207,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
                     assembled = _nonempty(assemble(first.made, previous, prune=config.prune))
                     assembled, again = _keep_unchanged(assembled, out.outputs, config.report)
                     assembled = _final_pass(config, inputs, plan, first, assembled, again, out)
-                    archived.read_all()
+                    inputs = inputs.all_read()
                     pages = _publish(config, inputs, plan, first, assembled, previous, out)
                     pruned = _prune(out.outputs, previous, config.prune)
                     _save(inputs, first, assembled, plan, pages, previous, out)
@@ -238,6 +239,16 @@ class _Inputs:
     reported: list[InputWarning]  # discovery's and the archive's warnings, redacted
     notes: list[str]  # the agents' cleanup, said once in the summary
     archived: Archived  # the archive's copies, some written out only when read (Archived.decompress)
+    shows: tuple[bool, bool]  # whether the site shows the user's own Claude Code and Gemini CLI sessions
+
+    def all_read(self) -> _Inputs:
+        """These inputs once the passes have read every file: what was found, the
+        units and the archive's deferred copies are let go (at 18,000 sessions some
+        30 MB, at publishing's peak); what the build's summary and the quick
+        check's record say of them stays."""
+        self.archived.read_all()
+        found = Discovered(used_examples=self.found.used_examples, gemini=self.found.gemini)
+        return replace(self, found=found, units=[])
 
     def readable(self, jobs: list[Job]) -> list[Job]:
         """``jobs`` whose files are all there to read: the archive's deferred copies
@@ -256,7 +267,8 @@ def _inputs(config: BuildConfig, found: Discovered, archived: Archived, warnings
             hint: Manifest, digest: str, redaction_key: bytes | None) -> _Inputs:
     """The units to plan and the options; ``digest``: the options digest of a build
     of the user's own sessions (the bundled examples have a key of their own)."""
-    notes = cleanup_notes(config, claude=found.shows("claude"), gemini=found.shows("gemini"))
+    shows = (found.shows("claude"), found.shows("gemini"))
+    notes = cleanup_notes(config, claude=shows[0], gemini=shows[1])
     options = build_options(config, found.used_examples, redaction_key)
     digest = options.digest() if found.used_examples else digest
     units = with_digests(units_of(found.claude, found.codex, found.label, archived.since, found.gemini, found.agents),
@@ -266,7 +278,8 @@ def _inputs(config: BuildConfig, found: Discovered, archived: Archived, warnings
             raise NothingToRead("no transcript could be read from the sources given")
     else:
         check_separate(config.out, found.inputs)
-    return _Inputs(found, options, digest, units, scrub_warnings(warnings, options.redactor()), notes, archived)
+    return _Inputs(found, options, digest, units, scrub_warnings(warnings, options.redactor()), notes, archived,
+                   shows)
 
 
 def _previous(out: Path, hint: Manifest) -> Manifest:
@@ -364,7 +377,7 @@ def _nonempty(assembled: Assembled) -> Assembled:
 def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass, assembled: Assembled,
              previous: Manifest, out: _Out) -> SitePages:
     """Stage 6: the site's own pages (publish.py), from the assembled sessions."""
-    warnings = _site_warnings(inputs.said(), inputs.units, first.unit_states)
+    warnings = _site_warnings(inputs.said(), first.unit_states)
     signature, project_signatures = signatures(
         assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings)
     with collecting(True):
@@ -395,7 +408,7 @@ def _remember(config: BuildConfig, look: quick.Look, inputs: _Inputs, archived: 
         return
     writer.seal()
     said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, inputs.said(),
-                      found.shows("claude"), found.shows("gemini"), result.rebuilt + result.reused, result.gone,
+                      *inputs.shows, result.rebuilt + result.reused, result.gone,
                       result.archived_only, result.written + result.unchanged + result.kept)
     quick.remember(writer.out, look.inputs, archived.times, said)
 
@@ -534,12 +547,10 @@ def _final_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstP
     return with_final(assembled, final)
 
 
-def _site_warnings(discovery: list[InputWarning], units: list[Unit], states: dict[str, UnitState]) -> list[InputWarning]:
+def _site_warnings(discovery: list[InputWarning], states: dict[str, UnitState]) -> list[InputWarning]:
     warnings = list(discovery)
-    for unit in units:
-        state = states.get(unit.key)
-        if state is not None:
-            warnings += [InputWarning(*w) for w in state.warnings]
+    for state in states.values():
+        warnings += [InputWarning(*w) for w in state.warnings]
     return _sorted_warnings(warnings)
 
 
