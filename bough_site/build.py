@@ -212,7 +212,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
                     pruned = _prune(out.outputs, previous, config.prune)
                     _save(inputs, first, assembled, plan, pages, previous, out)
                 result = _result(config, inputs, first, assembled, pages, pruned, writer)
-                _remember(config, look, inputs, archived, result, writer)
+                _remember(config, look, inputs, result, writer)
     return result
 
 
@@ -400,7 +400,7 @@ def _result(config: BuildConfig, inputs: _Inputs, first: _FirstPass, assembled: 
                        pruned=len(pruned), kept=len(writer.kept), built=site)
 
 
-def _remember(config: BuildConfig, look: quick.Look, inputs: _Inputs, archived: Archived, result: BuildResult,
+def _remember(config: BuildConfig, look: quick.Look, inputs: _Inputs, result: BuildResult,
               writer: SiteWriter) -> None:
     """What this build said, for the next one's quick check (quick.py), when it can be told that way."""
     found = inputs.found
@@ -410,7 +410,7 @@ def _remember(config: BuildConfig, look: quick.Look, inputs: _Inputs, archived: 
     said = quick.Said(result.projects, result.sessions, result.stats, result.warnings, inputs.said(),
                       *inputs.shows, result.rebuilt + result.reused, result.gone,
                       result.archived_only, result.written + result.unchanged + result.kept)
-    quick.remember(writer.out, look.inputs, archived.times, said)
+    quick.remember(writer.out, look.inputs, inputs.archived.times, said)
 
 
 class _EarlyIndexing:
