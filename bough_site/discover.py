@@ -404,13 +404,33 @@ def _is_claude_record(obj: dict) -> bool:
 
 
 def _subagent_files(session_file: Path, found: Discovered) -> list[Path]:
-    folder = session_file.with_suffix("") / "subagents"
-    if not folder.is_dir():
+    """``<id>/subagents/agent-*.jsonl``, then ``<id>/subagents/workflows/*/agent-*.jsonl``,
+    each by name (as pathlib's glob, sorted, lists them: one listing per folder)."""
+    folder = f"{session_file.with_suffix('')}/subagents"
+    names = _names(folder)
+    if names is None:
         return []
-    files = sorted(folder.glob("agent-*.jsonl")) + sorted(folder.glob("workflows/*/agent-*.jsonl"))
-    for path in files:
-        found.labels[path] = transcript_label(path)
-    return files
+    files = [f"{folder}/{name}" for name in names if _is_agent_file(name)]
+    for workflow in (_names(f"{folder}/workflows", folders=True) if "workflows" in names else None) or []:
+        files += [f"{folder}/workflows/{workflow}/{name}" for name in _names(f"{folder}/workflows/{workflow}") or []
+                  if _is_agent_file(name)]
+    paths = [Path(file) for file in files]
+    for path, file in zip(paths, files):
+        found.labels[path] = transcript_label(file)
+    return paths
+
+
+def _is_agent_file(name: str) -> bool:
+    return name.startswith("agent-") and name.endswith(".jsonl") and len(name) >= len("agent-.jsonl")
+
+
+def _names(folder: str, *, folders: bool = False) -> list[str] | None:
+    """The names in ``folder`` (only its folders, ``folders``), sorted; None when it is no folder."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entry.name for entry in entries if not folders or _is_dir(entry))
+    except OSError:
+        return None
 
 
 def _attach_old_agent(found: Discovered, agent: Path, sessions: dict[str, ClaudeSource], warn: WarnFn) -> None:

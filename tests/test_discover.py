@@ -446,3 +446,28 @@ def test_telling_a_record_apart_never_raises(record: dict) -> None:
     from bough_site.discover import _record_kind
 
     assert _record_kind(record) in ("", "claude", "gemini", *LAYOUTS)
+
+
+def test_sub_agent_files_are_listed_by_name_however_odd_the_folder(tmp_path: Path) -> None:
+    """Only ``agent-*.jsonl`` directly in ``subagents/`` and one folder down in ``workflows/``,
+    sorted by name as a glob lists them: dot folders, a linked workflow folder and a file
+    named ``workflows`` are no trouble."""
+    project = tmp_path / "projects" / "-home-ada-app"
+    one = "f0000000-0000-4000-8000-000000000001"
+    claude_session(project, one, "first", agent="b")
+    agents = project / one / "subagents"
+    for name in ("agent-a.jsonl", "agent-.jsonl", "agent-c.json", "other-d.jsonl", ".agent-e.jsonl"):
+        (agents / name).write_text("")
+    for folder in ("workflows/w2", "workflows/.w0", "workflows/w1/deeper", "elsewhere"):
+        (agents / folder).mkdir(parents=True)
+    for name in ("workflows/w2/agent-z.jsonl", "workflows/w1/agent-y.jsonl", "workflows/.w0/agent-x.jsonl",
+                 "workflows/w1/deeper/agent-no.jsonl", "elsewhere/agent-no.jsonl", "workflows/agent-no.jsonl"):
+        (agents / name).write_text("")
+    (agents / "workflows" / "w3").symlink_to(agents / "workflows" / "w2")
+    found, _ = listed([tmp_path / "projects"])
+    inside = f"-home-ada-app/{one}/subagents"
+    assert claude_sources(found) == [(f"-home-ada-app/{one}.jsonl", [
+        f"{inside}/{name}" for name in (
+            "agent-.jsonl", "agent-a.jsonl", "agent-b.jsonl",
+            "workflows/.w0/agent-x.jsonl", "workflows/w1/agent-y.jsonl", "workflows/w2/agent-z.jsonl",
+            "workflows/w3/agent-z.jsonl")])]
