@@ -1,8 +1,8 @@
 """Byte strings set aside in an anonymous temporary file until they are read back,
-once: what a build makes early and writes late (a search bundle, the fallback
-index's entries until they are sorted) need not be held in memory meanwhile. The
-file has no name on disk (``tempfile.TemporaryFile``: mode 0600, where ``TMPDIR``
-or the system says) and is gone once read back, closed, or the build ends.
+once: what a build makes early and writes late (a search bundle) need not be held
+in memory meanwhile. The file has no name on disk (``tempfile.TemporaryFile``: mode
+0600, where ``TMPDIR`` or the system says) and is gone once read back, closed, or
+the build ends.
 """
 
 from __future__ import annotations
@@ -25,13 +25,11 @@ class SetAside:
         self._where.append((key, self._file.tell(), len(data)))
         self._file.write(data)
 
-    def read(self, *, newest_first: bool = False) -> Iterator[tuple[Any, bytes]]:
-        """The values back, in the order added or, ``newest_first``, by key, the
-        largest first (a stable sort); the file is closed once they are read (reading
-        again raises ValueError)."""
-        where = sorted(self._where, key=lambda one: one[0], reverse=True) if newest_first else self._where
+    def read(self) -> Iterator[tuple[Any, bytes]]:
+        """The values back, in the order added; the file is closed once they are read
+        (reading again raises ValueError)."""
         try:
-            for key, offset, size in where:
+            for key, offset, size in self._where:
                 self._file.seek(offset)
                 yield key, self._file.read(size)
         finally:

@@ -383,7 +383,8 @@ def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass
     with collecting(True):
         unions = Unions(assembled.outcome, out.values, config.report)
         details = Details(assembled.outcome, out.values)
-        parts = SiteParts(assembled.projects, unions.union, warnings, signature, project_signatures, details.held)
+        parts = SiteParts(assembled.projects, unions.union, warnings, signature, project_signatures, details.held,
+                          details.name)
         return publish(parts, previous=previous, same_options=plan.same_options, options=first.options,
                        outputs=out.outputs, report=config.report, workers=workers_for(config.jobs), early=out.shards)
 

@@ -24,7 +24,7 @@ from .manifest import Manifest
 from .model import COST_KEY, UNKNOWN_COST_KEY, Project, Session, Site, InputWarning
 from .options import Options
 from .render.months import is_paged
-from .search.offline import FALLBACK_PATH, HoldDetails, fallback_chunks
+from .search.offline import FALLBACK_PATH, DetailsName, HoldDetails, fallback_parts, fallback_script, part_script
 from .search.shards import EarlyShards, shard_names, start_shards
 from .site import ProjectUnion, site_stats
 from .summaries import details_at_hand
@@ -146,6 +146,7 @@ class SiteParts:
     # The sessions given their summaries' details meanwhile (summaries.DETAIL_FIELDS):
     # a build holds them a project at a time. None: the sessions have them.
     details: HoldDetails | None = None
+    details_name: DetailsName | None = None  # what names a session's details (None: they are at hand)
 
 
 def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options: Options, outputs: Outputs,
@@ -164,13 +165,14 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
     # Pagefind reads the session pages, all written by now: its runs (a bundle per
     # project, a big one's cut by months: search/shards.py) go on while the site's
     # own pages are made, and are written after them.
+    shards = _shard_names(projects) if options.search else {}
     runs = start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
-                        early=early, search_limit=options.search_limit, names=_shard_names(projects)) \
+                        early=early, search_limit=options.search_limit, names=shards) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
         site = site_stats(projects, tally, warnings, previous)
         made = _site_files(site, project_signatures, previous, same_options, options, outputs,
-                           parts.details or details_at_hand)
+                           parts.details or details_at_hand, parts.details_name, shards)
         paths = sorted(made.paths)
         if shard_runs is not None:
             paths += shard_runs.finish(outputs.write)
@@ -194,10 +196,11 @@ def _shard_names(projects: list[Project]) -> dict[str, str]:
 
 
 def _site_files(site: Site, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
-                options: Options, outputs: Outputs,
-                details: HoldDetails) -> _SiteFiles:
+                options: Options, outputs: Outputs, details: HoldDetails,
+                details_name: DetailsName | None, shards: dict[str, str]) -> _SiteFiles:
     """The index, each project's page and sidecar (rendered, or kept when what they
-    are made of is the same), the assets and search's fallback: their paths."""
+    are made of is the same), the assets and search's fallback (its parts by
+    ``shards``: :func:`_shard_names`): their paths."""
     from .render.pages import Renderer
 
     renderer = Renderer(Path(options.theme) if options.theme else None, search=options.search,
@@ -218,9 +221,23 @@ def _site_files(site: Site, project_signatures: dict[str, str], previous: Manife
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site, options.prices_version()))))
     if options.search:
-        files.append((FALLBACK_PATH, fallback_chunks(site, details)))
+        files.append((FALLBACK_PATH, _search_fallback(site, shards, before, kept, made, details, details_name)))
     made.paths = kept + made.paths + outputs.write(files)
     return made
+
+
+def _search_fallback(site: Site, shards: dict[str, str], before: _Before, kept: list[str], made: _SiteFiles,
+                     details: HoldDetails, details_name: DetailsName | None) -> bytes:
+    """search-index.js, and its parts: each kept when the last build wrote it (its name
+    is the digest of what it is made of), else made, its sessions given their details
+    meanwhile (an append makes again the part of the grown session)."""
+    parts = fallback_parts(site, shards, details_name)
+    for part in parts:
+        if before.keep_named(part.path):
+            kept.append(part.path)
+        else:
+            made.paths += before.outputs.write([(part.path, part_script(part, details))])
+    return fallback_script(parts)
 
 
 def _project_files(renderer: Any, project: Project, site: Site, project_signatures: dict[str, str],
@@ -267,8 +284,12 @@ class _Before:
         self.paths = set(self.previous.site_outputs)
 
     def keep(self, path: str, signature: str | None) -> bool:
-        if not (self.same_options and signature and self.previous.project_signatures.get(path) == signature
-                and path in self.paths and is_regular_file(self.outputs.writer.out / path)):
+        """Keep a page whose signature is the one the last build wrote it with."""
+        return bool(signature) and self.previous.project_signatures.get(path) == signature and self.keep_named(path)
+
+    def keep_named(self, path: str) -> bool:
+        """Keep a file the last build wrote, whose name says what it is made of."""
+        if not (self.same_options and path in self.paths and is_regular_file(self.outputs.writer.out / path)):
             return False
         try:
             self.outputs.keep(path)

@@ -131,6 +131,10 @@ class Details:
         self._outcome = outcome
         self._state = state
 
+    def name(self, session: Session) -> str:
+        """The name OUT's state keeps the session's details under: a digest of their bytes."""
+        return self._outcome(session).details
+
     @contextlib.contextmanager
     def held(self, sessions: list[Session]) -> Iterator[None]:
         outcomes = [self._outcome(session) for session in sessions]

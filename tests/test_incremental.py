@@ -79,8 +79,11 @@ def test_append_one_turn_rewrites_that_session_its_project_and_the_index(history
     append_turn(path)
     result = run(history, out)
     assert result.rebuilt == 1
-    # and the search index, which holds the session's text
-    search = {name for name in rewritten(out) if name.startswith("pagefind/") or name == "search-index.js"}
+    # and the search index, which holds the session's text: of search-index.js's
+    # parts (one per project here), the grown session's alone is made again
+    search = {name for name in rewritten(out) if name.startswith(("pagefind/", "search-index"))}
+    parts = sorted(name for name in tree(out) if name.startswith("search-index/"))
+    assert len(parts) == 2 and len(search & set(parts)) == 1 and "search-index.js" in search
     assert rewritten(out) - search == {
         summary["html"],
         summary["json"],

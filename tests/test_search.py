@@ -38,7 +38,9 @@ from bough_site.search.offline import (
     FALLBACK_PATH,
     ITEM_CHARS,
     SESSION_CHARS,
-    fallback_chunks,
+    fallback_parts,
+    fallback_script,
+    part_script,
     session_entries,
 )
 from bough_site.search.page_copy import (
@@ -110,11 +112,33 @@ def example(example_out: Path) -> dict[str, bytes]:
     return _files(example_out)
 
 
+_PART = re.compile(r"/\*[^*]*\*/\n\(window\.BOUGH_SEARCH_PARTS = window\.BOUGH_SEARCH_PARTS \|\| \{\}\)"
+                   r'\["([0-9a-f]{32})"\] = (\{.*\});\n', re.DOTALL)
+
+
 def _index(files: dict[str, bytes]) -> dict:
+    """search-index.js and its parts, merged as search.js merges them: sessions newest
+    first, projects, sources and models named once (by first appearance)."""
     text = files[FALLBACK_PATH].decode("utf-8")
     match = re.fullmatch(r"/\*[^*]*\*/\nwindow\.BOUGH_SEARCH_INDEX = (\{.*\});\n", text, re.DOTALL)
     assert match, text[:200]
-    return json.loads(match.group(1))
+    entry = json.loads(match.group(1))
+    merged: dict = {"v": entry["v"], "projects": [], "sources": [], "models": [], "sessions": []}
+
+    def at(table: str, name: str) -> int:
+        if name not in merged[table]:
+            merged[table].append(name)
+        return merged[table].index(name)
+
+    for name in entry["parts"]:
+        part = _PART.fullmatch(files[f"search-index/{name}.js"].decode("utf-8"))
+        assert part and part.group(1) == name
+        index = json.loads(part.group(2))
+        merged["sessions"] += [{**s, "p": at("projects", index["projects"][s["p"]]),
+                                "s": at("sources", index["sources"][s["s"]]),
+                                "m": [at("models", index["models"][m]) for m in s["m"]]} for s in index["sessions"]]
+    merged["sessions"].sort(key=lambda s: (s["d"], s["u"]), reverse=True)
+    return merged
 
 
 def test_a_pagefind_bundle_per_project(example: dict[str, bytes]) -> None:
@@ -190,7 +214,7 @@ def test_pages_link_the_search_script_and_allow_wasm(example: dict[str, bytes]) 
 
 def test_fallback_index(example: dict[str, bytes]) -> None:
     index = _index(example)
-    assert index["v"] == 1
+    assert index["v"] == 2
     assert sorted(index["projects"]) == ["almanac", "dotfiles", "notes-api", "tidepool"]
     assert sorted(index["sources"]) == ["Claude Code", "Codex", "Copilot CLI", "Gemini CLI", "OpenCode", "Qwen Code"]
     # 7 Claude Code, 2 Codex, 2 Gemini CLI, 2 Copilot CLI, 1 OpenCode (its sub-agent nested), 1 Qwen Code
@@ -214,7 +238,8 @@ def test_fallback_index(example: dict[str, bytes]) -> None:
 def test_search_holds_no_secret(example: dict[str, bytes]) -> None:
     assert ex.FAKE_OPENAI_KEY.encode() in (ex.bundled_root() / "projects" / "-home-ada-src-notes-api" /
                                            f"{ex.N1}.jsonl").read_bytes()
-    assert ex.FAKE_OPENAI_KEY.encode() not in example[FALLBACK_PATH]
+    assert not any(ex.FAKE_OPENAI_KEY.encode() in data for path, data in example.items()
+                   if path.startswith("search-index"))
     for path, data in example.items():
         if path.startswith("pagefind/") and path.endswith((".pf_fragment", ".pf_index", ".pf_filter", ".pf_meta")):
             assert ex.FAKE_OPENAI_KEY.encode() not in gzip.decompress(data), path
@@ -227,15 +252,17 @@ def test_the_fallback_script_cannot_break_out(tmp_path: Path) -> None:
     session = Session("s", "codex", "/x", text, None, None, [], [], None, [], [], {})
     session.search_items = [["p1", text]]
     session.slug = "s"
-    script = b"".join(fallback_chunks(Site([Project("x", "x", "/x", [session], {})], {}))).decode()
+    [part] = fallback_parts(Site([Project("x", "x", "/x", [session], {})], {}), {})
+    script = part_script(part).decode()
     assert "<" not in script.split("*/", 1)[1] and "\u2028" not in script
-    assert json.loads(script.split(" = ", 1)[1].rstrip(";\n"))["sessions"][0]["t"] == text
+    assert json.loads(_PART.fullmatch(script).group(2))["sessions"][0]["t"] == text
 
 
-def test_the_fallback_script_is_the_whole_index_made_a_few_sessions_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """search-index.js is made a session at a time, a few sessions given their search
+def test_each_part_of_the_fallback_is_made_a_few_sessions_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part of search-index.js is made a few sessions at a time, each given its search
     items only meanwhile (a build holds them no longer): the bytes are those of the
-    whole index encoded at once, sorted keys, sessions newest first."""
+    part's whole index encoded at once, sorted keys, sessions newest first; its name
+    comes from what it is made of, the details' name standing for the items."""
     import contextlib
 
     from bough_site.build import load_site
@@ -258,25 +285,35 @@ def test_the_fallback_script_is_the_whole_index_made_a_few_sessions_at_a_time(mo
             for name in DETAIL_FIELDS:
                 setattr(session, name, [])
 
-    whole = b"".join(fallback_chunks(site))
-    assert held == [] and b'"i":[["p1",' in whole
-    index = json.loads(whole.split(b" = ", 1)[1].rstrip(b";\n"))
-    order = [(entry["d"], entry["u"]) for entry in index["sessions"]]
-    assert len(order) > 2 and order == sorted(order, reverse=True)  # newest first
-    # The whole index encoded at once, sorted keys: what the script's bytes must be.
-    at_once = orjson.dumps(index, option=orjson.OPT_SORT_KEYS)
-    for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
-                         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
-        at_once = at_once.replace(raw, escaped)
+    parts = fallback_parts(site, {})
+    assert [part.project.id for part in parts] == [project.id for project in site.projects]  # one each: small
+    whole = [part_script(part) for part in parts]
+    assert held == [] and any(b'"i":[["p1",' in script for script in whole)
+    for part, script in zip(parts, whole):
+        data = _PART.fullmatch(script.decode()).group(2).encode()
+        index = json.loads(data)
+        order = [(entry["d"], entry["u"]) for entry in index["sessions"]]
+        assert len(order) == len(part.sessions) and order == sorted(order, reverse=True)  # newest first
+        # The whole index encoded at once, sorted keys: what the script's bytes must be.
+        at_once = orjson.dumps(index, option=orjson.OPT_SORT_KEYS)
+        for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
+                             ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
+            at_once = at_once.replace(raw, escaped)
+        assert data == at_once
     for project in site.projects:
         for session in project.sessions:
             session.search_items = []
     monkeypatch.setattr("bough_site.search.offline.DETAILS_BATCH", 2)
-    streamed = b"".join(fallback_chunks(site, details))
+    assert [part_script(part, details) for part in parts] == whole
     assert held == [s.id for p in site.projects for s in p.sessions]  # each session's once, in turn
     assert all(s.search_items == [] for p in site.projects for s in p.sessions)
-    assert streamed == whole
-    assert whole.split(b" = ", 1)[1] == at_once + b";\n"
+    # Named by the details' names when a build gives them: one session's other details, one part's other name.
+    named = [part.digest for part in fallback_parts(site, {}, lambda session: session.id)]
+    grown = site.projects[0].sessions[0]
+    renamed = fallback_parts(site, {}, lambda session: session.id + ("x" if session is grown else ""))
+    assert [a == b.digest for a, b in zip(named, renamed)] == [False] + [True] * (len(parts) - 1)
+    entry = fallback_script(parts).decode()
+    assert json.loads(entry.split(" = ", 1)[1].rstrip(";\n")) == {"parts": [part.digest for part in parts], "v": 2}
 
 
 def test_session_entries_are_capped_prompts_first() -> None:

@@ -1,34 +1,39 @@
-"""The search index for ``file://``: ``search-index.js``.
+"""The search index for ``file://``: ``search-index.js`` and its parts.
 
 From ``file://`` a browser will not run Pagefind (no ``fetch``, no modules), so
 the search box falls back to ``search-index.js``: a classic script that sets
-``window.BOUGH_SEARCH_INDEX`` to every session's title, project, source, models
-and the text of its prompts, replies and tool calls (a call's input, and the
-start of its error; each item capped, and each session capped in all), loaded
-by a ``<script src>`` the box adds when first used; the box says what it holds.
-Its name carries no hash on purpose: every page would name it, so a hash would
-change every page whenever any session changed (incremental builds rewrite only
-what changed); it is read only where nothing caches it (``file://``) or when
-Pagefind could not load.
+``window.BOUGH_SEARCH_INDEX`` to the names of the index's parts, which the box then
+loads, each a classic script too (``search-index/<digest>.js``), holding every
+session of one search shard (shards.shard_names: a project, or a big one's months):
+its title, project, source, models and the text of its prompts, replies and tool
+calls (a call's input, and the start of its error; each item capped, and each
+session capped in all). They are loaded by ``<script src>`` when the box is first
+used; the box says what it holds. ``search-index.js`` carries no hash on purpose:
+every page names it, so a hash would change every page whenever any session changed
+(incremental builds rewrite only what changed). A part is named by the digest of
+what it is made of: a build keeps every part whose sessions did not change, without
+reading their details, and makes again the one that holds a grown session (at
+18,000 sessions the index is 45 MB, a part at most a few). They are read only
+where nothing caches them (``file://``) or when Pagefind could not load.
 
 What it keeps of a session (:func:`session_entries`) is taken in the worker, from
 the redacted timeline, when the session is summarized: a session kept from an
 earlier build has only its summary (``Session.search_items``, one of the details a
-build keeps in OUT's state and holds a project at a time), not its timeline.
+build keeps in OUT's state and holds a few hundred at a time), not its timeline.
 """
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from .. import urls
-from ..aside import SetAside
-from ..model import SOURCE_LABELS, Prompt, Reply, Session, Site, Text, ToolCall
+from ..model import SOURCE_LABELS, Project, Prompt, Reply, Session, Site, Text, ToolCall
 from ..summaries import details_at_hand
 
 FALLBACK_PATH = "search-index.js"
@@ -134,31 +139,98 @@ class _Tables:
 
 # Gives sessions their summaries' details meanwhile (state_reads.Details.held).
 HoldDetails = Callable[[list[Session]], AbstractContextManager[None]]
+# What names a session's details without reading them (the name OUT's state keeps
+# them under, a digest of their bytes: state_reads.Details.name).
+DetailsName = Callable[[Session], str]
 
 
-# Sessions given their details at once: a build holds them this many at a time here
-# (a project's at once, 3,000 sessions, was 40 MB of details for their search items).
+# Sessions given their details at once while a part is made: a build holds them this
+# many at a time (a project's at once, 3,000 sessions, was 40 MB of details).
 DETAILS_BATCH = 200
+PARTS_DIR = "search-index"
+# Changed when what a part holds, or how, changes: every part is then made again.
+PART_FORMAT = 1
 
 
-def _entries(site: Site, tables: _Tables, details: HoldDetails) -> Iterator[tuple[tuple[str, str], dict]]:
-    """Each session's entry with its sort key, in the order of the site's projects and
-    sessions, DETAILS_BATCH sessions given their search items at a time (``details``)."""
+@dataclass(frozen=True)
+class Part:
+    """The sessions of one search shard (shards.shard_names): a part of the index,
+    named by the digest of what it is made of, so that a part is made again only when
+    one of its sessions changed."""
+
+    digest: str
+    project: Project
+    sessions: list[Session]
+
+    @property
+    def path(self) -> str:
+        return f"{PARTS_DIR}/{self.digest}.js"
+
+
+def fallback_parts(site: Site, shards: dict[str, str], details_name: DetailsName | None = None) -> list[Part]:
+    """The index's parts, by shard (``shards``: the shard of each session page's stem,
+    else its project's), a project's in shard order; each named from its sessions'
+    entries but their items, and the name of their details (``details_name``;
+    without it, the items themselves)."""
+    parts = []
     for project in site.projects:
-        for start in range(0, len(project.sessions), DETAILS_BATCH):
-            batch = project.sessions[start:start + DETAILS_BATCH]
-            with details(batch):
-                for session in batch:
-                    entry = {
-                        "u": urls.session_html(project.id, session.slug),
-                        "t": session.title or "Untitled session",
-                        "p": tables.position(tables.projects, project.name),
-                        "s": tables.position(tables.sources, SOURCE_LABELS.get(session.source, session.source)),
-                        "m": [tables.position(tables.models, model) for model in session.models or ()],
-                        "d": (session.started or "")[:10],
-                        "i": _items(project.id, session),
-                    }
-                    yield (entry["d"], entry["u"]), entry
+        by_shard: dict[str, list[Session]] = {}
+        for session in project.sessions:
+            stem = urls.session_html(project.id, session.slug).removesuffix(".html")
+            by_shard.setdefault(shards.get(stem, project.id), []).append(session)
+        for shard in sorted(by_shard):
+            sessions = by_shard[shard]
+            made_of = [PART_FORMAT, project.id, project.name, [
+                [_light(project, session), session.anchor_parts,
+                 details_name(session) if details_name else session.search_items] for session in sessions]]
+            digest = hashlib.sha256(orjson.dumps(made_of, option=orjson.OPT_SORT_KEYS)).hexdigest()[:32]
+            parts.append(Part(digest, project, sessions))
+    return parts
+
+
+def fallback_script(parts: list[Part]) -> bytes:
+    """``search-index.js``: the names of the index's parts, which the search box loads."""
+    index = {"parts": [part.digest for part in parts], "v": 2}
+    return b"/* bough search index for file:// (see bough_site/search/offline.py) */\nwindow.BOUGH_SEARCH_INDEX = " \
+        + _escaped(orjson.dumps(index, option=orjson.OPT_SORT_KEYS)) + b";\n"
+
+
+def part_script(part: Part, details: HoldDetails | None = None) -> bytes:
+    """A part's script: it files the part's index under its digest in a global. The
+    index names projects, sources and models once, referred to by position; sessions
+    newest first; sorted keys. Its sessions are given their search items
+    DETAILS_BATCH at a time (``details``) while their entries are made."""
+    tables = _Tables()
+    entries = []
+    for start in range(0, len(part.sessions), DETAILS_BATCH):
+        batch = part.sessions[start:start + DETAILS_BATCH]
+        with (details or details_at_hand)(batch):
+            for session in batch:
+                light = _light(part.project, session)
+                entry = {"u": light["u"], "t": light["t"], "d": light["d"],
+                         "p": tables.position(tables.projects, part.project.name),
+                         "s": tables.position(tables.sources, light["s"]),
+                         "m": [tables.position(tables.models, model) for model in light["m"]],
+                         "i": _items(part.project.id, session)}
+                entries.append(((entry["d"], entry["u"]), _escaped(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS))))
+    entries.sort(key=lambda pair: pair[0], reverse=True)
+
+    def dumps(value: Any) -> bytes:
+        return _escaped(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+
+    return b"".join([
+        b"/* a part of bough's search index for file:// (search-index.js names it) */\n",
+        b"(window.BOUGH_SEARCH_PARTS = window.BOUGH_SEARCH_PARTS || {})[", dumps(part.digest), b"] = ",
+        b'{"models":', dumps(tables.models), b',"projects":', dumps(tables.projects), b',"sessions":[',
+        b",".join(data for _key, data in entries),
+        b'],"sources":', dumps(tables.sources), b"};\n"])
+
+
+def _light(project: Project, session: Session) -> dict[str, Any]:
+    """What an entry holds of a session but its items."""
+    return {"u": urls.session_html(project.id, session.slug), "t": session.title or "Untitled session",
+            "s": SOURCE_LABELS.get(session.source, session.source), "m": list(session.models or ()),
+            "d": (session.started or "")[:10]}
 
 
 def _items(project_id: str, session: Session) -> list[list[str]]:
@@ -170,33 +242,6 @@ def _items(project_id: str, session: Session) -> list[list[str]]:
         return items
     return [[*item, urls.session_part_html(project_id, session.slug, parts[item[0]])]
             if item and item[0] in parts else item for item in items]
-
-
-def fallback_chunks(site: Site, details: HoldDetails | None = None, batch: int = 1000) -> Iterator[bytes]:
-    """``search-index.js``: one statement assigning the index to a global: sessions
-    newest first, projects, sources and models named once and referred to by position,
-    as orjson writes the whole with sorted keys, but made a session at a time: each
-    entry encoded, and escaped, as it is made, and put aside in a temporary file
-    until they are all made and sorted, then given back ``batch`` at a time. At
-    18,000 sessions the file is 45 MB: made whole, then escaped, it cost four times that."""
-    tables = _Tables()
-    aside = SetAside()
-    for key, entry in _entries(site, tables, details or details_at_hand):
-        aside.add(key, _escaped(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)))
-
-    def dumps(value: Any) -> bytes:
-        return _escaped(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
-
-    # The comment names search.py, the module this was in: kept, so the output stays the same bytes.
-    yield b"/* bough search index for file:// (see bough_site/search.py) */\nwindow.BOUGH_SEARCH_INDEX = " \
-        + b"".join([b'{"models":', dumps(tables.models), b',"projects":', dumps(tables.projects), b',"sessions":['])
-    entries = aside.read(newest_first=True)
-    for start in itertools.count(0, batch):
-        chunk = [data for _key, data in itertools.islice(entries, batch)]
-        if not chunk:
-            break
-        yield (b"," if start else b"") + b",".join(chunk)
-    yield b'],"sources":' + dumps(tables.sources) + b',"v":1};\n'
 
 
 def _escaped(data: bytes) -> bytes:

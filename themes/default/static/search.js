@@ -1,12 +1,15 @@
-/* bough: the search box (bough_site/search.py builds what it reads).
+/* bough: the search box (bough_site/search/ builds what it reads).
    - Over http(s): Pagefind, one bundle per project (the module pagefind/shards.js
      lists them): the first one's pagefind.js is imported when the box is first used
      and the others are merged into it, so filters (project, source, model) and
      results span every project. Pagefind finds the candidates; the words are then
      looked for, whole, in what it indexed of each (see "exact words" below).
    - From file:// (or when Pagefind cannot load): search-index.js, a classic
-     script added when first used, which sets window.BOUGH_SEARCH_INDEX: titles,
-     prompts, replies, tool calls and the start of each error. The box says so.
+     script added when first used, which sets window.BOUGH_SEARCH_INDEX to the
+     names of its parts (search-index/<name>.js, a search shard's sessions each),
+     classic scripts too, each filing its index under its name in
+     window.BOUGH_SEARCH_PARTS: titles, prompts, replies, tool calls and the start
+     of each error, merged here. The box says so.
    A query is words, each found whole (as `grep -w` would: "config" is not in
    "parse_config"), and "quoted phrases". Each result links to the session at the
    moment (prompt, reply or tool call) of its first match. Results are built with
@@ -329,36 +332,65 @@
   // --- the file:// index -------------------------------------------------------
 
   function fallback(root) {
-    return new Promise(function (resolve, reject) {
-      if (window.BOUGH_SEARCH_INDEX) return resolve(window.BOUGH_SEARCH_INDEX);
-      var script = el("script", { src: absolute(root, "search-index.js") });
-      script.onload = function () {
-        if (window.BOUGH_SEARCH_INDEX) resolve(window.BOUGH_SEARCH_INDEX);
-        else reject(new Error("search-index.js did not load"));
-      };
-      script.onerror = function () { reject(new Error("search-index.js is missing")); };
-      document.head.appendChild(script);
-    }).then(function (index) { return local(root, index); });
+    return script(root, "search-index.js", function () { return window.BOUGH_SEARCH_INDEX; })
+      .then(function (index) {
+        var names = index.parts || [];
+        return Promise.all(names.map(function (name) {
+          return script(root, "search-index/" + name + ".js", function () {
+            return (window.BOUGH_SEARCH_PARTS || {})[name];
+          });
+        }));
+      })
+      .then(function (parts) { return local(root, parts); });
   }
 
-  function local(root, index) {
-    var names = { project: index.projects || [], source: index.sources || [], model: index.models || [] };
-    var sessions = (index.sessions || []).map(function (s) {
-      return {
-        s: s,
-        project: names.project[s.p],
-        source: names.source[s.s],
-        models: (s.m || []).map(function (m) { return names.model[m]; }),
-        title: String(s.t || ""),
-        items: (s.i || []).map(function (item) {
-          // item[2]: the part of a split session page holding it (else the session's page)
-          return { anchor: item[0], text: String(item[1] || ""), page: item[2] || "" };
-        })
+  // A classic script added once; what it set (``loaded()``) once it has run.
+  function script(root, path, loaded) {
+    return new Promise(function (resolve, reject) {
+      if (loaded()) return resolve(loaded());
+      var tag = el("script", { src: absolute(root, path) });
+      tag.onload = function () {
+        if (loaded()) resolve(loaded());
+        else reject(new Error(path + " did not load"));
       };
+      tag.onerror = function () { reject(new Error(path + " is missing")); };
+      document.head.appendChild(tag);
+    });
+  }
+
+  function later(a, b) { return a > b ? -1 : a < b ? 1 : 0; }
+
+  // The parts' sessions as one list, newest first (by day, then page), as search-index.js
+  // held them before it was cut in parts; each part names its projects, sources and models.
+  function local(root, parts) {
+    // No prototype: a project may be named "__proto__".
+    var seen = { project: Object.create(null), source: Object.create(null), model: Object.create(null) };
+    var sessions = [];
+    parts.forEach(function (index) {
+      var names = { project: index.projects || [], source: index.sources || [], model: index.models || [] };
+      Object.keys(names).forEach(function (kind) {
+        names[kind].forEach(function (name) { seen[kind][name] = true; });
+      });
+      (index.sessions || []).forEach(function (s) {
+        sessions.push({
+          s: s,
+          project: names.project[s.p],
+          source: names.source[s.s],
+          models: (s.m || []).map(function (m) { return names.model[m]; }),
+          title: String(s.t || ""),
+          items: (s.i || []).map(function (item) {
+            // item[2]: the part of a split session page holding it (else the session's page)
+            return { anchor: item[0], text: String(item[1] || ""), page: item[2] || "" };
+          })
+        });
+      });
+    });
+    sessions.sort(function (a, b) {
+      return later(String(a.s.d || ""), String(b.s.d || "")) || later(String(a.s.u || ""), String(b.s.u || ""));
     });
     return {
       name: "local",
-      filters: { project: names.project.slice().sort(), source: names.source.slice().sort(), model: names.model.slice().sort() },
+      filters: { project: Object.keys(seen.project).sort(), source: Object.keys(seen.source).sort(), model: Object.keys(seen.model).sort() },
       search: function (query, chosen) {
         var terms = parseQuery(query);
         var found = { whole: [], loose: [] };
