@@ -171,8 +171,7 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
         site = site_stats(projects, tally, warnings, previous)
-        made = _site_files(site, project_signatures, previous, same_options, options, outputs,
-                           parts.details or details_at_hand, parts.details_name, shards)
+        made = _site_files(site, parts, _Before(previous, same_options, outputs), options, shards)
         paths = sorted(made.paths)
         if shard_runs is not None:
             paths += shard_runs.finish(outputs.write)
@@ -195,13 +194,15 @@ def _shard_names(projects: list[Project]) -> dict[str, str]:
     return {stem: name for project in projects for stem, name in shard_names(project.id, project.sessions).items()}
 
 
-def _site_files(site: Site, project_signatures: dict[str, str], previous: Manifest, same_options: bool,
-                options: Options, outputs: Outputs, details: HoldDetails,
-                details_name: DetailsName | None, shards: dict[str, str]) -> _SiteFiles:
+def _site_files(site: Site, parts: SiteParts, before: _Before, options: Options,
+                shards: dict[str, str]) -> _SiteFiles:
     """The index, each project's page and sidecar (rendered, or kept when what they
     are made of is the same), the assets and search's fallback (its parts by
     ``shards``: :func:`_shard_names`): their paths."""
     from .render.pages import Renderer
+
+    project_signatures, details = parts.project_signatures, parts.details or details_at_hand
+    previous, same_options, outputs = before.previous, before.same_options, before.outputs
 
     renderer = Renderer(Path(options.theme) if options.theme else None, search=options.search,
                         compiled=options.compiled_templates(), prices=options.prices_version())
@@ -209,7 +210,6 @@ def _site_files(site: Site, project_signatures: dict[str, str], previous: Manife
     kept: list[str] = []
     made = _SiteFiles([])
     month_pages = _month_pages(project_signatures)
-    before = _Before(previous, same_options, outputs)
     for project in site.projects:
         unchanged = previous.project_signatures.get(project.id) == project_signatures[project.id]
         mine = month_pages.get(project.id, [])
@@ -221,7 +221,7 @@ def _site_files(site: Site, project_signatures: dict[str, str], previous: Manife
     files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site, options.prices_version()))))
     if options.search:
-        files.append((FALLBACK_PATH, _search_fallback(site, shards, before, kept, made, details, details_name)))
+        files.append((FALLBACK_PATH, _search_fallback(site, shards, before, kept, made, details, parts.details_name)))
     made.paths = kept + made.paths + outputs.write(files)
     return made
 
