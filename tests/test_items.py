@@ -15,7 +15,7 @@ import pytest
 from bough_site import urls
 from bough_site.build import load_site
 from bough_site.config import BuildConfig
-from bough_site.model import Marker, Project, Prompt, Reply, Session, Text, Thinking, ToolCall, Usage
+from bough_site.model import Marker, Project, Prompt, Reply, Text, Thinking, ToolCall, Usage
 from bough_site.render.pages import Renderer
 
 from .helpers import EVIL, EVIL_URL, Node, fixtures_dir, parse, result, session

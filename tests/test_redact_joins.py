@@ -31,7 +31,6 @@ from bough_site.redact import Redactor
 from bough_site.redact_rules import SHAPES, Shape, sample
 
 from .helpers import CWD, KEY, SESSION, deadline, leaks, prompt, reply, text, tool_result, tool_use, write_jsonl
-from .helpers import fingerprint as fp
 from .helpers import random_chars as chars
 from .helpers import redaction_label as label
 

@@ -22,7 +22,6 @@ from bough_site.redact_table import RULES, TIER_PROVIDER
 from bough_site.redact_rules import FAMILIES, SHAPES, Shape, lookalike, sample
 
 from .helpers import CODE, KEY, PROSE, deadline
-from .helpers import fingerprint as fp
 from .helpers import random_chars as chars
 from .helpers import redaction_label as label
 

@@ -220,7 +220,7 @@ def test_a_killed_builds_temporary_files_go_with_the_next_build(tmp_path: Path) 
     outside = tmp_path / "outside.html"
     outside.write_bytes(b"not ours")
     # What a build killed mid-write leaves: its mark in the lock file, temporary files.
-    with SiteWriter(out) as writer:
+    with SiteWriter(out):
         assert (out / SiteWriter.LOCK).read_bytes() != b""  # the mark, while it runs
         killed_mark = (out / SiteWriter.LOCK).read_bytes()
     assert (out / SiteWriter.LOCK).read_bytes() == b""  # a build that ended says so
