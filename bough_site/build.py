@@ -205,6 +205,8 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
                     plan = _plan(config, inputs, previous, out)
                     first = _first_pass(config, inputs, plan, previous, out)
                     assembled = _nonempty(assemble(first.made, previous, prune=config.prune))
+                    previous.forget([key for key, outcome in first.made.items() if outcome.status is Status.REBUILT],
+                                    [key for key in first.unit_states if key not in plan.reused_units])
                     assembled, again = _keep_unchanged(assembled, out.outputs, config.report)
                     assembled = _final_pass(config, inputs, plan, first, assembled, again, out)
                     inputs = inputs.all_read()

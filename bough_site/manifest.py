@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -155,6 +155,16 @@ class Manifest:
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             return cls()
         return manifest
+
+    def forget(self, sessions: Iterable[str], units: Iterable[str]) -> None:
+        """Let go of these sessions' and units' entries, which a build read again: once
+        it has assembled, nothing reads them (a build that renders every session again,
+        its options changed, held both manifests at its peak). A manifest that held
+        them is then never :meth:`same_as` this one."""
+        for key in sessions:
+            self.sessions.pop(key, None)
+        for key in units:
+            self.units.pop(key, None)
 
     def same_as(self, other: Manifest) -> bool:
         """Whether saving this manifest would write what ``other`` (the last one) holds."""

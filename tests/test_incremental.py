@@ -267,6 +267,12 @@ def test_a_theme_change_rebuilds_every_session(history: Path, tmp_path: Path) ->
     assert list((out / "assets").glob("extra.*.css"))
     again = run(history, out, theme=theme)
     assert again.rebuilt == 0
+    # what the build let go of the last manifest once it had read every session again
+    # (Manifest.forget) took nothing from the one it saved: a fresh build's bytes
+    fresh_out = tmp_path / "fresh"
+    run(history, fresh_out, theme=theme)
+    assert tree(out) == tree(fresh_out)
+    assert (out / ".bough-manifest.json").read_bytes() == (fresh_out / ".bough-manifest.json").read_bytes()
 
 
 def test_an_interrupted_build_then_a_clean_one_gives_the_fresh_bytes(

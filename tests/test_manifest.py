@@ -112,6 +112,18 @@ def test_same_as_sees_a_change_in_any_part(tmp_path: Path) -> None:
     assert not changed.same_as(last)
 
 
+def test_forgotten_entries_are_let_go_and_the_manifest_is_no_longer_the_same(tmp_path: Path) -> None:
+    """A build lets go of the last manifest's entries of what it read again: a
+    manifest holding them is then never the same as it (the next one is saved)."""
+    out = put(tmp_path / "out", canonical(written_by_bough()))
+    last, now = Manifest.load(out), Manifest.load(out)
+    last.forget([SESSION_KEY, "claude:not-there"], [])
+    assert last.sessions == {} and UNIT in last.units and not now.same_as(last)
+    last = Manifest.load(out)
+    last.forget([], [UNIT])
+    assert last.units == {} and SESSION_KEY in last.sessions and not now.same_as(last)
+
+
 def test_a_save_with_nothing_new_leaves_the_file_alone(tmp_path: Path) -> None:
     out = put(tmp_path / "out", canonical(written_by_bough()))
     os.utime(out / MANIFEST, ns=(1_000_000_000 * 10**9, 1_000_000_000 * 10**9))
