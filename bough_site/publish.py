@@ -28,7 +28,7 @@ from .search.offline import FALLBACK_PATH, DetailsName, HoldDetails, fallback_pa
 from .search.shards import EarlyShards, shard_names, start_shards
 from .site import ProjectUnion, site_stats
 from .summaries import details_at_hand
-from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes
+from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes, script_json
 
 
 @dataclass
@@ -456,15 +456,3 @@ def rows_script(project: Project, summary: Any) -> bytes:
     Written only for a big project, with its pages (the same signature)."""
     return b"/* bough: this project's session rows, newest first (bough.rows/2: docs/sidecars.md) */\n" \
         b"window.BOUGH_ROWS = " + script_json(rows_data(project, summary)) + b";\n"
-
-
-def script_json(value: Any) -> bytes:
-    """``value`` as JSON that is safe in a script: ``<``, ``>``, ``&``, U+2028 and
-    U+2029 written as ``\\u`` escapes, so no string can end the script or a line
-    (docs/safety.md S2; replaced in the UTF-8 bytes: none of these characters'
-    encodings occurs inside another's)."""
-    data = orjson.dumps(value)
-    for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
-                         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
-        data = data.replace(raw, escaped)
-    return data

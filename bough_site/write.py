@@ -58,6 +58,18 @@ def json_bytes(value: Any, *, compact: bool = False) -> bytes:
     return orjson.dumps(value, option=option) + b"\n"
 
 
+def script_json(value: Any, *, sort_keys: bool = False) -> bytes:
+    """``value`` as JSON that is safe in a script: ``<``, ``>``, ``&``, U+2028 and
+    U+2029 written as ``\\u`` escapes, so no string can end the script or a line
+    (docs/safety.md S2; replaced in the UTF-8 bytes: none of these characters'
+    encodings occurs inside another's, nor across two JSON values)."""
+    data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
+    for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
+                         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
+        data = data.replace(raw, escaped)
+    return data
+
+
 # What a file system says when it has no room left for a write: full, or the user's quota used up.
 _NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
 

@@ -35,6 +35,7 @@ import orjson
 from .. import urls
 from ..model import SOURCE_LABELS, Project, Prompt, Reply, Session, Site, Text, ToolCall
 from ..summaries import details_at_hand
+from ..write import script_json
 
 FALLBACK_PATH = "search-index.js"
 # What the fallback index keeps of a session: each prompt or reply text cut at
@@ -192,7 +193,7 @@ def fallback_script(parts: list[Part]) -> bytes:
     """``search-index.js``: the names of the index's parts, which the search box loads."""
     index = {"parts": [part.digest for part in parts], "v": 2}
     return b"/* bough search index for file:// (see bough_site/search/offline.py) */\nwindow.BOUGH_SEARCH_INDEX = " \
-        + _escaped(orjson.dumps(index, option=orjson.OPT_SORT_KEYS)) + b";\n"
+        + script_json(index, sort_keys=True) + b";\n"
 
 
 def part_script(part: Part, details: HoldDetails | None = None) -> bytes:
@@ -212,18 +213,14 @@ def part_script(part: Part, details: HoldDetails | None = None) -> bytes:
                          "s": tables.position(tables.sources, light["s"]),
                          "m": [tables.position(tables.models, model) for model in light["m"]],
                          "i": _items(part.project.id, session)}
-                entries.append(((entry["d"], entry["u"]), _escaped(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS))))
+                entries.append(((entry["d"], entry["u"]), script_json(entry, sort_keys=True)))
     entries.sort(key=lambda pair: pair[0], reverse=True)
-
-    def dumps(value: Any) -> bytes:
-        return _escaped(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
-
     return b"".join([
         b"/* a part of bough's search index for file:// (search-index.js names it) */\n",
-        b"(window.BOUGH_SEARCH_PARTS = window.BOUGH_SEARCH_PARTS || {})[", dumps(part.digest), b"] = ",
-        b'{"models":', dumps(tables.models), b',"projects":', dumps(tables.projects), b',"sessions":[',
+        b"(window.BOUGH_SEARCH_PARTS = window.BOUGH_SEARCH_PARTS || {})[", script_json(part.digest), b"] = ",
+        b'{"models":', script_json(tables.models), b',"projects":', script_json(tables.projects), b',"sessions":[',
         b",".join(data for _key, data in entries),
-        b'],"sources":', dumps(tables.sources), b"};\n"])
+        b'],"sources":', script_json(tables.sources), b"};\n"])
 
 
 def _light(project: Project, session: Session) -> dict[str, Any]:
@@ -242,13 +239,3 @@ def _items(project_id: str, session: Session) -> list[list[str]]:
         return items
     return [[*item, urls.session_part_html(project_id, session.slug, parts[item[0]])]
             if item and item[0] in parts else item for item in items]
-
-
-def _escaped(data: bytes) -> bytes:
-    """JSON safe in any context a script's text may be read in; \\u2028 and \\u2029
-    end lines in old engines. Replaced in the UTF-8 bytes, a value at a time: neither
-    character's encoding occurs inside another's, nor across two JSON values."""
-    for raw, escaped in ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
-                         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029")):
-        data = data.replace(raw, escaped)
-    return data
