@@ -450,8 +450,8 @@ def test_telling_a_record_apart_never_raises(record: dict) -> None:
 
 def test_sub_agent_files_are_listed_by_name_however_odd_the_folder(tmp_path: Path) -> None:
     """Only ``agent-*.jsonl`` directly in ``subagents/`` and one folder down in ``workflows/``,
-    sorted by name as a glob lists them: dot folders, a linked workflow folder and a file
-    named ``workflows`` are no trouble."""
+    sorted by name as a glob lists them: dot names, a linked workflow folder, a folder
+    deeper in a workflow and one beside ``workflows`` are no trouble."""
     project = tmp_path / "projects" / "-home-ada-app"
     one = "f0000000-0000-4000-8000-000000000001"
     claude_session(project, one, "first", agent="b")
