@@ -208,7 +208,8 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
                     previous.forget([key for key, outcome in first.made.items() if outcome.status is Status.REBUILT],
                                     [key for key in first.unit_states if key not in plan.reused_units])
                     assembled, again = _keep_unchanged(assembled, out.outputs, config.report)
-                    assembled = _final_pass(config, inputs, plan, first, assembled, again, out)
+                    assembled, jobs = _final_jobs(config, inputs, plan, first, previous, assembled, again, out)
+                    assembled = _final_pass(config, first, assembled, jobs, out)
                     inputs = inputs.all_read()
                     pages = _publish(config, inputs, plan, first, assembled, previous, out)
                     pruned = _prune(out.outputs, previous, config.prune)
@@ -530,11 +531,34 @@ def _keep_unchanged(assembled: Assembled, outputs: Outputs,
     return replace(assembled, lost=frozenset(lost)), again
 
 
-def _final_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass, assembled: Assembled,
-                again: list[str], out: _Out) -> Assembled:
+def _final_jobs(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass, previous: Manifest,
+                assembled: Assembled, again: list[str], out: _Out) -> tuple[Assembled, list[Job]]:
+    """The final pass's jobs: those rendering the sessions ``again`` whose files can
+    be read. A session whose files cannot (an archived copy found damaged only now)
+    stays as the last build made it, as a gone one does: under the name its pages
+    have, which are kept (else they were deleted, and the site linked to a page
+    that was never made)."""
+    made, unreadable = first.made, set()
+    while True:
+        jobs = final_jobs(again, assembled, inputs.units, plan.lineage.decision)
+        readable = [job for job in inputs.readable(jobs) if unreadable.isdisjoint(job.unit.paths)]
+        kept = {id(job) for job in readable}
+        stuck = [job for job in jobs if id(job) not in kept]
+        if not stuck:
+            return assembled, readable
+        # Pinned, those sessions keep their names: the pages linking to them may
+        # have to be rendered again, which the next round finds out.
+        unreadable.update(path for job in stuck for path in job.unit.paths)
+        made = {key: replace(outcome, status=Status.GONE) if any(key in job.only for job in stuck) else outcome
+                for key, outcome in made.items()}
+        assembled, again = _keep_unchanged(_nonempty(assemble(made, previous, prune=config.prune)), out.outputs,
+                                           config.report)
+
+
+def _final_pass(config: BuildConfig, first: _FirstPass, assembled: Assembled, jobs: list[Job],
+                out: _Out) -> Assembled:
     """Stage 5, its second half: render again, knowing every page name and link,
-    the sessions that needed them (``again``)."""
-    jobs = inputs.readable(final_jobs(again, assembled, inputs.units, plan.lineage.decision))
+    the sessions that needed them (``jobs``: :func:`_final_jobs`)."""
     final: dict[str, Outcome] = {}
 
     def take_final(_index: int, result: UnitResult) -> None:

@@ -502,6 +502,40 @@ def test_a_deferred_copy_found_damaged_when_read_keeps_its_session_as_it_was(hom
     assert after.gone == 1 and after.rebuilt == before.reused + before.rebuilt - 1
 
 
+def test_a_session_to_name_again_whose_copy_is_found_damaged_keeps_its_page_and_name(home: Path,
+                                                                                     tmp_path: Path) -> None:
+    """A session only the archive has, whose page must be rendered again under a new
+    name (another file of its project has its name now), and whose copy turns out
+    damaged when read: it stays as the last build made it, under the name its page
+    has, and that page is kept; the site links to it, build after build."""
+    projects = home / ".claude" / "projects"
+    original = (projects / DAMAGED).read_bytes()
+    site = tmp_path / "site"
+    run(site)
+    delete_some(home)
+    run(site)
+    page = site / "projects" / "tidepool-4541f4cb" / "sessions" / f"{DAMAGED.split('/')[1][:-len('.jsonl')]}.html"
+    kept_bytes = page.read_bytes()
+    copy = the_archive() / "claude" / f"{DAMAGED}.gz"
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    copy.write_bytes(bytes(data))
+    (projects / "-home-ada-src-tidepool-2").mkdir()  # the same cwd: the same project, the same file name
+    (projects / "-home-ada-src-tidepool-2" / DAMAGED.split("/")[1]).write_bytes(original)
+
+    for _ in range(2):
+        after = run(site)
+        assert [w.file for w in after.warnings if "damaged" in w.reason] == [DAMAGED]
+        assert page.read_bytes() == kept_bytes
+        pages = sorted(s.slug for p in after.site.projects for s in p.sessions if s.id == page.stem)
+        assert pages == [page.stem, f"{page.stem}-957f8743-2"]
+        entries = orjson.loads((site / ".bough-manifest.json").read_bytes())["sessions"]
+        for entry in entries.values():
+            assert all((site / path).is_file() for path in entry["outputs"])
+        project_page = (site / "projects" / "tidepool-4541f4cb" / "index.html").read_text()
+        assert f'href="sessions/{page.stem}.html"' in project_page
+
+
 def test_a_history_in_the_archive_alone_is_not_decompressed_by_a_build_that_reuses_it(home: Path,
                                                                                        tmp_path: Path) -> None:
     run(tmp_path / "site")
