@@ -9,6 +9,7 @@ label is checked as the path it becomes.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -60,9 +61,9 @@ class Entry:
         data["subagents"] = list(self.subagents)
         return {"schema": ENTRY_SCHEMA, **data}
 
-    def to_row(self) -> list[Any]:
+    def to_row(self) -> tuple[Any, ...]:
         """The record as one list, in field order: how the index holds it."""
-        return [getattr(self, f.name) for f in fields(self)]
+        return _row_of(self)
 
     @classmethod
     def from_row(cls, row: Any) -> Entry:
@@ -141,3 +142,7 @@ def _record_name(entry: Entry) -> str:
 
 def _record_bytes(entry: Entry) -> bytes:
     return json_bytes(entry.to_json())
+
+
+# Entry.to_row, for the index's tens of thousands of records: one C call each.
+_row_of = operator.attrgetter(*(f.name for f in fields(Entry)))

@@ -382,7 +382,8 @@ def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass
     """Stage 6: the site's own pages (publish.py), from the assembled sessions."""
     warnings = _site_warnings(inputs.said(), first.unit_states)
     signature, project_signatures = signatures(
-        assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings)
+        assembled.projects, lambda s: _signature_parts(assembled, assembled.outcome(s)), warnings,
+        previous.project_signatures, _same_projects(assembled, previous))
     with collecting(True):
         unions = Unions(assembled.outcome, out.values, config.report)
         details = Details(assembled.outcome, out.values)
@@ -584,6 +585,28 @@ def _site_warnings(discovery: list[InputWarning], states: dict[str, UnitState]) 
 def _signature_parts(assembled: Assembled, outcome: Outcome) -> list[Any]:
     return [outcome.key, assembled.slugs[outcome.key], outcome.project, outcome.summary, outcome.tally_file,
             outcome.details]
+
+
+def _same_projects(assembled: Assembled, previous: Manifest) -> set[str]:
+    """The projects of the last build whose sessions are the same and each made of
+    what it was made of then (:func:`_signature_parts`): their signatures are the
+    last build's (publish.signatures), an append computes again only its project's."""
+    stored_in: dict[str, int] = {}
+    for stored in previous.sessions.values():  # the sessions read again are forgotten by now
+        project = stored.project.get("id", "")
+        stored_in[project] = stored_in.get(project, 0) + 1
+    return {project.id for project in assembled.projects
+            if stored_in.get(project.id) == len(project.sessions)
+            and all(_as_stored(assembled, session, previous) for session in project.sessions)}
+
+
+def _as_stored(assembled: Assembled, session: Session, previous: Manifest) -> bool:
+    """Whether the parts of ``session``'s signature are its last manifest entry's."""
+    outcome = assembled.outcome(session)
+    stored = previous.sessions.get(outcome.key)
+    return stored is not None and outcome.summary is stored.summary and outcome.project is stored.project and (
+        outcome.tally_file, outcome.details, assembled.slugs[outcome.key]) == (stored.tally, stored.details,
+                                                                               stored.slug)
 
 
 def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:

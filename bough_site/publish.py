@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,14 +78,22 @@ class SitePages:
     project_signatures: dict[str, str]
 
 
-def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
-               warnings: list[InputWarning]) -> tuple[str, dict[str, str]]:
+def signatures(projects: list[Project], parts: Callable[[Session], list[Any]], warnings: list[InputWarning],
+               before: dict[str, str] | None = None, same: Collection[str] = ()) -> tuple[str, dict[str, str]]:
     """What the index and project pages are made of (``parts`` of each session),
     as one digest for the site and one per project; and, for a big project, one
-    per month page, by its path (:func:`month_signatures`)."""
+    per month page, by its path (:func:`month_signatures`). The projects in
+    ``same``, whose sessions' parts are what they were when the signatures
+    ``before`` were made, have theirs (and their months') taken from there."""
     site = hashlib.sha256()
-    per_project = {}
+    per_project: dict[str, str] = {}
+    before = before or {}
+    months_before = _month_pages(before) if same else {}
     for project in projects:
+        if project.id in same and _DIGEST.fullmatch(before.get(project.id, "")):
+            per_project.update((key, before[key]) for key in [project.id, *months_before.get(project.id, [])])
+            site.update(bytes.fromhex(before[project.id]))
+            continue
         mine = hashlib.sha256(orjson.dumps(project.id))
         paged = is_paged(len(project.sessions))
         made: dict[int, bytes] = {}
@@ -100,6 +109,8 @@ def signatures(projects: list[Project], parts: Callable[[Session], list[Any]],
     site.update(orjson.dumps([[w.file, w.line, w.reason] for w in warnings]))
     return site.hexdigest(), per_project
 
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 # What a month page is made of besides its sessions; a change to the month
 # pages' template or layout that the theme's digest does not see bumps it.
@@ -269,7 +280,6 @@ def _month_pages(project_signatures: dict[str, str]) -> dict[str, list[str]]:
         if "/months/" in key:
             found.setdefault(key.split("/", 2)[1], []).append(key)
     return found
-
 
 @dataclass
 class _Before:

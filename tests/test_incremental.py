@@ -218,6 +218,33 @@ def test_an_append_renders_only_its_own_project_page(
     assert tree(out) == fresh(history, tmp_path)
 
 
+def test_an_append_digests_only_its_own_projects_sessions(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the index and project pages are made of is digested again only for the
+    grown session's project: the others' signatures are the last manifest's, and
+    the manifest is a fresh build's, byte for byte."""
+    from bough_site import build as build_module
+
+    out = tmp_path / "site"
+    run(history, out)
+    path, summary = main_file(history, out)
+    project_id = summary["html"].split("/")[1]
+    in_project = sum(1 for s in sessions_of(out).values() if s["html"].split("/")[1] == project_id)
+    assert 0 < in_project < len(sessions_of(out))
+    digested: list[str] = []
+    parts = build_module._signature_parts
+    monkeypatch.setattr(build_module, "_signature_parts",
+                        lambda assembled, outcome: digested.append(outcome.key) or parts(assembled, outcome))
+    append_turn(path)
+    run(history, out)
+    assert len(digested) == in_project
+    fresh_out = tmp_path / "fresh"
+    run(history, fresh_out)
+    assert (out / ".bough-manifest.json").read_bytes() == (fresh_out / ".bough-manifest.json").read_bytes()
+    assert tree(out) == tree(fresh_out)
+
+
 def test_a_new_session_is_added_and_nothing_else_is_read(history: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     first = run(history, out)
