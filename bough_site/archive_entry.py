@@ -62,7 +62,7 @@ class Entry:
         return {"schema": ENTRY_SCHEMA, **data}
 
     def to_row(self) -> tuple[Any, ...]:
-        """The record as one list, in field order: how the index holds it."""
+        """The record as one row, in field order (a JSON list): how the index holds it."""
         return _row_of(self)
 
     @classmethod

@@ -404,7 +404,9 @@ class _Sync:
             for path, label in zip(source.subagents, labels):
                 self._file("claude", path, label, role="subagent", session=main)
                 # _file passes over a meta file that is not there (or not a regular file)
-                self._file("claude", _meta_path(path), _meta_label(label), role="meta", session=main)
+                meta = _meta_path(str(path))
+                if not found.absent(meta):
+                    self._file("claude", Path(meta), _meta_label(label), role="meta", session=main)
         for path in found.codex:
             if not path.name.endswith(".zst"):  # not read either: the reader skips compressed rollouts
                 self._file("codex", path, found.label(path), role="rollout")
@@ -451,9 +453,9 @@ class _Sync:
         if old is not None and info.st_size < old.size and not rewritten_whole(kind, label):
             self.shorter.add(key)
             return
-        new = _with_facts(old or _blank(kind, label, self.now), os.path.abspath(origin or path), facts)
+        new = _with_facts(old or _blank(kind, label, self.now), _origin(str(origin or path)), facts)
         if old is not None and (info.st_size, info.st_mtime_ns) == (old.size, old.mtime_ns) and self._copied(old):
-            if new != old:
+            if new is not old and new != old:
                 self.entries[key] = new
                 self.records.append(new)
             return
@@ -511,10 +513,9 @@ def _blank(kind: str, label: str, now: str) -> Entry:
     return Entry(kind=kind, label=label, role="", size=0, mtime_ns=0, sha256="", archived=now, updated=now)
 
 
-def _with_facts(entry: Entry, path: str, facts: dict[str, Any]) -> Entry:
-    """``entry`` with what this build saw: where the file is, its role, and (for a
-    session) its sub-agents, as the union with those it had before."""
-    origin = printable_name(path)
+def _with_facts(entry: Entry, origin: str, facts: dict[str, Any]) -> Entry:
+    """``entry`` with what this build saw: where the file is (``origin``, printable),
+    its role, and (for a session) its sub-agents, as the union with those it had before."""
     if entry.origins[-1:] == (origin,) and all(getattr(entry, name) == value for name, value in facts.items()
                                                if name != "subagents"):
         if set(facts.get("subagents", ())) <= set(entry.subagents):
@@ -542,8 +543,17 @@ def subagent_order(label: str) -> tuple[Any, ...]:
     return (2, (parts[-1],))
 
 
-def _meta_path(path: Path) -> Path:
-    return path.with_name(path.stem + ".meta.json")
+def _origin(path: str) -> str:
+    """Where a file is, as its record names it: ``os.path.abspath``, printable, without
+    their work for a path that is both already (discovery's: tens of thousands)."""
+    if not (path.startswith("/") and "//" not in path and "/./" not in path and "/../" not in path
+            and not path.endswith(("/", "/.", "/.."))):
+        path = os.path.abspath(path)
+    return path if path.isascii() else printable_name(path)
+
+
+def _meta_path(path: str) -> str:
+    return os.path.splitext(path)[0] + ".meta.json"
 
 
 def _meta_label(label: str) -> str:

@@ -545,12 +545,13 @@ def _final_jobs(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstP
         readable = [job for job in inputs.readable(jobs) if unreadable.isdisjoint(job.unit.paths)]
         kept = {id(job) for job in readable}
         stuck = [job for job in jobs if id(job) not in kept]
-        if not stuck:
+        pinned = {key for job in stuck for key in job.only if key in made and made[key].status is not Status.GONE}
+        if not pinned:  # (each round pins one session more, or ends)
             return assembled, readable
         # Pinned, those sessions keep their names: the pages linking to them may
         # have to be rendered again, which the next round finds out.
         unreadable.update(path for job in stuck for path in job.unit.paths)
-        made = {key: replace(outcome, status=Status.GONE) if any(key in job.only for job in stuck) else outcome
+        made = {key: replace(outcome, status=Status.GONE) if key in pinned else outcome
                 for key, outcome in made.items()}
         assembled, again = _keep_unchanged(_nonempty(assemble(made, previous, prune=config.prune)), out.outputs,
                                            config.report)

@@ -82,6 +82,10 @@ class Discovered:
     # What os.stat said of the files, as discovery listed them: the archive's sync and
     # the planner ask again (a build of 20,000 files stats each once, not three times).
     stats: dict[str, FileStat] = field(default_factory=dict)
+    # The names in the folders discovery listed (project and sub-agent folders), by
+    # folder: whether a file beside a sub-agent's (its meta file) is there is known
+    # without a stat.
+    listed: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def label(self, path: Path) -> str:
         return self.labels.get(path, path.name)
@@ -93,6 +97,13 @@ class Discovered:
         if info is None:
             info = self.stats[key] = FileStat.of(os.stat(key))
         return info
+
+    def absent(self, path: str) -> bool:
+        """Whether ``path`` was not there when discovery listed its folder (False:
+        there, or its folder not listed)."""
+        folder, _, name = path.rpartition("/")
+        names = self.listed.get(folder)
+        return names is not None and name not in names
 
     def shows(self, agent: str) -> bool:
         """Whether the site will show the user's own sessions of ``agent`` ("claude" or "gemini")."""
@@ -238,6 +249,7 @@ def _scan_project_dir(found: Discovered, project_dir: Path, entries: list[os.Dir
     sessions: dict[str, ClaudeSource] = {}
     old_agents: list[Path] = []
     folders = {entry.name for entry in entries if _is_dir(entry)}  # d_type: no stat per file
+    found.listed[str(project_dir)] = frozenset(entry.name for entry in entries)
     for entry in entries:
         if not entry.name.endswith(".jsonl"):
             continue
@@ -410,10 +422,13 @@ def _subagent_files(session_file: Path, found: Discovered) -> list[Path]:
     names = _names(folder)
     if names is None:
         return []
+    found.listed[folder] = frozenset(names)
     files = [f"{folder}/{name}" for name in names if _is_agent_file(name)]
     for workflow in (_names(f"{folder}/workflows", folders=True) if "workflows" in names else None) or []:
-        files += [f"{folder}/workflows/{workflow}/{name}" for name in _names(f"{folder}/workflows/{workflow}") or []
-                  if _is_agent_file(name)]
+        inner = f"{folder}/workflows/{workflow}"
+        listed = _names(inner) or []
+        found.listed[inner] = frozenset(listed)
+        files += [f"{inner}/{name}" for name in listed if _is_agent_file(name)]
     paths = [Path(file) for file in files]
     for path, file in zip(paths, files):
         found.labels[path] = transcript_label(file)

@@ -281,6 +281,7 @@ def _month_pages(project_signatures: dict[str, str]) -> dict[str, list[str]]:
             found.setdefault(key.split("/", 2)[1], []).append(key)
     return found
 
+
 @dataclass
 class _Before:
     """What the last build wrote, to keep a month page that is the same."""

@@ -20,6 +20,8 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bough_site import gz
 from bough_site.archive import Archive, ArchiveError, check_place
@@ -1030,3 +1032,15 @@ def test_an_archive_that_cannot_be_made_costs_the_copies_not_the_site(home: Path
         "this build archives nothing, and reads the sessions it already holds"]
     assert len(session_pages(tmp_path / "site")) == 9  # the examples' 7 Claude Code sessions and 2 Codex rollouts
     assert not the_archive().exists()
+
+
+@given(st.lists(st.sampled_from(["", ".", "..", "a", "b.jsonl", "\udcff", "é", "/", "//"]), max_size=6))
+def test_where_a_file_is_recorded_is_its_absolute_path_made_printable(parts: list[str]) -> None:
+    """archive_sync._origin takes a short way for a path that is absolute and
+    normal already: the same as os.path.abspath then printable_name, whatever the path."""
+    from bough_site.archive_sync import _origin
+    from bough_site.readers.lines import printable_name
+
+    for path in ("/".join(parts), "/" + "/".join(parts)):
+        if path:
+            assert _origin(path) == printable_name(os.path.abspath(path))
