@@ -49,7 +49,12 @@ def in_project(project_id: str, path: str) -> str:
 
 
 def session_html(project_id: str, session_slug: str) -> str:
-    return f"projects/{project_id}/sessions/{session_slug}.html"
+    return f"{session_stem(project_id, session_slug)}.html"
+
+
+def session_stem(project_id: str, session_slug: str) -> str:
+    """A session's page without its ".html": how search's shards name the page."""
+    return f"projects/{project_id}/sessions/{session_slug}"
 
 
 def session_part_html(project_id: str, session_slug: str, number: int) -> str:

@@ -177,8 +177,7 @@ def fallback_parts(site: Site, shards: dict[str, str], details_name: DetailsName
     for project in site.projects:
         by_shard: dict[str, list[Session]] = {}
         for session in project.sessions:
-            stem = urls.session_html(project.id, session.slug).removesuffix(".html")
-            by_shard.setdefault(shards.get(stem, project.id), []).append(session)
+            by_shard.setdefault(shards.get(urls.session_stem(project.id, session.slug), project.id), []).append(session)
         for shard in sorted(by_shard):
             sessions = by_shard[shard]
             made_of = [PART_FORMAT, project.id, project.name, [

@@ -28,7 +28,7 @@ from ..aside import SetAside
 from ..config import DEFAULT_SEARCH_LIMIT
 from ..model import Session
 from ..render.months import paging
-from ..urls import session_html
+from ..urls import session_stem
 from ..write import SiteWriter, is_regular_file, json_bytes
 from . import pagefind_run
 from .pagefind_run import PAGEFIND_DIR, SESSION_PAGE, SearchError, pagefind_binary, pagefind_version, prepare_pages
@@ -146,9 +146,9 @@ SHARD_SESSIONS = 600
 
 
 def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
-    """The shard of each session's pages, by its page's stem (urls.session_html
-    without ``.html``). A project of SHARD_SESSIONS sessions or fewer is one shard,
-    named by its id. A bigger one (paged by month: its sessions newest first, as
+    """The shard of each session's pages, by its page's stem (urls.session_stem).
+    A project of SHARD_SESSIONS sessions or fewer is one shard, named by its id.
+    A bigger one (paged by month: its sessions newest first, as
     render/months.paging takes them) is cut between its month pages, from the oldest,
     into shards of at most SHARD_SESSIONS sessions, each named ``<project id>/<its
     oldest month page's name>``: the older shards' bounds do not move as sessions
@@ -166,7 +166,7 @@ def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
                 held = 0
             groups[-1][1].extend(page.sessions)
             held += len(page.sessions)
-    return {session_html(project_id, session.slug).removesuffix(".html"): name
+    return {session_stem(project_id, session.slug): name
             for name, members in groups for session in members}
 
 
