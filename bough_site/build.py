@@ -568,7 +568,10 @@ def _final_pass(config: BuildConfig, first: _FirstPass, assembled: Assembled, jo
             outcome = final.get(one.key) or assembled.outcomes.get(one.key)
             if outcome is not None and one.key not in assembled.lost and one.files is not None:
                 _keep_values(one, outcome, out.values)
-                final[one.key] = outcome.written(one, out.outputs.commit(one.files)).with_parts(one.summary)
+                # A page the first pass wrote with a link it foresaw that turned out otherwise is replaced.
+                again = set(outcome.outputs) if outcome.status is Status.REBUILT else set()
+                paths = out.outputs.commit(one.files, again)
+                final[one.key] = outcome.written(one, paths).with_parts(one.summary)
 
     if jobs:
         with collecting(True):

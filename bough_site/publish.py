@@ -49,12 +49,16 @@ class Outputs:
                 self.writer.write(path, data)
         return paths
 
-    def commit(self, files: list[Staged]) -> list[str]:
-        """Files a worker staged (write.Stager): each put in place by the first session to give it."""
+    def commit(self, files: list[Staged], again: Collection[str] = ()) -> list[str]:
+        """Files a worker staged (write.Stager): each put in place by the first session
+        to give it; ``again``: the paths this session's own earlier render put in place
+        in this build, replaced (the final pass's page, its links known)."""
         paths = []
         for file in files:
             paths.append(file.relpath)
-            if file.relpath in self.claimed:
+            if file.relpath in again and file.relpath in self.claimed:
+                self.writer.recommit(file)
+            elif file.relpath in self.claimed:
                 discard(file)
             else:
                 self.claimed.add(file.relpath)

@@ -312,6 +312,29 @@ class SiteWriter:
             discard(staged)
             raise
 
+    def recommit(self, staged: Staged) -> bool:
+        """Put in place, over the file this build already wrote at its path, a file
+        rendered again (a page the final pass made knowing every link): the claim
+        stays this build's. False when the bytes are the same."""
+        root = self._open_root()
+        parts = _split(staged.relpath)
+        parent = self._parent(root, parts[:-1], staged.relpath, create=True)
+        if self._claims.get(parent.key_prefix + parts[-1].casefold()) != staged.relpath:
+            discard(staged)
+            raise OutputError(f"bough tried to write {staged.relpath!r} again, but this build did not write it")
+        if staged.temp is None:
+            return False
+        try:
+            os.replace(staged.temp, parent.path / parts[-1])
+        except OSError as err:
+            discard(staged)
+            raise output_error(err, self.out, f"cannot write {staged.relpath!r} in {self.out}",
+                               repr(staged.relpath)) from err
+        if staged.relpath in self.unchanged:
+            self.unchanged.remove(staged.relpath)
+            self.written.append(staged.relpath)
+        return True
+
     def _place(self, relpath: str, put: Callable[[_Dir, str], bool]) -> bool:
         root = self._open_root()
         parts = _split(relpath)

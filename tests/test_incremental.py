@@ -8,6 +8,7 @@ every output's mtime is set far in the past, so any file written again shows.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -242,6 +243,35 @@ def test_an_append_digests_only_its_own_projects_sessions(
     fresh_out = tmp_path / "fresh"
     run(history, fresh_out)
     assert (out / ".bough-manifest.json").read_bytes() == (fresh_out / ".bough-manifest.json").read_bytes()
+    assert tree(out) == tree(fresh_out)
+
+
+def test_a_resume_whose_parent_is_named_otherwise_than_foreseen_links_to_its_page(tmp_path: Path) -> None:
+    """A resume's page is rendered by the first pass with its parent's page foreseen
+    under the parent's own name; when the parent's name turns out otherwise (the same
+    file name in another folder of its project: two sessions, one name), the final
+    pass renders it again, and that page replaces the first, in a fresh build as in
+    an incremental one."""
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    run(history, out)
+    summaries = sessions_of(out)
+    resumes = [path for path in sorted(history.glob("*/*.jsonl"))
+               if path.stem in summaries and b"copied from" in (out / summaries[path.stem]["html"]).read_bytes()]
+    assert resumes
+    page = out / sessions_of(out)[resumes[0].stem]["html"]
+    parent = re.search(rb'copied from\s*<a href="([^"]+)"', page.read_bytes()).group(1).decode()
+    parent_file = next(history.glob(f"*/{parent.removesuffix('.html')}.jsonl"))
+    twin = parent_file.parent.with_name(parent_file.parent.name + "-twin")
+    twin.mkdir()
+    (twin / parent_file.name).write_bytes(parent_file.read_bytes())
+
+    fresh_out = tmp_path / "fresh"
+    for site in (fresh_out, out):
+        run(history, site)
+        html = (site / sessions_of(site)[resumes[0].stem]["html"]).read_bytes()
+        link = re.search(rb'copied from\s*<a href="([^"]+)"', html).group(1).decode()
+        assert link != parent and (site / sessions_of(site)[resumes[0].stem]["html"]).with_name(link).is_file()
     assert tree(out) == tree(fresh_out)
 
 

@@ -1,0 +1,91 @@
+"""Incremental builds against fresh ones, over random histories of changes (Hypothesis).
+
+A small Claude Code history (two projects of three sessions, sub-agents and resumes
+among them) changes in steps a user's history does: a turn appended to a session,
+a file touched with the same bytes, a session copied to a new file (a resume: it
+shares its records) or to another folder of its project (two sessions then want one
+page name), a file deleted (Claude Code's cleanup: bough's archive keeps it) and
+brought back, a file cut short (it then reads the archive's longer copy). After every step
+one OUT is built again, incrementally, and another from nothing, both with the same
+archive: they must hold the same bytes, the manifest included. A failure prints the
+steps that made it.
+
+The examples run in every test run (``BOUGH_FUZZ_EXAMPLES``, default 12, as
+tests/test_fuzz_build.py); a long run sets more.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bough_site.build import build
+from bough_site.config import BuildConfig
+
+from .helpers import append_turn, make_history, tree
+
+EXAMPLES = int(os.environ.get("BOUGH_FUZZ_EXAMPLES", "12"))
+STEPS = ("append", "touch", "copy", "clash", "delete", "revive", "cut")
+MANIFEST = ".bough-manifest.json"
+
+
+def _build(src: Path, out: Path, archive: Path) -> None:
+    build(BuildConfig(sources=[src], out=out, archive=archive, jobs=1), redaction_key=b"k")
+
+
+def _sessions(src: Path) -> list[Path]:
+    """The main session files, in a fixed order (a step picks one by its index)."""
+    return sorted(path for path in src.glob("*/*.jsonl") if not path.name.startswith("agent-"))
+
+
+def _apply(step: str, target: Path, serial: int, deleted: dict[Path, bytes]) -> None:
+    data = target.read_bytes()
+    if step == "append" and data.endswith(b"\n"):
+        append_turn(target)
+    elif step == "touch":
+        info = target.stat()
+        os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    elif step == "copy":
+        target.with_name(f"cccccccc-0000-4000-8000-{serial:012d}.jsonl").write_bytes(data)
+    elif step == "clash":  # the same file name in another folder of the same project: two sessions, one name
+        folder = target.parent.with_name(f"{target.parent.name}-{serial}")
+        folder.mkdir()
+        (folder / target.name).write_bytes(data)
+    elif step == "delete":
+        deleted[target] = data
+        target.unlink()
+        shutil.rmtree(target.with_suffix(""), ignore_errors=True)  # its sub-agents
+    elif step == "revive" and deleted:  # the last file deleted comes back (from a backup, say)
+        path, old = deleted.popitem()
+        path.write_bytes(old)
+    elif step == "cut" and data.count(b"\n") > 2:
+        target.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])  # its last line gone
+
+
+steps = st.lists(st.tuples(st.sampled_from(STEPS), st.integers(min_value=0, max_value=20)), min_size=1, max_size=4)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
+          suppress_health_check=list(HealthCheck), database=None)
+@given(steps)
+def test_an_incremental_build_holds_a_fresh_builds_bytes_after_any_changes(changes: list[tuple[str, int]]) -> None:
+    with tempfile.TemporaryDirectory(prefix="bough-incremental-fuzz-") as tmp:
+        root = Path(tmp)
+        src, archive, out = make_history(root / "history"), root / "archive", root / "site"
+        _build(src, out, archive)
+        deleted: dict[Path, bytes] = {}
+        for serial, (step, pick) in enumerate(changes):
+            sessions = _sessions(src)
+            if not sessions:
+                break
+            _apply(step, sessions[pick % len(sessions)], serial, deleted)
+            _build(src, out, archive)
+            fresh = root / f"fresh-{serial}"
+            _build(src, fresh, archive)
+            assert tree(out) == tree(fresh), changes[: serial + 1]
+            assert (out / MANIFEST).read_bytes() == (fresh / MANIFEST).read_bytes(), changes[: serial + 1]
