@@ -5,10 +5,12 @@ among them) changes in steps a user's history does: a turn appended to a session
 a file touched with the same bytes, a session copied to a new file (a resume: it
 shares its records) or to another folder of its project (two sessions then want one
 page name), a file deleted (Claude Code's cleanup: bough's archive keeps it) and
-brought back, a file cut short (it then reads the archive's longer copy). After every step
-one OUT is built again, incrementally, and another from nothing, both with the same
-archive: they must hold the same bytes, the manifest included. A failure prints the
-steps that made it.
+brought back, a file cut short (it then reads the archive's longer copy), a torn
+line written at its end, a sub-agent's file grown or deleted. After every step one OUT
+is built again, incrementally, and another from nothing with the other number of
+workers (1 or 2), both with the same archive: they must hold the same bytes, the
+manifest included, and every link in them must lead to a file there. A failure
+prints the steps that made it.
 
 The examples run in every test run (``BOUGH_FUZZ_EXAMPLES``, default 12, as
 tests/test_fuzz_build.py); a long run sets more.
@@ -27,15 +29,15 @@ from hypothesis import strategies as st
 from bough_site.build import build
 from bough_site.config import BuildConfig
 
-from .helpers import append_turn, make_history, tree
+from .helpers import append_turn, link_problems, make_history, tree
 
 EXAMPLES = int(os.environ.get("BOUGH_FUZZ_EXAMPLES", "12"))
-STEPS = ("append", "touch", "copy", "clash", "delete", "revive", "cut")
+STEPS = ("append", "touch", "copy", "clash", "delete", "revive", "cut", "junk", "agent", "agent-gone")
 MANIFEST = ".bough-manifest.json"
 
 
-def _build(src: Path, out: Path, archive: Path) -> None:
-    build(BuildConfig(sources=[src], out=out, archive=archive, jobs=1), redaction_key=b"k")
+def _build(src: Path, out: Path, archive: Path, jobs: int) -> None:
+    build(BuildConfig(sources=[src], out=out, archive=archive, jobs=jobs), redaction_key=b"k")
 
 
 def _sessions(src: Path) -> list[Path]:
@@ -43,7 +45,17 @@ def _sessions(src: Path) -> list[Path]:
     return sorted(path for path in src.glob("*/*.jsonl") if not path.name.startswith("agent-"))
 
 
+def _agents(src: Path) -> list[Path]:
+    """The sub-agent files, both layouts (beside their session, and in its folder)."""
+    return sorted([*src.glob("*/agent-*.jsonl"), *src.glob("*/*/subagents/agent-*.jsonl")])
+
+
 def _apply(step: str, target: Path, serial: int, deleted: dict[Path, bytes]) -> None:
+    if step.startswith("agent"):
+        agents = _agents(target.parent.parent)
+        if agents:
+            _apply("append" if step == "agent" else "delete", agents[serial % len(agents)], serial, deleted)
+        return
     data = target.read_bytes()
     if step == "append" and data.endswith(b"\n"):
         append_turn(target)
@@ -63,29 +75,36 @@ def _apply(step: str, target: Path, serial: int, deleted: dict[Path, bytes]) -> 
     elif step == "revive" and deleted:  # the last file deleted comes back (from a backup, say)
         path, old = deleted.popitem()
         path.write_bytes(old)
+    elif step == "junk":  # a torn write: half a record, no newline
+        target.write_bytes(data + b'{"type": "user", "message": {"role": "us')
     elif step == "cut" and data.count(b"\n") > 2:
         target.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])  # its last line gone
 
 
-steps = st.lists(st.tuples(st.sampled_from(STEPS), st.integers(min_value=0, max_value=20)), min_size=1, max_size=4)
+# A step, the session it picks, and the workers of the incremental build after it (the fresh one has the other).
+steps = st.lists(st.tuples(st.sampled_from(STEPS), st.integers(min_value=0, max_value=20), st.sampled_from([1, 2])),
+                 min_size=1, max_size=4)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
           suppress_health_check=list(HealthCheck), database=None)
 @given(steps)
-def test_an_incremental_build_holds_a_fresh_builds_bytes_after_any_changes(changes: list[tuple[str, int]]) -> None:
+def test_an_incremental_build_holds_a_fresh_builds_bytes_after_any_changes(
+        changes: list[tuple[str, int, int]]) -> None:
     with tempfile.TemporaryDirectory(prefix="bough-incremental-fuzz-") as tmp:
         root = Path(tmp)
         src, archive, out = make_history(root / "history"), root / "archive", root / "site"
-        _build(src, out, archive)
+        _build(src, out, archive, 1)
         deleted: dict[Path, bytes] = {}
-        for serial, (step, pick) in enumerate(changes):
+        for serial, (step, pick, jobs) in enumerate(changes):
             sessions = _sessions(src)
             if not sessions:
                 break
             _apply(step, sessions[pick % len(sessions)], serial, deleted)
-            _build(src, out, archive)
+            _build(src, out, archive, jobs)
             fresh = root / f"fresh-{serial}"
-            _build(src, fresh, archive)
-            assert tree(out) == tree(fresh), changes[: serial + 1]
+            _build(src, fresh, archive, 3 - jobs)
+            site = tree(out)
+            assert site == tree(fresh), changes[: serial + 1]
             assert (out / MANIFEST).read_bytes() == (fresh / MANIFEST).read_bytes(), changes[: serial + 1]
+            assert link_problems(site) == [], changes[: serial + 1]

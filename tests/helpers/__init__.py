@@ -52,6 +52,7 @@ from .claude_records import (
 )
 from .csp import BAD_SCHEME, FORBIDDEN_TAGS, URL_ATTRS, csp_problems
 from .dom import VOID, Node, Tree, parse
+from .links import link_problems, scan
 from .example_counts import (BAD_LINES, DOTFILES, GEMINI_SESSION_STATS, NOTES, example_stats, gemini_example_stats,
                              uncosted)
 from .model_objects import (
@@ -102,9 +103,9 @@ __all__ = [
     "age", "agent_id", "agent_records", "agent_time", "all_calls", "append_turn", "base", "be",
     "browser_unavailable", "ccusage_command", "claude_timeline", "codex_timeline", "csp_problems", "deadline", "example_stats",
     "file_tree", "fingerprint", "fixtures_dir", "forms", "gemini_example_stats", "inflated",
-    "lay_out_as_config_dir", "leaks", "load_build_examples", "main_file", "make_history", "make_site",
+    "lay_out_as_config_dir", "leaks", "link_problems", "load_build_examples", "main_file", "make_history", "make_site",
     "netlify_headers", "page", "parse", "png_bytes", "prompt", "random_chars", "read_session", "redaction_label",
-    "reply", "require_browser", "reset_clock", "result", "rewritten", "run", "serving", "session", "sessions_of",
+    "reply", "require_browser", "reset_clock", "result", "rewritten", "run", "scan", "serving", "session", "sessions_of",
     "start_url", "stored_values", "subagent", "system", "text", "tool_result", "tool_use", "tree", "uncosted",
     "write_agent_session", "write_jsonl",
 ]  # fmt: skip
