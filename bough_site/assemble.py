@@ -122,7 +122,10 @@ def assemble(made: Mapping[str, Outcome], previous: Manifest, *, prune: bool) ->
     keys: dict[int, str] = {}
     projects = []
     for members in by_project.values():
-        members.sort(key=lambda pair: session_order(pair[1]), reverse=True)
+        # Sessions that start together under one id (one file copied into another folder
+        # of the project) are told apart by their keys: page names are given in this
+        # order, the same in a fresh build as in one that reused some of them.
+        members.sort(key=lambda pair: (session_order(pair[1]), pair[0].key), reverse=True)
         named = _names(members)
         for outcome, session in named:
             slugs[outcome.key] = session.slug

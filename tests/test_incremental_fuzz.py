@@ -23,7 +23,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bough_site.build import build
@@ -89,6 +89,8 @@ steps = st.lists(st.tuples(st.sampled_from(STEPS), st.integers(min_value=0, max_
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
           suppress_health_check=list(HealthCheck), database=None)
 @given(steps)
+@example([("clash", 0, 1)])  # found: the final pass's page was discarded (fresh builds)
+@example([("clash", 0, 1), ("append", 0, 1)])  # found: two sessions of one id named in the order they came
 def test_an_incremental_build_holds_a_fresh_builds_bytes_after_any_changes(
         changes: list[tuple[str, int, int]]) -> None:
     with tempfile.TemporaryDirectory(prefix="bough-incremental-fuzz-") as tmp:
