@@ -52,7 +52,8 @@ class Outputs:
     def commit(self, files: list[Staged], again: Collection[str] = ()) -> list[str]:
         """Files a worker staged (write.Stager): each put in place by the first session
         to give it; ``again``: the paths this session's own earlier render put in place
-        in this build, replaced (the final pass's page, its links known)."""
+        in this build, replaced (the final pass's page, its links known); those of
+        them it gives no more (a page split in fewer parts) are taken back."""
         paths = []
         for file in files:
             paths.append(file.relpath)
@@ -63,6 +64,11 @@ class Outputs:
             else:
                 self.claimed.add(file.relpath)
                 self.writer.commit(file)
+        # An image may be another session's too (the first to give it put it in place): never taken back.
+        for path in sorted(set(again).difference(paths)):
+            if path in self.claimed and not path.startswith(urls.IMAGES_DIR + "/"):
+                self.writer.withdraw(path)
+                self.claimed.discard(path)
         return paths
 
     def keep(self, path: str) -> None:

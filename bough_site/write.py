@@ -335,6 +335,28 @@ class SiteWriter:
             self.written.append(staged.relpath)
         return True
 
+    def withdraw(self, relpath: str) -> None:
+        """Delete a file this build put in place and give up its claim (a page the
+        final pass split in fewer parts than the first pass did): the site is then
+        what a build that rendered it once would have made."""
+        parts = _split(relpath)
+        parent = self._parent(self._open_root(), parts[:-1], relpath, create=False)
+        key = parent.key_prefix + parts[-1].casefold()
+        if self._claims.get(key) != relpath:
+            raise OutputError(f"bough tried to take back {relpath!r}, but this build did not write it")
+        try:
+            os.unlink(parent.path / parts[-1])
+        except FileNotFoundError:
+            pass
+        except OSError as err:
+            raise output_error(err, self.out, f"cannot delete {relpath!r} in {self.out}", repr(relpath)) from err
+        del self._claims[key]
+        self._previous.discard(relpath)  # gone: no longer the last build's either
+        self._listed.get(parent.text, set()).discard(parts[-1])
+        for listed in (self.written, self.unchanged, self.kept):
+            if relpath in listed:
+                listed.remove(relpath)
+
     def _place(self, relpath: str, put: Callable[[_Dir, str], bool]) -> bool:
         root = self._open_root()
         parts = _split(relpath)

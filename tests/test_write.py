@@ -432,6 +432,31 @@ def test_a_path_staged_twice_is_committed_once_and_the_other_removed(tmp_path: P
     assert writer.written == ["img/x.png"] and temp_files(out) == []
 
 
+@pytest.mark.parametrize("before", [{}, {"projects/p/sessions/s-2.html": b"last build's part 2"}])
+def test_a_page_rendered_again_in_fewer_parts_takes_back_the_part_it_no_longer_has(
+        tmp_path: Path, before: dict[str, bytes]) -> None:
+    """The final pass renders a page the first pass wrote; split in fewer parts, the
+    part left over is deleted and unlisted, as a build that rendered it once would
+    leave OUT (a fresh build over nothing, and over a site that had that part). A
+    shared image the second render no longer gives stays: another session may show it."""
+    out = tmp_path / "site"
+    build(out, before)
+    first_render = {"projects/p/sessions/s.html": b"part 1", "projects/p/sessions/s-2.html": b"part 2",
+                    "projects/p/sessions/s.json": b"{}", "images/x.png": b"png"}
+    with SiteWriter(out) as writer:
+        outputs = Outputs(writer)
+        outputs.commit([Stager(out).stage(path, data) for path, data in first_render.items()])
+        final_render = {"projects/p/sessions/s.html": b"whole", "projects/p/sessions/s.json": b"{}"}
+        paths = outputs.commit([Stager(out).stage(path, data) for path, data in final_render.items()],
+                               again=set(first_render))
+        assert paths == list(final_render)
+        assert writer.prune() == []
+    assert not (out / "projects/p/sessions/s-2.html").exists() and (out / "images/x.png").is_file()
+    assert marker_files(out) == sorted(["images/x.png", *final_render])
+    assert sorted(writer.written) == sorted(["images/x.png", *final_render])
+    assert (out / "projects/p/sessions/s.html").read_bytes() == b"whole" and temp_files(out) == []
+
+
 def test_a_failed_build_removes_what_it_staged(tmp_path: Path) -> None:
     out = tmp_path / "site"
     build(out, {"p/a.html": b"old"})
