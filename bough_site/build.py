@@ -212,7 +212,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
                     assembled = _final_pass(config, first, assembled, jobs, out)
                     inputs = inputs.all_read()
                     pages = _publish(config, inputs, plan, first, assembled, previous, out)
-                    pruned = _prune(out.outputs, previous, config.prune)
+                    pruned = _prune(out.outputs, previous, config.prune, _keeps_old_pages(assembled))
                     _save(inputs, first, assembled, plan, pages, previous, out)
                 result = _result(config, inputs, first, assembled, pages, pruned, writer)
                 _remember(config, look, inputs, result, writer)
@@ -613,20 +613,28 @@ def _as_stored(assembled: Assembled, session: Session, previous: Manifest) -> bo
                                                                                stored.slug)
 
 
-def _prune(outputs: Outputs, previous: Manifest, prune: bool) -> list[str]:
+def _prune(outputs: Outputs, previous: Manifest, prune: bool, old_pages: bool) -> list[str]:
     """Delete what the last build wrote and this one did not: with ``--prune``
     everything (the pages of sessions whose source is gone among them); else
     only files that something newer replaced (a search bundle, the parts of a
-    page split otherwise), and only when the last manifest says whose each
-    file was. Assets stay: the pages of a session whose source is gone may
-    still name the ones they were built with."""
+    page split otherwise, an asset no page names), and only when the last
+    manifest says whose each file was. The last build's assets stay while
+    ``old_pages`` are kept: the pages of a session whose source is gone may still
+    name the ones they were built with (another theme's, search's script)."""
     if not prune:
         if not previous.valid:
             return []
-        for path in previous.site_outputs:
+        for path in previous.site_outputs if old_pages else ():
             if path.startswith(urls.ASSETS_DIR + "/") and is_regular_file(outputs.writer.out / path):
                 outputs.keep(path)
     return outputs.writer.prune()
+
+
+def _keeps_old_pages(assembled: Assembled) -> bool:
+    """Whether the site keeps pages an earlier build made that this one could not
+    make again (a gone session's): every other page is this build's options' own,
+    and names only this build's assets."""
+    return any(outcome.status is Status.GONE for outcome in assembled.saved().values())
 
 
 def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, pages: SitePages,

@@ -25,6 +25,7 @@ from .helpers import (
     SESSION,
     age,
     append_turn,
+    link_problems,
     main_file,
     make_history,
     prompt,
@@ -330,6 +331,39 @@ def test_a_theme_change_rebuilds_every_session(history: Path, tmp_path: Path) ->
     run(history, fresh_out, theme=theme)
     assert tree(out) == tree(fresh_out)
     assert (out / ".bough-manifest.json").read_bytes() == (fresh_out / ".bough-manifest.json").read_bytes()
+
+
+def test_a_build_without_search_after_one_with_it_takes_back_the_search_script(
+        history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    assert list((out / "assets").glob("search.*.js"))
+    run(history, out, search=False)
+    assert not list((out / "assets").glob("search.*.js")), "no page names it any more"
+    run(history, tmp_path / "fresh", search=False)
+    assert tree(out) == tree(tmp_path / "fresh")
+
+
+def test_a_gone_sessions_page_keeps_the_assets_it_was_built_with(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    run(history, out)
+    path, summary = main_file(history, out)
+    path.unlink()
+    shutil.rmtree(path.with_suffix(""), ignore_errors=True)
+    page = (out / summary["html"]).read_bytes()
+    for _ in range(2):  # the build that turns search off, and the next with the same options
+        assert run(history, out, search=False).gone == 1
+        assert (out / summary["html"]).read_bytes() == page, "the gone session's page is the search build's"
+        assert link_problems(tree(out)) == []
+    assert list((out / "assets").glob("search.*.js"))
+    run(history, out, search=False, prune=True)
+    assert not list((out / "assets").glob("search.*.js"))
+    assert tree(out) == fresh_without_search(history, tmp_path)
+
+
+def fresh_without_search(src: Path, tmp_path: Path) -> dict[str, bytes]:
+    run(src, tmp_path / "fresh", search=False)
+    return tree(tmp_path / "fresh")
 
 
 def test_an_interrupted_build_then_a_clean_one_gives_the_fresh_bytes(

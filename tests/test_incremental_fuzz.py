@@ -6,11 +6,13 @@ a file touched with the same bytes, a session copied to a new file (a resume: it
 shares its records) or to another folder of its project (two sessions then want one
 page name), a file deleted (Claude Code's cleanup: bough's archive keeps it) and
 brought back, a file cut short (it then reads the archive's longer copy), a torn
-line written at its end, a sub-agent's file grown or deleted. After every step one OUT
-is built again, incrementally, and another from nothing with the other number of
-workers (1 or 2), both with the same archive: they must hold the same bytes, the
-manifest included, and every link in them must lead to a file there. A failure
-prints the steps that made it.
+line written at its end, a sub-agent's file grown or deleted; and each build may run
+with other options than the one before (the user changed a flag: search, cost,
+highlighting, paths redacted, sessions whose file is gone pruned). After every step
+one OUT is built again, incrementally, and another from nothing with the other number
+of workers (1 or 2), both with the same archive and options: they must hold the same
+bytes, the manifest included, and every link in them must lead to a file there. A
+failure prints the steps that made it.
 
 The examples run in every test run (``BOUGH_FUZZ_EXAMPLES``, default 12, as
 tests/test_fuzz_build.py); a long run sets more.
@@ -22,6 +24,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -34,10 +37,13 @@ from .helpers import append_turn, link_problems, make_history, tree
 EXAMPLES = int(os.environ.get("BOUGH_FUZZ_EXAMPLES", "12"))
 STEPS = ("append", "touch", "copy", "clash", "delete", "revive", "cut", "junk", "agent", "agent-gone")
 MANIFEST = ".bough-manifest.json"
+# The options of a step's builds: the defaults, or one flag a user changes.
+OPTIONS: tuple[dict[str, Any], ...] = ({}, {"search": False}, {"cost": False}, {"highlight_limit": 0},
+                                       {"redact_paths": True}, {"prune": True})
 
 
-def _build(src: Path, out: Path, archive: Path, jobs: int) -> None:
-    build(BuildConfig(sources=[src], out=out, archive=archive, jobs=jobs), redaction_key=b"k")
+def _build(src: Path, out: Path, archive: Path, jobs: int, options: int = 0) -> None:
+    build(BuildConfig(sources=[src], out=out, archive=archive, jobs=jobs, **OPTIONS[options]), redaction_key=b"k")
 
 
 def _sessions(src: Path) -> list[Path]:
@@ -81,31 +87,34 @@ def _apply(step: str, target: Path, serial: int, deleted: dict[Path, bytes]) -> 
         target.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])  # its last line gone
 
 
-# A step, the session it picks, and the workers of the incremental build after it (the fresh one has the other).
-steps = st.lists(st.tuples(st.sampled_from(STEPS), st.integers(min_value=0, max_value=20), st.sampled_from([1, 2])),
+# A step, the session it picks, the workers of the incremental build after it (the
+# fresh one has the other) and the options of both (an index in OPTIONS; mostly the defaults).
+steps = st.lists(st.tuples(st.sampled_from(STEPS), st.integers(min_value=0, max_value=20), st.sampled_from([1, 2]),
+                           st.one_of(st.just(0), st.integers(min_value=0, max_value=len(OPTIONS) - 1))),
                  min_size=1, max_size=4)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
           suppress_health_check=list(HealthCheck), database=None)
 @given(steps)
-@example([("clash", 0, 1)])  # found: the final pass's page was discarded (fresh builds)
-@example([("clash", 0, 1), ("append", 0, 1)])  # found: two sessions of one id named in the order they came
+@example([("clash", 0, 1, 0)])  # found: the final pass's page was discarded (fresh builds)
+@example([("clash", 0, 1, 0), ("append", 0, 1, 0)])  # found: two sessions of one id named in the order they came
+@example([("append", 0, 1, 1)])  # found: search turned off left its script in assets/
 def test_an_incremental_build_holds_a_fresh_builds_bytes_after_any_changes(
-        changes: list[tuple[str, int, int]]) -> None:
+        changes: list[tuple[str, int, int, int]]) -> None:
     with tempfile.TemporaryDirectory(prefix="bough-incremental-fuzz-") as tmp:
         root = Path(tmp)
         src, archive, out = make_history(root / "history"), root / "archive", root / "site"
         _build(src, out, archive, 1)
         deleted: dict[Path, bytes] = {}
-        for serial, (step, pick, jobs) in enumerate(changes):
+        for serial, (step, pick, jobs, options) in enumerate(changes):
             sessions = _sessions(src)
             if not sessions:
                 break
             _apply(step, sessions[pick % len(sessions)], serial, deleted)
-            _build(src, out, archive, jobs)
+            _build(src, out, archive, jobs, options)
             fresh = root / f"fresh-{serial}"
-            _build(src, fresh, archive, 3 - jobs)
+            _build(src, fresh, archive, 3 - jobs, options)
             site = tree(out)
             assert site == tree(fresh), changes[: serial + 1]
             assert (out / MANIFEST).read_bytes() == (fresh / MANIFEST).read_bytes(), changes[: serial + 1]
