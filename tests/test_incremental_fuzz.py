@@ -8,7 +8,7 @@ page name), a file deleted (Claude Code's cleanup: bough's archive keeps it) and
 brought back, a file cut short (it then reads the archive's longer copy), a torn
 line written at its end, a sub-agent's file grown or deleted; and each build may run
 with other options than the one before (the user changed a flag: search, cost,
-highlighting, paths redacted, sessions whose file is gone pruned). After every step
+highlighting, paths redacted, sessions whose file is gone pruned, a theme). After every step
 one OUT is built again, incrementally, and another from nothing with the other number
 of workers (1 or 2), both with the same archive and options: they must hold the same
 bytes, the manifest included, and every link in them must lead to a file there. A
@@ -37,13 +37,23 @@ from .helpers import append_turn, link_problems, make_history, tree
 EXAMPLES = int(os.environ.get("BOUGH_FUZZ_EXAMPLES", "12"))
 STEPS = ("append", "touch", "copy", "clash", "delete", "revive", "cut", "junk", "agent", "agent-gone")
 MANIFEST = ".bough-manifest.json"
-# The options of a step's builds: the defaults, or one flag a user changes.
+# The options of a step's builds: the defaults, or one flag a user changes ("theme":
+# a theme of one stylesheet, made beside the history).
 OPTIONS: tuple[dict[str, Any], ...] = ({}, {"search": False}, {"cost": False}, {"highlight_limit": 0},
-                                       {"redact_paths": True}, {"prune": True})
+                                       {"redact_paths": True}, {"prune": True}, {"theme": True})
 
 
 def _build(src: Path, out: Path, archive: Path, jobs: int, options: int = 0) -> None:
-    build(BuildConfig(sources=[src], out=out, archive=archive, jobs=jobs, **OPTIONS[options]), redaction_key=b"k")
+    chosen = dict(OPTIONS[options])
+    if chosen.get("theme"):
+        chosen["theme"] = _theme(src.parent / "theme")
+    build(BuildConfig(sources=[src], out=out, archive=archive, jobs=jobs, **chosen), redaction_key=b"k")
+
+
+def _theme(folder: Path) -> Path:
+    (folder / "static").mkdir(parents=True, exist_ok=True)
+    (folder / "static" / "extra.css").write_text("body { margin: 0 }\n")
+    return folder
 
 
 def _sessions(src: Path) -> list[Path]:
