@@ -12,7 +12,10 @@ highlighting, paths redacted, sessions whose file is gone pruned, a theme). Afte
 one OUT is built again, incrementally, and another from nothing with the other number
 of workers (1 or 2), both with the same archive and options: they must hold the same
 bytes, the manifest included, and every link in them must lead to a file there. A
-failure prints the steps that made it.
+failure prints the steps that made it. A second test does the same over a history of
+every agent bough reads (Claude Code, Codex, Gemini, Copilot, Qwen; a project of
+several of them among their projects): a session grown by a turn, touched, deleted and
+brought back, torn or cut short, the options changing as in the first.
 
 The examples run in every test run (``BOUGH_FUZZ_EXAMPLES``, default 12, as
 tests/test_fuzz_build.py); a long run sets more.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +36,7 @@ from hypothesis import strategies as st
 from bough_site.build import build
 from bough_site.config import BuildConfig
 
-from .helpers import append_turn, link_problems, make_history, tree
+from .helpers import agent_id, agent_records, append_turn, link_problems, make_history, tree, write_agent_session
 
 EXAMPLES = int(os.environ.get("BOUGH_FUZZ_EXAMPLES", "12"))
 STEPS = ("append", "touch", "copy", "clash", "delete", "revive", "cut", "junk", "agent", "agent-gone")
@@ -43,11 +47,25 @@ OPTIONS: tuple[dict[str, Any], ...] = ({}, {"search": False}, {"cost": False}, {
                                        {"redact_paths": True}, {"prune": True}, {"theme": True})
 
 
-def _build(src: Path, out: Path, archive: Path, jobs: int, options: int = 0) -> None:
+def _build(sources: list[Path], out: Path, archive: Path, jobs: int, options: int = 0) -> None:
     chosen = dict(OPTIONS[options])
     if chosen.get("theme"):
-        chosen["theme"] = _theme(src.parent / "theme")
-    build(BuildConfig(sources=[src], out=out, archive=archive, jobs=jobs, **chosen), redaction_key=b"k")
+        chosen["theme"] = _theme(archive.parent / "theme")
+    build(BuildConfig(sources=sources, out=out, archive=archive, jobs=jobs, **chosen), redaction_key=b"k")
+
+
+def _build_and_compare(sources: list[Path], out: Path, archive: Path, step: tuple[str, int, int, int],
+                       serial: int, changes: list[tuple[str, int, int, int]]) -> None:
+    """OUT built again after a step, then a fresh OUT with the other workers: the same
+    bytes and manifest, every link leading to a file."""
+    _step, _pick, jobs, options = step
+    _build(sources, out, archive, jobs, options)
+    fresh = out.parent / f"fresh-{serial}"
+    _build(sources, fresh, archive, 3 - jobs, options)
+    site = tree(out)
+    assert site == tree(fresh), changes[: serial + 1]
+    assert (out / MANIFEST).read_bytes() == (fresh / MANIFEST).read_bytes(), changes[: serial + 1]
+    assert link_problems(site) == [], changes[: serial + 1]
 
 
 def _theme(folder: Path) -> Path:
@@ -97,16 +115,18 @@ def _apply(step: str, target: Path, serial: int, deleted: dict[Path, bytes]) -> 
         target.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])  # its last line gone
 
 
-# A step, the session it picks, the workers of the incremental build after it (the
-# fresh one has the other) and the options of both (an index in OPTIONS; mostly the defaults).
-steps = st.lists(st.tuples(st.sampled_from(STEPS), st.integers(min_value=0, max_value=20), st.sampled_from([1, 2]),
-                           st.one_of(st.just(0), st.integers(min_value=0, max_value=len(OPTIONS) - 1))),
-                 min_size=1, max_size=4)
+def steps(names: tuple[str, ...]) -> st.SearchStrategy[list[tuple[str, int, int, int]]]:
+    """Up to four steps: each a change, the session it picks, the workers of the incremental
+    build after it (the fresh one has the other) and the options of both (an index in
+    OPTIONS; mostly the defaults)."""
+    return st.lists(st.tuples(st.sampled_from(names), st.integers(min_value=0, max_value=20), st.sampled_from([1, 2]),
+                              st.one_of(st.just(0), st.integers(min_value=0, max_value=len(OPTIONS) - 1))),
+                    min_size=1, max_size=4)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
           suppress_health_check=list(HealthCheck), database=None)
-@given(steps)
+@given(steps(STEPS))
 @example([("clash", 0, 1, 0)])  # found: the final pass's page was discarded (fresh builds)
 @example([("clash", 0, 1, 0), ("append", 0, 1, 0)])  # found: two sessions of one id named in the order they came
 @example([("append", 0, 1, 1)])  # found: search turned off left its script in assets/
@@ -115,17 +135,87 @@ def test_an_incremental_build_holds_a_fresh_builds_bytes_after_any_changes(
     with tempfile.TemporaryDirectory(prefix="bough-incremental-fuzz-") as tmp:
         root = Path(tmp)
         src, archive, out = make_history(root / "history"), root / "archive", root / "site"
-        _build(src, out, archive, 1)
+        _build([src], out, archive, 1)
         deleted: dict[Path, bytes] = {}
-        for serial, (step, pick, jobs, options) in enumerate(changes):
+        for serial, step in enumerate(changes):
             sessions = _sessions(src)
             if not sessions:
                 break
-            _apply(step, sessions[pick % len(sessions)], serial, deleted)
-            _build(src, out, archive, jobs, options)
-            fresh = root / f"fresh-{serial}"
-            _build(src, fresh, archive, 3 - jobs, options)
-            site = tree(out)
-            assert site == tree(fresh), changes[: serial + 1]
-            assert (out / MANIFEST).read_bytes() == (fresh / MANIFEST).read_bytes(), changes[: serial + 1]
-            assert link_problems(site) == [], changes[: serial + 1]
+            _apply(step[0], sessions[step[1] % len(sessions)], serial, deleted)
+            _build_and_compare([src], out, archive, step, serial, changes)
+
+
+# Every agent bough reads, in one history: two sessions each of Claude Code, Codex and
+# Gemini, one each of Copilot and Qwen; half of them in one working directory (a
+# project of several agents), the others in one of their agent's own.
+AGENT_SESSIONS = (("claude", 2), ("codex", 2), ("gemini", 2), ("copilot", 1), ("qwen", 1))
+AGENT_STEPS = ("grow", "touch", "delete", "revive", "junk", "cut")
+
+
+@dataclass
+class _AgentSession:
+    agent: str
+    tag: int
+    cwd: str
+    turns: int
+
+    def write(self, root: Path) -> Path:
+        records = agent_records(self.agent, self.tag, self.cwd, [f"ask {n}" for n in range(self.turns)])
+        return write_agent_session(root, self.agent, self.tag, self.cwd, records)
+
+    def file(self, root: Path) -> Path | None:
+        """Its file (None once deleted): the session id is in its path (Gemini: its first 8 digits)."""
+        sid = agent_id(self.tag)
+        return next((path for path in sorted((root / self.agent).rglob("*.jsonl"))
+                     if sid in path.as_posix() or (self.agent == "gemini" and sid[:8] in path.name)), None)
+
+
+def _agent_history(root: Path) -> tuple[list[_AgentSession], list[Path]]:
+    sessions = []
+    for agent, count in AGENT_SESSIONS:
+        for n in range(count):
+            tag = len(sessions) + 1
+            cwd = "/home/u/app" if tag % 2 else f"/home/u/{agent}-{n}"
+            sessions.append(_AgentSession(agent, tag, cwd, 1 + tag % 3))
+    return sessions, sorted({session.write(root) for session in sessions})
+
+
+def _apply_to_agent(step: str, session: _AgentSession, root: Path, deleted: dict[Path, bytes]) -> None:
+    if step == "revive":
+        if deleted:
+            path, old = deleted.popitem()
+            path.write_bytes(old)
+        return
+    path = session.file(root)
+    if path is None:
+        return
+    data = path.read_bytes()
+    if step == "grow" and data.endswith(b"\n"):
+        session.turns += 1
+        session.write(root)
+    elif step == "touch":
+        info = path.stat()
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    elif step == "delete":
+        deleted[path] = data
+        path.unlink()
+    elif step == "junk":
+        path.write_bytes(data + b'{"type": "user", "tim')
+    elif step == "cut" and data.count(b"\n") > 2:
+        path.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
+          suppress_health_check=list(HealthCheck), database=None)
+@given(steps(AGENT_STEPS))
+def test_an_incremental_build_of_every_agent_holds_a_fresh_builds_bytes(
+        changes: list[tuple[str, int, int, int]]) -> None:
+    with tempfile.TemporaryDirectory(prefix="bough-incremental-agents-") as tmp:
+        root = Path(tmp)
+        history, archive, out = root / "history", root / "archive", root / "site"
+        sessions, sources = _agent_history(history)
+        _build(sources, out, archive, 1)
+        deleted: dict[Path, bytes] = {}
+        for serial, step in enumerate(changes):
+            _apply_to_agent(step[0], sessions[step[1] % len(sessions)], history, deleted)
+            _build_and_compare(sources, out, archive, step, serial, changes)
