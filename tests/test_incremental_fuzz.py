@@ -13,9 +13,10 @@ one OUT is built again, incrementally, and another from nothing with the other n
 of workers (1 or 2), both with the same archive and options: they must hold the same
 bytes, the manifest included, and every link in them must lead to a file there. A
 failure prints the steps that made it. A second test does the same over a history of
-every agent bough reads (Claude Code, Codex, Gemini, Copilot, Qwen; a project of
-several of them among their projects): a session grown by a turn, touched, deleted and
-brought back, torn or cut short, the options changing as in the first.
+every agent bough reads (Claude Code, Codex, Gemini, Copilot, Qwen, OpenCode's
+database; a project of several of them among their projects): a session grown by a
+turn, touched, deleted and brought back, torn or cut short (the database: overwritten
+in part, or cut in half), the options changing as in the first.
 
 The examples run in every test run (``BOUGH_FUZZ_EXAMPLES``, default 12, as
 tests/test_fuzz_build.py); a long run sets more.
@@ -35,6 +36,7 @@ from hypothesis import strategies as st
 
 from bough_site.build import build
 from bough_site.config import BuildConfig
+from corpus.opencode import Builder, Ses, Step, write_db
 
 from .helpers import agent_id, agent_records, append_turn, link_problems, make_history, tree, write_agent_session
 
@@ -147,7 +149,8 @@ def test_an_incremental_build_holds_a_fresh_builds_bytes_after_any_changes(
 
 # Every agent bough reads, in one history: two sessions each of Claude Code, Codex and
 # Gemini, one each of Copilot and Qwen; half of them in one working directory (a
-# project of several agents), the others in one of their agent's own.
+# project of several agents), the others in one of their agent's own. And two of
+# OpenCode's, in that shared directory (_OpenCode).
 AGENT_SESSIONS = (("claude", 2), ("codex", 2), ("gemini", 2), ("copilot", 1), ("qwen", 1))
 AGENT_STEPS = ("grow", "touch", "delete", "revive", "junk", "cut")
 
@@ -205,6 +208,50 @@ def _apply_to_agent(step: str, session: _AgentSession, root: Path, deleted: dict
         path.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])
 
 
+class _OpenCode:
+    """OpenCode's sessions, in its database (corpus.opencode): a step writes it anew
+    (as OpenCode's own writes change it in place), or damages it."""
+
+    def __init__(self, root: Path) -> None:
+        self.builder = Builder(3, cwd="/home/u/app")  # in the project of several agents
+        self.db = root / "opencode" / "opencode.db"
+        self.gone: set[str] = set()
+        for _ in range(2):
+            self.grow(self.builder.session())
+
+    def grow(self, session: Ses) -> None:
+        self.builder.user(session, "ask")
+        self.builder.assistant(session, [Step(fresh=20, output=2)])
+        self.write()
+
+    def write(self) -> Path:
+        self.db.parent.mkdir(parents=True, exist_ok=True)
+        self.db.unlink(missing_ok=True)
+        return write_db(self.db, [s for s in self.builder.sessions if s.id not in self.gone])
+
+    def change(self, step: str, pick: int) -> None:
+        session = self.builder.sessions[pick % len(self.builder.sessions)]
+        if step == "grow" and session.id not in self.gone:
+            self.grow(session)
+        elif step == "delete":  # OpenCode deleted it: its rows go (bough's archive keeps its export)
+            self.gone.add(session.id)
+            self.write()
+        elif step == "revive" and self.gone:
+            self.gone.clear()
+            self.write()
+        elif step == "touch":
+            info = self.db.stat()
+            os.utime(self.db, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+        elif step in ("junk", "cut"):  # the database damaged: bytes overwritten, or its second half gone
+            size = self.db.stat().st_size
+            with self.db.open("r+b") as db:
+                if step == "cut":
+                    db.truncate(size // 2)
+                else:
+                    db.seek(pick * 997 % (size - 64))
+                    db.write(b"\xff" * 64)
+
+
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
           suppress_health_check=list(HealthCheck), database=None)
 @given(steps(AGENT_STEPS))
@@ -214,8 +261,13 @@ def test_an_incremental_build_of_every_agent_holds_a_fresh_builds_bytes(
         root = Path(tmp)
         history, archive, out = root / "history", root / "archive", root / "site"
         sessions, sources = _agent_history(history)
+        opencode = _OpenCode(history)
+        sources.append(opencode.db.parent)
         _build(sources, out, archive, 1)
         deleted: dict[Path, bytes] = {}
         for serial, step in enumerate(changes):
-            _apply_to_agent(step[0], sessions[step[1] % len(sessions)], history, deleted)
+            if step[1] % (len(sessions) + 2) >= len(sessions):  # one of OpenCode's two
+                opencode.change(step[0], step[1])
+            else:
+                _apply_to_agent(step[0], sessions[step[1] % len(sessions)], history, deleted)
             _build_and_compare(sources, out, archive, step, serial, changes)
