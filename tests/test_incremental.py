@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -44,10 +45,10 @@ def history(tmp_path: Path) -> Path:
     return make_history(tmp_path / "history")
 
 
-def fresh(src: Path, tmp_path: Path, name: str = "fresh") -> dict[str, bytes]:
+def fresh(src: Path, tmp_path: Path, name: str = "fresh", **options: Any) -> dict[str, bytes]:
     out = tmp_path / name
     shutil.rmtree(out, ignore_errors=True)
-    run(src, out)
+    run(src, out, **options)
     return tree(out)
 
 
@@ -340,8 +341,7 @@ def test_a_build_without_search_after_one_with_it_takes_back_the_search_script(
     assert list((out / "assets").glob("search.*.js"))
     run(history, out, search=False)
     assert not list((out / "assets").glob("search.*.js")), "no page names it any more"
-    run(history, tmp_path / "fresh", search=False)
-    assert tree(out) == tree(tmp_path / "fresh")
+    assert tree(out) == fresh(history, tmp_path, search=False)
 
 
 def test_a_gone_sessions_page_keeps_the_assets_it_was_built_with(history: Path, tmp_path: Path) -> None:
@@ -358,12 +358,7 @@ def test_a_gone_sessions_page_keeps_the_assets_it_was_built_with(history: Path, 
     assert list((out / "assets").glob("search.*.js"))
     run(history, out, search=False, prune=True)
     assert not list((out / "assets").glob("search.*.js"))
-    assert tree(out) == fresh_without_search(history, tmp_path)
-
-
-def fresh_without_search(src: Path, tmp_path: Path) -> dict[str, bytes]:
-    run(src, tmp_path / "fresh", search=False)
-    return tree(tmp_path / "fresh")
+    assert tree(out) == fresh(history, tmp_path, search=False)
 
 
 def test_an_interrupted_build_then_a_clean_one_gives_the_fresh_bytes(

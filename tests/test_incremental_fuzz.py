@@ -43,6 +43,8 @@ from .helpers import agent_id, agent_records, append_turn, link_problems, make_h
 EXAMPLES = int(os.environ.get("BOUGH_FUZZ_EXAMPLES", "12"))
 STEPS = ("append", "touch", "copy", "clash", "delete", "revive", "cut", "junk", "agent", "agent-gone")
 MANIFEST = ".bough-manifest.json"
+fuzzed = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
+                  suppress_health_check=list(HealthCheck), database=None)
 # The options of a step's builds: the defaults, or one flag a user changes ("theme":
 # a theme of one stylesheet, made beside the history).
 OPTIONS: tuple[dict[str, Any], ...] = ({}, {"search": False}, {"cost": False}, {"highlight_limit": 0},
@@ -96,8 +98,7 @@ def _apply(step: str, target: Path, serial: int, deleted: dict[Path, bytes]) -> 
     if step == "append" and data.endswith(b"\n"):
         append_turn(target)
     elif step == "touch":
-        info = target.stat()
-        os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+        _touch(target)
     elif step == "copy":
         target.with_name(f"cccccccc-0000-4000-8000-{serial:012d}.jsonl").write_bytes(data)
     elif step == "clash":  # the same file name in another folder of the same project: two sessions, one name
@@ -108,13 +109,25 @@ def _apply(step: str, target: Path, serial: int, deleted: dict[Path, bytes]) -> 
         deleted[target] = data
         target.unlink()
         shutil.rmtree(target.with_suffix(""), ignore_errors=True)  # its sub-agents
-    elif step == "revive" and deleted:  # the last file deleted comes back (from a backup, say)
-        path, old = deleted.popitem()
-        path.write_bytes(old)
+    elif step == "revive":
+        _revive(deleted)
     elif step == "junk":  # a torn write: half a record, no newline
         target.write_bytes(data + b'{"type": "user", "message": {"role": "us')
     elif step == "cut" and data.count(b"\n") > 2:
         target.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])  # its last line gone
+
+
+def _touch(path: Path) -> None:
+    """A new mtime, the same bytes."""
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+
+
+def _revive(deleted: dict[Path, bytes]) -> None:
+    """The last file deleted comes back (from a backup, say)."""
+    if deleted:
+        path, old = deleted.popitem()
+        path.write_bytes(old)
 
 
 def steps(names: tuple[str, ...]) -> st.SearchStrategy[list[tuple[str, int, int, int]]]:
@@ -126,8 +139,7 @@ def steps(names: tuple[str, ...]) -> st.SearchStrategy[list[tuple[str, int, int,
                     min_size=1, max_size=4)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
-          suppress_health_check=list(HealthCheck), database=None)
+@fuzzed
 @given(steps(STEPS))
 @example([("clash", 0, 1, 0)])  # found: the final pass's page was discarded (fresh builds)
 @example([("clash", 0, 1, 0), ("append", 0, 1, 0)])  # found: two sessions of one id named in the order they came
@@ -183,29 +195,20 @@ def _agent_history(root: Path) -> tuple[list[_AgentSession], list[Path]]:
     return sessions, sorted({session.write(root) for session in sessions})
 
 
-def _apply_to_agent(step: str, session: _AgentSession, root: Path, deleted: dict[Path, bytes]) -> None:
-    if step == "revive":
-        if deleted:
-            path, old = deleted.popitem()
-            path.write_bytes(old)
-        return
+def _apply_to_agent(step: str, session: _AgentSession, root: Path, serial: int, deleted: dict[Path, bytes]) -> None:
+    """A step on one session's file: grown by a turn (its agent's records, written
+    again), else as :func:`_apply` does it to a Claude Code file."""
     path = session.file(root)
-    if path is None:
-        return
-    data = path.read_bytes()
-    if step == "grow" and data.endswith(b"\n"):
-        session.turns += 1
-        session.write(root)
-    elif step == "touch":
-        info = path.stat()
-        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
-    elif step == "delete":
-        deleted[path] = data
-        path.unlink()
-    elif step == "junk":
-        path.write_bytes(data + b'{"type": "user", "tim')
-    elif step == "cut" and data.count(b"\n") > 2:
-        path.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])
+    if step == "revive":
+        _revive(deleted)
+    elif path is None:
+        return  # deleted: nothing to change until it comes back
+    elif step == "grow":
+        if path.read_bytes().endswith(b"\n"):
+            session.turns += 1
+            session.write(root)
+    else:
+        _apply(step, path, serial, deleted)
 
 
 class _OpenCode:
@@ -240,8 +243,7 @@ class _OpenCode:
             self.gone.clear()
             self.write()
         elif step == "touch":
-            info = self.db.stat()
-            os.utime(self.db, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+            _touch(self.db)
         elif step in ("junk", "cut"):  # the database damaged: bytes overwritten, or its second half gone
             size = self.db.stat().st_size
             with self.db.open("r+b") as db:
@@ -252,8 +254,7 @@ class _OpenCode:
                     db.write(b"\xff" * 64)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("BOUGH_FUZZ_EXAMPLES"),
-          suppress_health_check=list(HealthCheck), database=None)
+@fuzzed
 @given(steps(AGENT_STEPS))
 def test_an_incremental_build_of_every_agent_holds_a_fresh_builds_bytes(
         changes: list[tuple[str, int, int, int]]) -> None:
@@ -269,5 +270,5 @@ def test_an_incremental_build_of_every_agent_holds_a_fresh_builds_bytes(
             if step[1] % (len(sessions) + 2) >= len(sessions):  # one of OpenCode's two
                 opencode.change(step[0], step[1])
             else:
-                _apply_to_agent(step[0], sessions[step[1] % len(sessions)], history, deleted)
+                _apply_to_agent(step[0], sessions[step[1] % len(sessions)], history, serial, deleted)
             _build_and_compare(sources, out, archive, step, serial, changes)
