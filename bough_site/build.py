@@ -201,7 +201,7 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
                 quick.forget(writer.out)  # emptied in place until this build has ended
                 previous = _previous(writer.out, hint)
                 with StateStore(writer.out) as state, _early_shards(writer, config, inputs.options) as shards:
-                    out = _Out(writer, state, StateWrites(state), Outputs(writer), shards)
+                    out = _Out(writer, state, StateWrites(state), Outputs(writer, left=look.left), shards)
                     plan = _plan(config, inputs, previous, out)
                     first = _first_pass(config, inputs, plan, previous, out)
                     assembled = _nonempty(assemble(first.made, previous, prune=config.prune))

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ class Outputs:
 
     writer: SiteWriter
     claimed: set[str] = field(default_factory=set)
+    # OUT's folders and their times as the last build left them (quick.Look.left)
+    left: Mapping[str, int] = field(default_factory=dict)
 
     def write(self, files: list[tuple[str, bytes | Iterator[bytes]]]) -> list[str]:
         paths = []
@@ -70,6 +73,25 @@ class Outputs:
                 self.writer.withdraw(path)
                 self.claimed.discard(path)
         return paths
+
+    def untouched(self, files: Collection[str]) -> bool:
+        """Whether these files (paths under OUT) are as the last build left them, told
+        without reading them: each folder holding one has the time that build left it
+        with (bough puts every file in place by renaming a new one into its folder,
+        as the quick check trusts: quick.py), and none was written since that build
+        ended: its ctime, which no tool sets back, is before the last time that build
+        recorded (strictly: the kernel's file times are as coarse as a few ms)."""
+        if not self.left:
+            return False
+        ended = max(self.left.values())
+        try:
+            for folder in {path.rpartition("/")[0] for path in files}:
+                recorded = self.left.get(os.path.join(".", folder))
+                if recorded is None or os.lstat(os.path.join(self.writer.out, folder)).st_mtime_ns != recorded:
+                    return False
+            return all(os.lstat(os.path.join(self.writer.out, path)).st_ctime_ns < ended for path in files)
+        except OSError:
+            return False
 
     def keep(self, path: str) -> None:
         """Own a file of the last build without writing it again (OutputError when it is gone)."""
@@ -188,6 +210,7 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
     # own pages are made, and are written after them.
     shards = _shard_names(projects) if options.search else {}
     runs = start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
+                        untouched=outputs.untouched,
                         early=early, search_limit=options.search_limit, names=shards) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:

@@ -116,6 +116,9 @@ class Look:
     options_digest: str  # of a build of the user's own sessions (the bundled examples have a key of their own)
     inputs: str | None  # the inputs digest; None: this build cannot be told by it (no record is made)
     said: Said | None  # what the last build said, when nothing it read or kept changed since
+    # OUT's folders and their times as the last build left them (its record), by path
+    # under OUT ("./pagefind/x"): empty when there is no record to trust
+    left: dict[str, int] = field(default_factory=dict)
 
 
 def unchanged(config: BuildConfig, options_digest: str) -> Look:
@@ -125,7 +128,7 @@ def unchanged(config: BuildConfig, options_digest: str) -> Look:
     if inputs is None or not os.path.isfile(Path(config.out) / RECORD):
         return Look(options_digest, inputs, None)  # (and OUT is not locked: it may not be bough's)
     with locked(config.out):
-        return Look(options_digest, inputs, _recall(config.out, inputs, config.archive))
+        return Look(options_digest, inputs, *_recall(config.out, inputs, config.archive))
 
 
 def remember(out: Path, inputs: str, archive: list[list[Any]], said: Said) -> None:
@@ -413,18 +416,23 @@ def _notes_said(doc: dict[str, Any]) -> list[str]:
     return [digest for digest in notes if isinstance(digest, str)][-_MAX_NOTES:] if isinstance(notes, list) else []
 
 
-def _recall(out: Path, inputs: str, archive: Path | None) -> Said | None:
+def _recall(out: Path, inputs: str, archive: Path | None) -> tuple[Said | None, dict[str, int]]:
     """What the last build said, when its inputs digest is ``inputs`` and no folder of
-    OUT or of the ``archive`` changed since; else None. The archive is listed last,
-    only when all else is the same: a build with a change does not pay for it."""
+    OUT or of the ``archive`` changed since, else None; and OUT's folder times it
+    recorded. The archive is listed last, only when all else is the same: a build
+    with a change does not pay for it."""
     data = read_regular(Path(out) / RECORD, _MAX_RECORD)
     if not data:
-        return None
+        return None, {}
     try:
         doc = orjson.loads(data)
-        if doc.get("format") != _FORMAT or doc.get("inputs") != inputs or not _same_times(out, doc["times"]) \
+        if doc.get("format") != _FORMAT or "times" not in doc:
+            return None, {}
+        left = {folder: mtime for folder, mtime in doc["times"]
+                if isinstance(folder, str) and isinstance(mtime, int)}
+        if doc.get("inputs") != inputs or not _same_times(out, doc["times"]) \
                 or doc.get("archive") != _times_digest(archive_times(archive, settled=True)):
-            return None
-        return Said.from_json(doc["said"])
+            return None, left
+        return Said.from_json(doc["said"]), left
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
-        return None
+        return None, {}
