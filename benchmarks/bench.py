@@ -63,6 +63,7 @@ import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -592,18 +593,29 @@ def _link_tree(source: Path, copy: Path, grown: set[Path]) -> None:
 
 
 def _one_turn(target: Path, which: str) -> bytes:
+    """A prompt and its reply appended to ``target``'s session, a second and two after
+    its last record (as a turn is: a turn dated before the session's start moved the
+    session to another month, and its page and search shard with it)."""
     import orjson
 
-    last = next(orjson.loads(line) for line in reversed(target.read_bytes().splitlines()[-50:])
-                if line.startswith(b"{") and b'"cwd"' in line)
+    records = []
+    for line in target.read_bytes().splitlines()[-50:]:
+        try:
+            records.append(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            continue  # the traps' torn and damaged lines
+    last = next(record for record in reversed(records) if isinstance(record, dict) and "cwd" in record)
     common = {"sessionId": last["sessionId"], "cwd": last["cwd"]}
     tag = hashlib.sha256(f"{target.name}/{which}".encode()).hexdigest()[:12]
     prompt, reply = f"bench000-0000-4000-8000-{tag}", f"bench001-0000-4000-8000-{tag}"
+    stamps = [r["timestamp"] for r in records if isinstance(r, dict) and isinstance(r.get("timestamp"), str)]
+    ended = datetime.fromisoformat(max(stamps).replace("Z", "+00:00")) if stamps else datetime(2027, 1, 1, tzinfo=UTC)
+    asked, answered = (f"{(ended + timedelta(seconds=n)).strftime('%Y-%m-%dT%H:%M:%S')}.000Z" for n in (1, 2))
     turn = [
         {"type": "user", "uuid": prompt, "parentUuid": last.get("uuid"), **common,
-         "timestamp": "2027-01-01T00:00:00.000Z", "message": {"role": "user", "content": "one more thing"}},
+         "timestamp": asked, "message": {"role": "user", "content": "one more thing"}},
         {"type": "assistant", "uuid": reply, "parentUuid": prompt, **common,
-         "timestamp": "2027-01-01T00:00:01.000Z",
+         "timestamp": answered,
          "message": {"id": f"msg_bench{tag}", "role": "assistant", "model": "claude-opus-4-6", "type": "message",
                      "content": [{"type": "text", "text": "Done."}],
                      "usage": {"input_tokens": 3, "output_tokens": 5}}},
