@@ -22,6 +22,7 @@ from bough_site.publish import month_signatures, rows_data, rows_script
 from bough_site.render import months
 from bough_site.render.months import Paging, paging
 from bough_site.render.project_summary import newest_first, summarize_project
+from bough_site.search import shards
 from corpus.claude import generate_claude_history
 
 from .helpers import EVIL, REPO, age, append_turn, rewritten, run, tree
@@ -223,10 +224,10 @@ def newest_transcript(src: Path, out: Path) -> Path:
 
 def test_a_big_projects_search_is_cut_by_months_and_an_append_indexes_the_newest_shard_again(
         small_pages: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A project of more than SHARD_SESSIONS sessions is several Pagefind bundles, each
-    of consecutive month pages from the oldest (made while the rest renders, with two
-    workers), so that an append to the newest month indexes again the newest bundle
-    only, not the project's."""
+    """A project of more than SHARD_SESSIONS sessions is several Pagefind bundles (made
+    while the rest renders, with two workers): its newest month page's, and the others'
+    of consecutive month pages from the oldest, so that an append to the newest month
+    indexes again that month's bundle only, not the project's."""
     monkeypatch.setattr("bough_site.search.shards.SHARD_SESSIONS", 3)
     src = history_of(tmp_path / "history")
     out = tmp_path / "out"
@@ -237,9 +238,11 @@ def test_a_big_projects_search_is_cut_by_months_and_an_append_indexes_the_newest
     # Oldest first: by month, a month's full pieces (2025-08-1 ...) before its own page (2025-08).
     oldest_first = sorted(month_pages, key=lambda p: (Path(p).stem[:7], int(Path(p).stem[8:] or 10**6)))
     assert len(oldest_first) == 12  # a session each (MONTH_ROWS: 1)
-    shards = [f"pagefind/{project}/{Path(p).stem}/" for p in oldest_first[::3]]
+    cuts = [oldest_first[n:min(n + 3, 11)] for n in range(0, 11, 3)] + [oldest_first[11:]]
+    shards = [f"pagefind/{project}/{Path(pages[0]).stem}/" for pages in cuts]
+    assert [len(pages) for pages in cuts] == [3, 3, 3, 2, 1]
     assert sorted(listed_shards(files)) == sorted(shards)
-    for shard, pages in zip(shards, [oldest_first[n:n + 3] for n in range(0, 12, 3)]):
+    for shard, pages in zip(shards, cuts):
         sessions = {s for p in pages for s in re.findall(rb'href="\.\./sessions/([^"]+)\.html"', files[p])}
         assert {Path(p).stem.encode() for p in shard_pages(files, shard)} == sessions
     age(out)
@@ -250,6 +253,33 @@ def test_a_big_projects_search_is_cut_by_months_and_an_append_indexes_the_newest
     fresh = tmp_path / "fresh"
     run(src, fresh)
     assert tree(out) == tree(fresh)
+
+
+def test_the_newest_month_is_a_shard_of_its_own_and_a_new_month_moves_no_older_bound(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """shard_names: a big project's newest month page is a shard alone, so an append to
+    it indexes that month again; when a new month starts, the month before joins the
+    older shards, cut from the oldest, whose bounds do not move."""
+    monkeypatch.setattr(months, "PAGED_ABOVE", 4)
+    monkeypatch.setattr(shards, "SHARD_SESSIONS", 10)
+    by_month = {f"2026-0{m}": month_of(10 * m, 4, f"2026-0{m}") for m in range(1, 8)}
+
+    def cut(upto: int) -> dict[str, list[str]]:
+        sessions = sorted((s for m in range(1, upto + 1) for s in by_month[f"2026-0{m}"]),
+                          key=lambda s: s.started or "", reverse=True)
+        found: dict[str, list[str]] = {}
+        for stem, name in shards.shard_names("p", sessions).items():
+            found.setdefault(name, []).append(stem.rpartition("/")[2])
+        return {name: sorted(stems) for name, stems in found.items()}
+
+    def ids(*month_numbers: int) -> list[str]:
+        return sorted(s.slug for m in month_numbers for s in by_month[f"2026-0{m}"])
+
+    assert cut(5) == {"p/2026-01": ids(1, 2), "p/2026-03": ids(3, 4), "p/2026-05": ids(5)}
+    # June starts: May joins the older shards, alone (8 + 4 > 10): the same shard, kept.
+    assert cut(6) == {"p/2026-01": ids(1, 2), "p/2026-03": ids(3, 4), "p/2026-05": ids(5), "p/2026-06": ids(6)}
+    # July starts: June joins May's shard, the only one made again with July's.
+    assert cut(7) == {"p/2026-01": ids(1, 2), "p/2026-03": ids(3, 4), "p/2026-05": ids(5, 6), "p/2026-07": ids(7)}
 
 
 def listed_shards(files: dict[str, bytes]) -> list[str]:

@@ -157,23 +157,28 @@ def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
     """The shard of each session's pages, by its page's stem (urls.session_stem).
     A project of SHARD_SESSIONS sessions or fewer is one shard, named by its id.
     A bigger one (paged by month: its sessions newest first, as
-    render/months.paging takes them) is cut between its month pages, from the oldest,
-    into shards of at most SHARD_SESSIONS sessions, each named ``<project id>/<its
-    oldest month page's name>``: the older shards' bounds do not move as sessions
-    are added, so an append to the newest month indexes again the newest shard, not
-    the project (at 3,000 sessions Pagefind's memory grew with them all: 788 MB)."""
+    render/months.paging takes them) has its newest month page as a shard of its own,
+    and its other month pages cut, from the oldest, into shards of at most
+    SHARD_SESSIONS sessions; each is named ``<project id>/<its oldest month page's
+    name>``. The older shards' bounds do not move as sessions are added, so an
+    append to the newest month, where work goes on, indexes again that month's
+    sessions, not up to SHARD_SESSIONS of them, nor the project (at 3,000 sessions
+    Pagefind's memory grew with them all: 788 MB); when a new month starts, the one
+    before joins the older shards (the newest of them made again, or one more)."""
     paged = paging(sessions)
     groups: list[tuple[str, list[Session]]] = []
     if paged is None or len(sessions) <= SHARD_SESSIONS:
         groups.append((project_id, sessions))
     else:
+        newest, *older = paged.pages
         held = SHARD_SESSIONS
-        for page in reversed(paged.pages):  # the oldest first
+        for page in reversed(older):  # the oldest first
             if held + len(page.sessions) > SHARD_SESSIONS:
                 groups.append((f"{project_id}/{page.name}", []))
                 held = 0
             groups[-1][1].extend(page.sessions)
             held += len(page.sessions)
+        groups.append((f"{project_id}/{newest.name}", newest.sessions))
     return {session_stem(project_id, session.slug): name
             for name, members in groups for session in members}
 
