@@ -23,8 +23,8 @@ kept in the work directory. On a history that is built (every one but the
 
 Then, for bough and each variant, on a copy of the history (hard links but for the
 files that grow): a cold build, the no-change rebuild (``--rounds`` times), and one
-turn appended to a session of median size, then to the largest (which files each
-rewrote, by mtime). ``--check-bytes`` then builds the grown copy fresh, at the
+turn appended to a session of median size, then to the largest, then to the one
+that started last (which files each rewrote, by mtime). ``--check-bytes`` then builds the grown copy fresh, at the
 default ``-j`` and at ``-j 1``, and compares the sites' bytes with the incremental
 one. Last, the history as Claude Code's cleanup leaves it after years: nine in ten
 session files deleted from the copy, a build reading them from bough's archive, and
@@ -481,8 +481,8 @@ def slug(tool: str) -> str:
 def incremental(projects: Path, work: Path, tool: str, jobs: int, env: dict[str, str], extra: list[str], *,
                 rounds: int, appends: bool, check_bytes: bool) -> dict:
     """On a copy of the history: a cold build, the no-change rebuild (``rounds``
-    times), then (``appends``) one turn appended to a session of median size and
-    to the largest; which files each rewrote (by mtime). The copy is hard links
+    times), then (``appends``) one turn appended to a session of median size, to
+    the largest and to the one that started last; which files each rewrote (by mtime). The copy is hard links
     but for the files that grow, so the history itself never changes."""
     targets = _grow_targets(projects) if appends else {}
     place = work / "incremental" / slug(tool)
@@ -518,6 +518,7 @@ def incremental(projects: Path, work: Path, tool: str, jobs: int, env: dict[str,
 
 # The appends measured, by their key in the results.
 APPENDS = {"median": "a median session", "largest": "the largest session",
+           "newest": "the session that started last",
            "cleanup": "a median session, 90% of sessions in the archive alone"}
 
 
@@ -624,7 +625,9 @@ def _one_turn(target: Path, which: str) -> bytes:
 
 
 def _grow_targets(projects: Path) -> dict[str, Path]:
-    """Main session files that end with a complete line: one of median size, and the largest."""
+    """Main session files that end with a complete line: one of median size, the
+    largest, and the one that started last (where work goes on: in its project's
+    newest month)."""
     mains = []
     for path in sorted(p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-")):
         with open(path, "rb") as handle:
@@ -633,8 +636,19 @@ def _grow_targets(projects: Path) -> dict[str, Path]:
                 mains.append(path)
     if not mains:
         raise SystemExit("no session file ends with a complete line")
+    newest = max(mains, key=lambda p: (_started(p), p.name))
     mains.sort(key=lambda p: (p.stat().st_size, p.name))
-    return {"median": mains[len(mains) // 2], "largest": mains[-1]}
+    return {"median": mains[len(mains) // 2], "largest": mains[-1], "newest": newest}
+
+
+_TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"]+)"')
+
+
+def _started(path: Path) -> bytes:
+    """The first timestamp of a session file ("" without one): when it started."""
+    with open(path, "rb") as handle:
+        found = _TIMESTAMP.search(handle.read(16384))
+    return found.group(1) if found else b""
 
 
 def _newer(out: Path, since: float) -> list[str]:

@@ -52,7 +52,7 @@ def test_the_benchmark_runs_every_new_history_at_a_tiny_size(tmp_path: Path) -> 
         assert incremental["check"]["same"], incremental["check"]
     for history in (realcode, wide):
         incremental = history["incremental"]["bough"]
-        for which in ("median", "largest", "cleanup"):
+        for which in ("median", "largest", "newest", "cleanup"):
             appended = incremental[f"append_{which}"]
             assert appended["ok"] and any(appended["session"] in name for name in appended["rewrote"])
         # Claude Code's cleanup: nine in ten sessions deleted, read from the archive by the build after.
