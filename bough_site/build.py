@@ -330,7 +330,7 @@ def _plan(config: BuildConfig, inputs: _Inputs, previous: Manifest, out: _Out) -
         written(paths)
         return probe_files(paths, workers)
 
-    disk = DiskAnswers(checksum=checksum, present=_presence(out.writer, out.state), scan=scan, probe=probe,
+    disk = DiskAnswers(checksum=checksum, present=_presence(out), scan=scan, probe=probe,
                        state=out.state)
     return make_plan(previous, units, {unit.key: unit.states(inputs.found.stat) for unit in units}, inputs.digest,
                      name=inputs.options.redactor().text, disk=disk, prune=config.prune)
@@ -452,15 +452,26 @@ class _EarlyIndexing:
                 self._shards.start(self._pages[project], shard_names(project, sessions))
 
 
-def _presence(writer: SiteWriter, state: StateStore) -> Callable[[SessionState], bool]:
-    """Whether everything a session of the last build owns is still in OUT."""
-    states = state.names()
+def _presence(out: _Out) -> Callable[[SessionState], bool]:
+    """Whether everything a session of the last build owns is still in OUT: its
+    values in the state, and its files, each found in OUT or in a folder as the last
+    build left it (Outputs.as_left: at 18,000 sessions, looking for 36,000 files
+    took an append 0.15-0.2 s). A file taken for there that is not fails the keep
+    stage, which renders its session again."""
+    states = out.state.names()
+    as_left: dict[str, bool] = {}
+
+    def there(path: str) -> bool:
+        folder = path.rpartition("/")[0]
+        if folder not in as_left:
+            as_left[folder] = out.outputs.as_left(folder)
+        return as_left[folder] or out.writer.has_file(path)
 
     def present(stored: SessionState) -> bool:
         if stored.tally not in states or stored.details not in states or (
                 in_state(stored.scan) and stored.scan not in states):
             return False
-        return all(writer.has_file(path) for path in stored.outputs)
+        return all(there(path) for path in stored.outputs)
 
     return present
 

@@ -74,21 +74,26 @@ class Outputs:
                 self.claimed.discard(path)
         return paths
 
+    def as_left(self, folder: str) -> bool:
+        """Whether this folder (a path under OUT) has the time the last build left it
+        with (quick.Look.left): nothing was added to it, taken from it or renamed in
+        it since, and bough puts every file in place by renaming a new one into its
+        folder (as the quick check trusts: quick.py)."""
+        recorded = self.left.get(os.path.join(".", folder))
+        try:
+            return recorded is not None and os.lstat(os.path.join(self.writer.out, folder)).st_mtime_ns == recorded
+        except OSError:
+            return False
+
     def untouched(self, files: Collection[str]) -> bool:
         """Whether these files (paths under OUT) are as the last build left them, told
-        without reading them: each folder holding one has the time that build left it
-        with (bough puts every file in place by renaming a new one into its folder,
-        as the quick check trusts: quick.py), and none was written since that build
-        ended: its ctime, which no tool sets back, is before the last time that build
-        recorded (strictly: the kernel's file times are as coarse as a few ms)."""
-        if not self.left:
+        without reading them: each in a folder :meth:`as_left`, and none written since
+        that build ended: its ctime, which no tool sets back, is before the last time
+        that build recorded (strictly: the kernel's file times are as coarse as a few ms)."""
+        if not self.left or not all(self.as_left(folder) for folder in {path.rpartition("/")[0] for path in files}):
             return False
         ended = max(self.left.values())
         try:
-            for folder in {path.rpartition("/")[0] for path in files}:
-                recorded = self.left.get(os.path.join(".", folder))
-                if recorded is None or os.lstat(os.path.join(self.writer.out, folder)).st_mtime_ns != recorded:
-                    return False
             return all(os.lstat(os.path.join(self.writer.out, path)).st_ctime_ns < ended for path in files)
         except OSError:
             return False
