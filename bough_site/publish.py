@@ -214,8 +214,7 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
     # project, a big one's cut by months: search/shards.py) go on while the site's
     # own pages are made, and are written after them.
     shards = _shard_names(projects) if options.search else {}
-    runs = start_shards(outputs.writer, previous.site_outputs, outputs.keep, report, workers=workers,
-                        untouched=outputs.untouched,
+    runs = start_shards(outputs, previous.site_outputs, report, workers=workers,
                         early=early, search_limit=options.search_limit, names=shards) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:

@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -97,23 +97,33 @@ class ShardRuns:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], None],
+class ShardOutputs(Protocol):
+    """What the shards need of the build's outputs (publish.Outputs)."""
+
+    writer: SiteWriter
+
+    def keep(self, path: str) -> None: ...
+
+    def untouched(self, files: list[str]) -> bool: ...
+
+
+def start_shards(outputs: ShardOutputs, previous: list[str],
                  report: Callable[[str], None] = lambda line: None, *, workers: int = 1,
                  early: EarlyShards | None = None, search_limit: int = DEFAULT_SEARCH_LIMIT,
-                 names: dict[str, str] | None = None,
-                 untouched: Callable[[list[str]], bool] = lambda files: False) -> ShardRuns:
+                 names: dict[str, str] | None = None) -> ShardRuns:
     """Keep each shard that still holds, and start Pagefind for the others,
     up to ``workers`` runs at once in threads (each run is a process of its own), so
-    that the build renders the index and project pages meanwhile. ``writer`` (the
-    build's SiteWriter, its session pages all written) tells the pages this build owns
-    and which of them it rendered; ``previous`` is what the last build's site pages
-    were (its shards among them); ``keep`` is the build's, so what is kept is neither
-    written again nor pruned. Only this thread uses ``writer`` and ``keep``.
-    ``search_limit`` is the budget of each tool result in KB (``page_copy.output_chars``);
-    with ``early``, the one it was made with counts. ``names``: the shard of each
-    session's pages (:func:`shard_names`); a page it does not name goes in its project's.
-    ``untouched`` tells whether files of OUT are as the last build left them
-    (publish.Outputs.untouched): a shard's files that are, are not read again."""
+    that the build renders the index and project pages meanwhile. ``outputs.writer``
+    (the build's SiteWriter, its session pages all written) tells the pages this build
+    owns and which of them it rendered; ``previous`` is what the last build's site pages
+    were (its shards among them); ``outputs.keep`` is the build's, so what is kept is
+    neither written again nor pruned, and a shard whose files ``outputs.untouched``
+    says are as the last build left them is not read again. Only this thread uses
+    ``outputs``. ``search_limit`` is the budget of each tool result in KB
+    (``page_copy.output_chars``); with ``early``, the one it was made with counts.
+    ``names``: the shard of each session's pages (:func:`shard_names`); a page it does
+    not name goes in its project's."""
+    writer = outputs.writer
     out = Path(writer.out)
     rendered = set(writer.written) | set(writer.unchanged)
     by_shard = _by_shard(writer.written + writer.unchanged + writer.kept, names or {})
@@ -133,7 +143,7 @@ def start_shards(writer: SiteWriter, previous: list[str], keep: Callable[[str], 
         # The shards this build rendered a page of are started first: checking the
         # others (0.3-0.6 s at 18,000 sessions) goes on beside their runs.
         for root, made in to_check:
-            kept = _keep_shard(out, root, made, owned_before, keep, untouched)
+            kept = _keep_shard(out, root, made, owned_before, outputs)
             if kept is None:
                 runs.make(root, made, early.take(root, made) if early is not None else None)
             else:
@@ -293,7 +303,7 @@ def shards_module(shards: list[str]) -> bytes:
 
 
 def _keep_shard(out: Path, root: str, made: dict[str, Any], owned_before: set[str],
-                keep: Callable[[str], None], untouched: Callable[[list[str]], bool]) -> list[str] | None:
+                outputs: ShardOutputs) -> list[str] | None:
     """Keep the shard the last build made from these pages (``made``: the stamp it
     would have, but its files); None when it must be made again."""
     stamp_path = f"{root}/{SHARD_STAMP}"
@@ -310,11 +320,11 @@ def _keep_shard(out: Path, root: str, made: dict[str, Any], owned_before: set[st
     paths = [f"{root}/{name}" for name in names]
     if any(path not in owned_before for path in paths):
         return None
-    if not untouched(paths):
+    if not outputs.untouched(paths):
         if any(_digest_of(out / path) != files[name] for name, path in zip(names, paths)):
             return None
     for path in [*paths, stamp_path]:  # all checked first: a shard is kept whole or made again whole
-        keep(path)
+        outputs.keep(path)
     return [*paths, stamp_path]
 
 
