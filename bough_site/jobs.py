@@ -94,7 +94,7 @@ class UnitResult:
 _OPTIONS: Options | None = None
 # Options.slug_counts as a dict, made once per process for the options at hand, not
 # once per job: it holds every page name known in advance, and made for each of
-# 18,000 jobs it cost the workers some 20 s of CPU (1 ms a job) in a cold build.
+# 18,000 jobs it cost a cold build 50-90 s of the workers' CPU (docs/performance.md).
 _SLUG_COUNTS: tuple[tuple[tuple[str, int], ...], dict[str, int]] = ((), {})
 _RENDERERS: dict[tuple[str | None, bool], Any] = {}
 # One Stager per OUT for the current run_jobs call: the folders it checked are

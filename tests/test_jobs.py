@@ -10,7 +10,7 @@ from bough_site.options import Options
 
 def test_the_page_names_known_in_advance_become_a_dict_once_per_options() -> None:
     # Every page name of the history is in slug_counts: made a dict for each job,
-    # it cost a cold build of 18,000 sessions some 20 s of CPU.
+    # it cost a cold build of 18,000 sessions 50-90 s of CPU.
     options = Options(theme=None, search=False, redact=True, key=b"k", slug_counts=(("a", 2), ("b", 1)))
     first = _slug_counts(options)
     assert first == {"a": 2, "b": 1}
