@@ -92,10 +92,6 @@ class UnitResult:
 
 
 _OPTIONS: Options | None = None
-# Options.slug_counts as a dict, made once per process for the options at hand, not
-# once per job: it holds every page name known in advance, and made for each of
-# 18,000 jobs it cost a cold build 50-90 s of the workers' CPU (docs/performance.md).
-_SLUG_COUNTS: tuple[tuple[tuple[str, int], ...], dict[str, int]] = ((), {})
 _RENDERERS: dict[tuple[str | None, bool], Any] = {}
 # One Stager per OUT for the current run_jobs call: the folders it checked are
 # checked again by the next build (a watching server builds again in its process).
@@ -191,7 +187,7 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
         sessions[index] = _contained(session, "read", lambda one: prepare(one, options.redactor(), prices),
                                      options, warnings)
     sessions = [session for session in sessions if session is not None]
-    counts = _slug_counts(options)
+    counts = options.slug_count_map
     own = {s: job.own_slugs.count(s) for s in job.own_slugs}
     in_unit: dict[str, int] = {}
     for session in sessions:
@@ -207,16 +203,6 @@ def run_job(job: Job, options: Options | None = None) -> UnitResult:
             results.append(result)
         del session
     return UnitResult(unit, files, [[w.file, w.line, w.reason] for w in warnings], results)
-
-
-def _slug_counts(options: Options) -> dict[str, int]:
-    """``options.slug_counts`` as a dict (read only), kept while the same tuple is asked for."""
-    global _SLUG_COUNTS
-    source, counts = _SLUG_COUNTS
-    if source is not options.slug_counts:
-        counts = dict(options.slug_counts)
-        _SLUG_COUNTS = (options.slug_counts, counts)  # the tuple held: its id is never another's
-    return counts
 
 
 def _read_contained(unit: Unit, warn: Callable[[InputWarning], None], inherit: Inheritance | None) -> list[Session]:

@@ -1,10 +1,9 @@
-"""jobs.py: what a worker keeps from one job to the next."""
+"""options.py: what the options make once for every job that asks."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from bough_site.jobs import _slug_counts
 from bough_site.options import Options
 
 
@@ -12,12 +11,14 @@ def test_the_page_names_known_in_advance_become_a_dict_once_per_options() -> Non
     # Every page name of the history is in slug_counts: made a dict for each job,
     # it cost a cold build of 18,000 sessions 50-90 s of CPU.
     options = Options(theme=None, search=False, redact=True, key=b"k", slug_counts=(("a", 2), ("b", 1)))
-    first = _slug_counts(options)
+    first = options.slug_count_map
     assert first == {"a": 2, "b": 1}
-    assert _slug_counts(options) is first
+    assert options.slug_count_map is first
 
     # Other options (the final pass's, the next build's in a watching server): their own names.
     other = replace(options, slug_counts=(("a", 1),))
-    assert _slug_counts(other) == {"a": 1}
-    assert _slug_counts(replace(options, slug_counts=())) == {}
-    assert _slug_counts(options) == {"a": 2, "b": 1}
+    assert other.slug_count_map == {"a": 1}
+    assert replace(options, slug_counts=()).slug_count_map == {}
+    assert options.slug_count_map == {"a": 2, "b": 1}
+    # Not a field: options that were copied, compared or hashed stay as they were.
+    assert other == replace(options, slug_counts=(("a", 1),)) and hash(other) == hash(replace(other))
