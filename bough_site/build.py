@@ -200,13 +200,12 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
             with SiteWriter(config.out, force=config.force) as writer:
                 quick.forget(writer.out)  # emptied in place until this build has ended
                 previous = _previous(writer.out, hint)
+                del hint  # when it changed since, the one read again replaces it: not both held
                 with StateStore(writer.out) as state, _early_shards(writer, config, inputs.options) as shards:
                     out = _Out(writer, state, StateWrites(state), Outputs(writer, left=look.left), shards)
                     plan = _plan(config, inputs, previous, out)
                     first = _first_pass(config, inputs, plan, previous, out)
                     assembled = _nonempty(assemble(first.made, previous, prune=config.prune))
-                    previous.forget([key for key, outcome in first.made.items() if outcome.status is Status.REBUILT],
-                                    [key for key in first.unit_states if key not in plan.reused_units])
                     assembled, again = _keep_unchanged(assembled, out.outputs, config.report)
                     assembled, jobs = _final_jobs(config, inputs, plan, first, previous, assembled, again, out)
                     assembled = _final_pass(config, first, assembled, jobs, out)
@@ -363,6 +362,11 @@ def _first_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, previous: Mani
     def take_first(_index: int, result: UnitResult) -> None:
         unit_states[result.unit.key] = _unit_state(result, plan, redactor, config.report)
         _take_first(result, made, out, progress, plan.estimates)
+        # The last build's entries of what was just read are not read again (assemble
+        # takes only the sessions this build did not make from it): let go of them now,
+        # not once every session is read. A build that reads every session again (its
+        # options changed, most sources deleted) held both manifests at its peak.
+        previous.forget([one.key for one in result.sessions], [result.unit.key])
         if indexing is not None:
             indexing.done(result, made)
 

@@ -157,10 +157,9 @@ class Manifest:
         return manifest
 
     def forget(self, sessions: Iterable[str], units: Iterable[str]) -> None:
-        """Let go of these sessions' and units' entries, which a build read again: once
-        it has assembled, nothing reads them (a build that renders every session again,
-        its options changed, held both manifests at its peak). A manifest that held
-        them is then never :meth:`same_as` this one."""
+        """Let go of these sessions' and units' entries, which a build read again:
+        once planned, nothing reads them (build.py lets go of each as its unit is read).
+        A manifest that held them is then never :meth:`same_as` this one."""
         for key in sessions:
             self.sessions.pop(key, None)
         for key in units:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from bough_site import write as write_module
 from bough_site.build import build
 from bough_site.config import BuildConfig
 from bough_site.errors import OutputError
+from bough_site.manifest import Manifest
 
 from .helpers import (
     OLD,
@@ -330,6 +332,31 @@ def test_a_theme_change_rebuilds_every_session(history: Path, tmp_path: Path) ->
     # (Manifest.forget) took nothing from the one it saved: a fresh build's bytes
     fresh_out = tmp_path / "fresh"
     run(history, fresh_out, theme=theme)
+    assert tree(out) == tree(fresh_out)
+    assert (out / ".bough-manifest.json").read_bytes() == (fresh_out / ".bough-manifest.json").read_bytes()
+
+
+def test_a_build_that_reads_every_session_again_lets_go_of_each_old_entry_as_it_goes(
+        history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its options changed, a build reads every session again: the last manifest's
+    entry of each is let go of as it is read, not once all are (both manifests held
+    at once took such a build at 18,000 sessions over 400 MB: docs/performance.md)."""
+    out = tmp_path / "site"
+    first = run(history, out)
+    held: list[int] = []  # the last manifest's entries still held, after each unit read
+    forget = Manifest.forget
+
+    def counting(manifest: Manifest, sessions: Iterable[str], units: Iterable[str]) -> None:
+        forget(manifest, sessions, units)
+        held.append(len(manifest.sessions))
+
+    monkeypatch.setattr(Manifest, "forget", counting)
+    changed = run(history, out, highlight_limit=31)
+    assert changed.rebuilt == first.rebuilt == 6
+    assert len(held) > 1 and held[0] > 0 and held[-1] == 0 and held == sorted(held, reverse=True)
+    monkeypatch.undo()
+    fresh_out = tmp_path / "fresh"
+    run(history, fresh_out, highlight_limit=31)
     assert tree(out) == tree(fresh_out)
     assert (out / ".bough-manifest.json").read_bytes() == (fresh_out / ".bough-manifest.json").read_bytes()
 
