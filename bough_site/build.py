@@ -325,7 +325,7 @@ def _plan(config: BuildConfig, inputs: _Inputs, previous: Manifest, out: _Out) -
         written(path for path, _label in files)
         return scan_files(files, workers)
 
-    def probe(paths: list[str]) -> list[frozenset[bytes] | None]:
+    def probe(paths: list[str]) -> list[bytes | None]:
         written(paths)
         return probe_files(paths, workers)
 

@@ -366,7 +366,7 @@ def _scan(file: tuple[str, str]) -> FileSummary:
 _PROBE_IN_PROCESS = 64 << 20
 
 
-def probe_files(paths: list[str], workers: int) -> list[frozenset[bytes] | None]:
+def probe_files(paths: list[str], workers: int) -> list[bytes | None]:
     """The uuids each Claude main file's records may carry (readers.claude_records.record_uuids,
     as plan.lineage.uuid_digests), in the order of ``paths``: a search of the raw
     bytes, in the worker pool when there are many."""
@@ -374,7 +374,7 @@ def probe_files(paths: list[str], workers: int) -> list[frozenset[bytes] | None]
     return parallel_map(_probe, paths, workers if sum(sizes) >= _PROBE_IN_PROCESS else 1, sizes=sizes)
 
 
-def _probe(path: str) -> frozenset[bytes] | None:
+def _probe(path: str) -> bytes | None:
     from .plan.lineage import uuid_digests
     from .readers.claude_records import record_uuids
 

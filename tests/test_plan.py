@@ -13,7 +13,7 @@ from bough_site.inherit import FileSummary
 from bough_site.jobs import Job
 from bough_site.manifest import FileState, Manifest, SessionState, UnitState
 from bough_site.plan import DiskAnswers, gone_sessions, make_plan, unchanged
-from bough_site.plan.lineage import ALONE, group_of, uuid_digests
+from bough_site.plan.lineage import ALONE, alone_in, group_of, uuid_digests
 from bough_site.plan.units import CLAUDE, CODEX, Unit, optimistic_slug
 from bough_site.state import StateStore
 from bough_site.hidden import hide
@@ -77,7 +77,7 @@ class Disk:
         self.scanned += [path for path, _label in files]
         return [self.summaries[path] for path, _label in files]
 
-    def probe(self, paths: list[str]) -> list[frozenset[bytes] | None]:
+    def probe(self, paths: list[str]) -> list[bytes | None]:
         """The uuids given for a file, else not known (every file of its directory is compared)."""
         self.probed += paths
         return [None if self.uuids.get(path) is None else uuid_digests(self.uuids[path]) for path in paths]
@@ -318,3 +318,19 @@ def test_jobs_go_to_the_workers_in_batches_when_there_are_many(tmp_path: Path) -
     sizes = [len(batch) for batch in batches[1:]]
     assert max(sizes) == JOB_BATCH and sizes.count(JOB_BATCH) == len(sizes) - 1  # the last one may be short
     assert len(batches) >= 2 * jobs_module._BATCHES_PER_WORKER
+
+
+def test_a_files_uuids_are_one_bytes_object_each_uuid_once_in_order() -> None:
+    """What the plan holds of a probed file, as the state keeps it: the same for the
+    same uuids, however often and in whatever order the records carry them."""
+    packed = uuid_digests(["u2", "u1", "u2"])
+    assert isinstance(packed, bytes) and len(packed) == 16 and packed == uuid_digests(["u1", "u2"])
+    assert packed[:8] < packed[8:]
+    assert uuid_digests([]) == b""
+
+
+def test_files_sharing_a_uuid_are_not_alone_and_one_not_probed_makes_none_alone() -> None:
+    uuids = {"a": ["u1", "u2"], "b": ["u3", "u1"], "c": ["u4"], "d": []}
+    probe = lambda paths: [None if p == "x" else uuid_digests(uuids[p]) for p in paths]  # noqa: E731
+    assert alone_in([["a", "b", "c", "d"], ["c", "x"], ["c", None]], probe) == [
+        [False, False, True, True], [False, False], [False, False]]
