@@ -655,6 +655,9 @@ def _keeps_old_pages(assembled: Assembled) -> bool:
 def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, pages: SitePages,
           previous: Manifest, out: _Out) -> None:
     """Stage 7: the manifest and the state it names, for the next build."""
+    table = inputs.options.price_table()
+    if table is not None and table.kept is not None:
+        table.kept.save()  # what pricing asked genai-prices in this process (kept_rates.py)
     digest, unit_states, state = inputs.digest, first.unit_states, out.state
     out.values.flush()
     manifest = Manifest(options=digest)

@@ -64,7 +64,7 @@ class Options:
 
     def price_table(self) -> PriceTable | None:
         """The prices (None with --no-cost): made once per process."""
-        return price_table(self.prices, self.prices_digest) if self.cost else None
+        return price_table(self.prices, self.prices_digest, self.out) if self.cost else None
 
     def prices_version(self) -> str | None:
         """The price data's version, as the footer and the sidecars name it (None: --no-cost)."""

@@ -25,13 +25,14 @@ same in any order (``-j``, incremental builds).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import orjson
 
@@ -51,6 +52,9 @@ from .model import (
     TimelineItem,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from .kept_rates import KeptRates
 
 PICO = 10**12  # pico-dollars per dollar
 _PER_MTOK = 10**6  # pico-dollars per token for a price of $1 per million tokens
@@ -150,9 +154,10 @@ class PriceTable:
     Lookups are cached per (provider, model, day): a build asks once per model and day,
     and a reply costs a dict lookup and four multiplications."""
 
-    def __init__(self, user: UserPrices | None = None, bundled: bool = True):
+    def __init__(self, user: UserPrices | None = None, bundled: bool = True, kept: KeptRates | None = None):
         self.user = user
         self.bundled = bundled
+        self.kept = kept  # genai-prices' answers kept from earlier builds (kept_rates.py)
         self._cache: dict[tuple[str | None, str, str], Rates | None] = {}
 
     @functools.cached_property
@@ -171,9 +176,18 @@ class PriceTable:
             pass
         found = self.user.rates(provider, model) if self.user is not None else None
         if found is None and self.bundled and provider is not None:
-            found = _bundled_rates(provider, model, day)
+            found = self._bundled(provider, model, day)
         self._cache[key] = found
         return found
+
+    def _bundled(self, provider: str, model: str, day: str) -> Rates | None:
+        if self.kept is not None:
+            with contextlib.suppress(KeyError):
+                return self.kept.get(provider, model, day)
+        rates, every_day = _bundled_rates(provider, model, day)
+        if self.kept is not None:
+            self.kept.add(provider, model, day, rates, every_day=every_day)
+        return rates
 
 
 def bundled_version() -> str:
@@ -182,15 +196,16 @@ def bundled_version() -> str:
     return version("genai-prices")
 
 
-def _bundled_rates(provider: str, model: str, day: str) -> Rates | None:
+def _bundled_rates(provider: str, model: str, day: str) -> tuple[Rates | None, bool]:
     """genai-prices' prices of ``model`` on ``day`` (UTC; "" for its latest), or None
-    when it does not know them. Imported here, lazily: its import takes 0.14 s."""
+    when it does not know them; and whether they hold on every day. Imported here,
+    lazily: its import takes 0.1-0.14 s."""
     info = _model_info(provider, model)
     if info is None:
-        return None
+        return None, True
     if not isinstance(info.prices, list):
-        return _compiled(provider, model, "")  # one price whatever the day: made once
-    return _compiled(provider, model, day)
+        return _compiled(provider, model, ""), True  # one price whatever the day: made once
+    return _compiled(provider, model, day), False
 
 
 def warm_prices() -> None:
@@ -321,10 +336,14 @@ def user_prices(data: Any, name: str = "prices") -> UserPrices:
 
 
 @functools.lru_cache(maxsize=8)
-def price_table(prices_file: str | None, digest: str = "") -> PriceTable:
+def price_table(prices_file: str | None, digest: str = "", out: str = "") -> PriceTable:
     """The build's table, made once per process and table (``digest``: of the user's file,
-    so an edited file is read again by a process that builds twice, as ``bough serve``)."""
-    return PriceTable(load_user_prices(Path(prices_file)) if prices_file else None)
+    so an edited file is read again by a process that builds twice, as ``bough serve``);
+    with ``out``, genai-prices' answers are kept in its state between builds."""
+    from .kept_rates import KeptRates
+
+    kept = KeptRates(Path(out), bundled_version()) if out else None
+    return PriceTable(load_user_prices(Path(prices_file)) if prices_file else None, kept=kept)
 
 
 # --------------------------------------------------------------------------- the stage

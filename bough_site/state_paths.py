@@ -31,3 +31,4 @@ STATE_DB = "state.sqlite"  # in STATE_DIR: content-named values (state.StateStor
 BLOCKS_DIR = "blocks"  # in STATE_DIR, a folder of its own: the highlighted blocks' store
 BLOCKS_DB = "blocks.sqlite"  # in BLOCKS_DIR (render/blockstore.py)
 COMPILED_TEMPLATES = "templates"  # in STATE_DIR: the theme's compiled templates (render/env.py)
+KEPT_RATES = "rates.json"  # in STATE_DIR: genai-prices' rates the last builds looked up (kept_rates.py)

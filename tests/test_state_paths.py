@@ -13,6 +13,7 @@ from bough_site.state_paths import (
     BLOCKS_DB,
     BLOCKS_DIR,
     COMPILED_TEMPLATES,
+    KEPT_RATES,
     LOCK,
     MANIFEST,
     MARKER,
@@ -48,7 +49,7 @@ def test_the_names_are_outs_layout() -> None:
         "OWN_PREFIX": ".bough-", "MARKER": ".bough-site", "LOCK": ".bough-lock", "TMP_PREFIX": ".bough-tmp-",
         "MANIFEST": ".bough-manifest.json", "QUICK_RECORD": ".bough-quick", "STATE_DIR": ".bough-state",
         "STATE_DB": "state.sqlite", "BLOCKS_DIR": "blocks", "BLOCKS_DB": "blocks.sqlite",
-        "COMPILED_TEMPLATES": "templates",
+        "COMPILED_TEMPLATES": "templates", "KEPT_RATES": "rates.json",
     }
     top = [MARKER, LOCK, TMP_PREFIX, MANIFEST, QUICK_RECORD, STATE_DIR]
     assert all(name.startswith(OWN_PREFIX) for name in top)
@@ -67,7 +68,7 @@ def test_a_build_leaves_these_files_of_its_own_and_no_other(tmp_path: Path) -> N
     compiled = [f for f in found if f.startswith(templates) and f != templates]
     assert [f for f in found if f not in compiled] == sorted([
         LOCK, MANIFEST, QUICK_RECORD, MARKER, f"{STATE_DIR}/", f"{STATE_DIR}/{BLOCKS_DIR}/",
-        f"{STATE_DIR}/{BLOCKS_DIR}/{BLOCKS_DB}", f"{STATE_DIR}/{STATE_DB}", templates,
+        f"{STATE_DIR}/{BLOCKS_DIR}/{BLOCKS_DB}", f"{STATE_DIR}/{STATE_DB}", templates, f"{STATE_DIR}/{KEPT_RATES}",
     ])
     assert compiled and all(re.fullmatch(rf"{re.escape(templates)}__jinja2_[0-9a-f]{{40}}\.cache", f) for f in compiled)
     assert not any(part.startswith(TMP_PREFIX) for f in found for part in f.split("/"))
