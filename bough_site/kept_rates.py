@@ -10,7 +10,9 @@ genai-prices at all.
 What is kept is genai-prices' answer as bough compiled it (pricing.Rates, integers
 of pico-dollars per token), or that it knows no such model. Each answer is kept
 for the day it was asked for, or for every day when the model's prices do not
-change with the date. The file names the versions of bough and genai-prices that
+change with the date. A model is named as a transcript names it, which may hold
+anything (a secret pasted where the model goes): the file keeps a digest of the
+provider and model instead (hidden.hide), never the names. The file names the versions of bough and genai-prices that
 made it, and a build of any other version does not read it. A file that cannot be
 read, or that is not in the exact shape written here, counts as empty: this module
 only saves time, it never changes a cost. Only the build's own process saves the
@@ -27,6 +29,7 @@ import orjson
 
 from . import __version__
 from .errors import BoughError
+from .hidden import hide
 from .pricing import Price, Rates
 from .state import atomic_write, read_regular, real_folders
 from .state_paths import KEPT_RATES, STATE_DIR
@@ -35,7 +38,7 @@ FORMAT = 1
 EVERY_DAY = "*"  # not a day: the model's prices are the same whatever the date
 _MAX_FILE = 4 << 20
 
-Key = tuple[str, str, str]  # provider, model, day (or EVERY_DAY)
+Key = tuple[str, str]  # hidden.hide of the provider and model, the day (or EVERY_DAY)
 
 
 class KeptRates:
@@ -49,13 +52,12 @@ class KeptRates:
 
     def get(self, provider: str, model: str, day: str) -> Rates | None:
         """The rates kept for ``model`` on ``day``; KeyError when none are."""
-        known = self._read()
-        key = (provider, model, EVERY_DAY)
-        return known[key] if key in known else known[(provider, model, day)]
+        known, name = self._read(), _name(provider, model)
+        return known[(name, EVERY_DAY)] if (name, EVERY_DAY) in known else known[(name, day)]
 
     def add(self, provider: str, model: str, day: str, rates: Rates | None, *, every_day: bool) -> None:
         """genai-prices' answer for ``model`` on ``day`` (on every day, with ``every_day``)."""
-        self._read()[(provider, model, EVERY_DAY if every_day else day)] = rates
+        self._read()[(_name(provider, model), EVERY_DAY if every_day else day)] = rates
         self._learned = True
 
     def save(self) -> None:
@@ -64,7 +66,7 @@ class KeptRates:
         if not self._learned or not real_folders(self._folder, create=True):
             return
         self._learned = False
-        with contextlib.suppress(BoughError, orjson.JSONEncodeError):  # (a name no JSON holds: a lone surrogate)
+        with contextlib.suppress(BoughError):
             atomic_write(self._folder, KEPT_RATES, [to_bytes(self._read(), self._version)])
 
     def _read(self) -> dict[Key, Rates | None]:
@@ -75,8 +77,12 @@ class KeptRates:
         return self._known
 
 
+def _name(provider: str, model: str) -> str:
+    return hide(f"{provider}\0{model}")
+
+
 def to_bytes(known: dict[Key, Rates | None], version: str) -> bytes:
-    """The file: its versions, then each answer as [provider, model, day, rates or null], sorted."""
+    """The file: its versions, then each answer as [model's digest, day, rates or null], sorted."""
     rows = [[*key, None if rates is None else [_price_json(p) for p in _prices(rates)]]
             for key, rates in sorted(known.items())]
     return orjson.dumps({"bough": __version__, "format": FORMAT, "genai-prices": version, "rates": rows},
@@ -95,16 +101,15 @@ def from_bytes(data: bytes, version: str) -> dict[Key, Rates | None]:
 
 
 def _row(row: Any) -> tuple[Key, Rates | None]:
-    provider, model, day, prices = row
-    if not all(isinstance(text, str) and text for text in (provider, model, day)):
+    name, day, prices = row
+    if not all(isinstance(text, str) and text for text in (name, day)):
         raise ValueError("not an answer")
     if prices is None:
-        return (provider, model, day), None
+        return (name, day), None
     given, output, read, write, hour = prices
     if given is None or output is None:
         raise ValueError("a model priced by its tokens has both prices")
-    return (provider, model, day), Rates(_price(given), _price(output), _optional(read), _optional(write),
-                                         _optional(hour))
+    return (name, day), Rates(_price(given), _price(output), _optional(read), _optional(write), _optional(hour))
 
 
 def _prices(rates: Rates) -> tuple[Price | None, ...]:
