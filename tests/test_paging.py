@@ -282,6 +282,33 @@ def test_the_newest_month_is_a_shard_of_its_own_and_a_new_month_moves_no_older_b
     assert cut(7) == {"p/2026-01": ids(1, 2), "p/2026-03": ids(3, 4), "p/2026-05": ids(5, 6), "p/2026-07": ids(7)}
 
 
+def test_a_project_of_a_few_hundred_sessions_has_its_newest_month_in_a_shard_of_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """shard_names: a project too small to be paged but over NEWEST_APART_ABOVE sessions
+    is cut by calendar month, its newest month alone, so that an append indexes that
+    month again, not the project; a smaller project, or one of a single month, stays
+    one shard (each shard more costs the first search)."""
+    monkeypatch.setattr(shards, "NEWEST_APART_ABOVE", 8)
+    sessions = month_of(30, 4, "2026-03") + month_of(20, 3, "2026-02") + month_of(10, 3, "2026-01")
+    newest_first_sessions = sorted(sessions, key=lambda s: s.started or "", reverse=True)
+    assert paging(newest_first_sessions) is None  # not paged: its calendar months, not month pages
+
+    def cut(members: list[Session]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for stem, name in shards.shard_names("p", members).items():
+            found.setdefault(name, []).append(stem.rpartition("/")[2])
+        return {name: sorted(stems) for name, stems in found.items()}
+
+    def ids(*members: list[Session]) -> list[str]:
+        return sorted(s.slug for group in members for s in group)
+
+    march, february, january = newest_first_sessions[:4], newest_first_sessions[4:7], newest_first_sessions[7:]
+    assert cut(newest_first_sessions) == {"p/2026-01": ids(january, february), "p/2026-03": ids(march)}
+    assert cut(newest_first_sessions[:8]) == {"p": ids(march, february, january[:1])}  # 8 sessions: one shard
+    one_month = month_of(40, 12, "2026-04")[::-1]
+    assert cut(one_month) == {"p": ids(one_month)}
+
+
 def listed_shards(files: dict[str, bytes]) -> list[str]:
     """The shards pagefind/shards.js lists."""
     return json.loads(files["pagefind/shards.js"].decode().split("export default ", 1)[1].rstrip().rstrip(";"))

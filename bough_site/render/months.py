@@ -17,6 +17,8 @@ class Month:
     sessions: list[Session]
 
 
+UNDATED = "undated"  # the name of the sessions without a date, as a month's
+
 # Written out, not strftime("%B"): a page must not depend on the build's locale.
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                "October", "November", "December")
@@ -68,7 +70,7 @@ class MonthPage:
     @property
     def name(self) -> str:
         """The file name's stem: ``2026-02``, ``2026-02-1`` (a piece), ``undated``."""
-        stem = self.key or "undated"
+        stem = self.key or UNDATED
         return f"{stem}-{self.piece}" if self.piece else stem
 
     @property

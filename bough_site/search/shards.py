@@ -2,10 +2,10 @@
 and ``pagefind/shards.js``.
 
 Each project's session pages get a bundle of their own under pagefind/<project id>/
-(a "shard"); a project of more than SHARD_SESSIONS sessions gets several, each of
-consecutive month pages (render/months.py), under pagefind/<project id>/<its oldest
-month page's name>/, so that an append indexes again the newest of them, not the
-project's thousands of sessions. pagefind/shards.js lists them; search.js loads the
+(a "shard"); a project of more than NEWEST_APART_ABOVE sessions gets several, each of
+consecutive months (render/months.py), under pagefind/<project id>/<its oldest
+month's page name>/, so that an append indexes again the newest month, not the
+project's hundreds or thousands of sessions. pagefind/shards.js lists them; search.js loads the
 first and merges the others into it (Pagefind's mergeIndex), so a search covers them
 all, ranked together. A build runs Pagefind only for shards whose session pages it
 rendered, and over one shard's pages at a time, so neither its time nor its
@@ -27,7 +27,7 @@ import orjson
 from ..aside import SetAside
 from ..config import DEFAULT_SEARCH_LIMIT
 from ..model import Session
-from ..render.months import paging
+from ..render.months import UNDATED, by_month, paging
 from ..urls import session_stem
 from ..write import SiteWriter, is_regular_file, json_bytes
 from . import pagefind_run
@@ -154,41 +154,56 @@ def start_shards(outputs: ShardOutputs, previous: list[str],
     return runs
 
 
-# The most sessions a shard of a project paged by month holds (render/months.py):
+# The most sessions a shard of a project cut by month holds (render/months.py):
 # more shards make an append cheaper (Pagefind indexes one again) and the first
 # search of every visit dearer (the browser merges them all: 36 at 18,000 sessions
-# took it from 1.43 to 1.93 s).
+# took it from 1.43 to 1.93 s, some 15 ms a shard).
 SHARD_SESSIONS = 600
+# A project of more sessions than this has its newest month in a shard of its own:
+# an append, which goes to the newest month, then indexes that month again (at 2,000
+# sessions some 40 sessions, 0.1 s), not the project's up to 600 (0.5 s). A smaller
+# project is one shard, as many projects are: each more would cost the first search.
+NEWEST_APART_ABOVE = 100
 
 
 def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
     """The shard of each session's pages, by its page's stem (urls.session_stem).
-    A project of SHARD_SESSIONS sessions or fewer is one shard, named by its id.
-    A bigger one (paged by month: its sessions newest first, as
-    render/months.paging takes them) has its newest month page as a shard of its own,
-    and its other month pages cut, from the oldest, into shards of at most
-    SHARD_SESSIONS sessions; each is named ``<project id>/<its oldest month page's
-    name>``. The older shards' bounds do not move as sessions are added, so an
-    append to the newest month, where work goes on, indexes again that month's
-    sessions, not up to SHARD_SESSIONS of them, nor the project (at 3,000 sessions
-    Pagefind's memory grew with them all: 788 MB); when a new month starts, the one
-    before joins the older shards (the newest of them made again, or one more)."""
-    paged = paging(sessions)
+    A project of NEWEST_APART_ABOVE sessions or fewer, or of one month, is one
+    shard, named by its id. A bigger one (its sessions newest first) is cut by month:
+    by its month pages when it is paged (render/months.paging), else by calendar
+    month. Its newest month is a shard of its own, and its other months are cut,
+    from the oldest, into shards of at most SHARD_SESSIONS sessions; each is named
+    ``<project id>/<its oldest month's page name>``. The older shards' bounds do not
+    move as sessions are added, so an append to the newest month, where work goes
+    on, indexes again that month's sessions, not up to SHARD_SESSIONS of them, nor
+    the project (at 3,000 sessions Pagefind's memory grew with them all: 788 MB);
+    when a new month starts, the one before joins the older shards (the newest of
+    them made again, or one more)."""
+    months = _months(sessions) if len(sessions) > min(NEWEST_APART_ABOVE, SHARD_SESSIONS) else []
     groups: list[tuple[str, list[Session]]] = []
-    if paged is None or len(sessions) <= SHARD_SESSIONS:
+    if len(months) < 2:
         groups.append((project_id, sessions))
     else:
-        newest, *older = paged.pages
+        (newest, newest_sessions), *older = months
         held = SHARD_SESSIONS
-        for page in reversed(older):  # the oldest first
-            if held + len(page.sessions) > SHARD_SESSIONS:
-                groups.append((f"{project_id}/{page.name}", []))
+        for name, members in reversed(older):  # the oldest first
+            if held + len(members) > SHARD_SESSIONS:
+                groups.append((f"{project_id}/{name}", []))
                 held = 0
-            groups[-1][1].extend(page.sessions)
-            held += len(page.sessions)
-        groups.append((f"{project_id}/{newest.name}", newest.sessions))
+            groups[-1][1].extend(members)
+            held += len(members)
+        groups.append((f"{project_id}/{newest}", newest_sessions))
     return {session_stem(project_id, session.slug): name
             for name, members in groups for session in members}
+
+
+def _months(sessions: list[Session]) -> list[tuple[str, list[Session]]]:
+    """A project's sessions by month, newest first, each named as its page is: a paged
+    project's month pages (a big month's pieces apart), else its calendar months."""
+    paged = paging(sessions)
+    if paged is not None:
+        return [(page.name, page.sessions) for page in paged.pages]
+    return [(month.key or UNDATED, month.sessions) for month in by_month(sessions)]
 
 
 def _by_shard(paths: list[str], names: dict[str, str]) -> dict[str, list[str]]:
