@@ -291,6 +291,7 @@ def _keyword_secrets(s: str, scan: _Scan, runs: _Runs, out: list[_Candidate]) ->
     near: dict[int, bool] = {}  # run -> a secret word near it
     wide: list[Span] = []
     n = len(s)
+    low = ""
     for m in _MIXED_TOKEN_RE.finditer(runs.text):
         token = m.group()
         if len(token) >= _WIDE_LEAST:
@@ -298,7 +299,7 @@ def _keyword_secrets(s: str, scan: _Scan, runs: _Runs, out: list[_Candidate]) ->
         if _is_id(token):
             continue
         k, delta = runs.at(m.start())
-        low = scan.low
+        low = low or _without_labels(scan.low)
         if k not in near:
             lo, hi = runs.spans[k]
             near[k] = _SECRET_WORD_RE.search(low, max(0, lo - _KEYWORD_BEFORE), min(n, hi + _KEYWORD_AFTER)) is not None
@@ -307,6 +308,17 @@ def _keyword_secrets(s: str, scan: _Scan, runs: _Runs, out: list[_Candidate]) ->
         if _same_sentence_keyword(low, m.start() + delta, m.end() + delta):
             out.append((TIER_FALLBACK, m.start() + delta, m.end() + delta, "keyword-secret", _SHAPE_BASE + len(SHAPES) + 1))
     return wide
+
+
+# What redaction leaves in place of a secret (redact.py): its kind names a secret word
+# ("aws-access-key", "github-token"), which must not make the token after it a keyword
+# secret when the text is redacted again (redacting twice changes nothing).
+_LABEL_RE = re.compile(r"\[redacted: [a-z0-9-]+ [0-9a-f]{8}\]")
+
+
+def _without_labels(low: str) -> str:
+    """``low`` with redaction's labels blanked out, the same length (its places stand)."""
+    return _LABEL_RE.sub(lambda m: " " * len(m.group()), low) if "[redacted: " in low else low
 
 
 def _same_sentence_keyword(low: str, a: int, b: int) -> bool:

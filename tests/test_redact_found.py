@@ -148,6 +148,17 @@ def test_secrets_planted_anywhere_in_any_text(planted: tuple[str, str, dict[str,
     assert again.value(r.value(record)) == r.value(record)
 
 
+def test_a_labels_kind_is_no_secret_word_for_the_token_after_it() -> None:
+    """Found by the test above: a key cut short (a string's first 50 characters, as a
+    JSON key) is no key's shape and stays; its label's kind ("aws-access-key") before
+    it must not make it a keyword secret when the text is redacted again."""
+    text = " AKIA2CQ7ZT6WNISIGQJT  ghp_uE52rVejGWbUno6N9jec3hQ"
+    once = Redactor(KEY).text(text)
+    assert once.startswith(" [redacted: aws-access-key ") and once.endswith("  ghp_uE52rVejGWbUno6N9jec3hQ")
+    assert Redactor(KEY).text(once) == once
+    assert "keyword-secret" in Redactor(KEY).text("my key: ghp_uE52rVejGWbUno6N9jec3hQ")  # a word still is
+
+
 @settings(max_examples=600 if FULL else 120, deadline=None)
 @given(_SHAPE, st.integers(0, 2**32), _FILLER, st.sampled_from(["backup_{} done", "mcp__{} done", "x_{}", "mcp__{}__query"]),
        st.sampled_from(PADS))
