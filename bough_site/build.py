@@ -391,7 +391,7 @@ def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass
     with collecting(True):
         unions = Unions(assembled.outcome, out.values, config.report)
         details = Details(assembled.outcome, out.values)
-        parts = SiteParts(assembled.projects, unions.union, warnings, signature, project_signatures, details.held,
+        parts = SiteParts(assembled.projects, unions, warnings, signature, project_signatures, details.held,
                           details.name)
         return publish(parts, previous=previous, same_options=plan.same_options, options=first.options,
                        outputs=out.outputs, report=config.report, workers=workers_for(config.jobs), early=out.shards)
@@ -680,6 +680,7 @@ def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, 
     manifest.project_stats = {p.id: p.stats for p in pages.site.projects}
     manifest.project_signatures = pages.project_signatures
     manifest.site_stats = pages.site.stats
+    manifest.apart = pages.apart
     if manifest.same_as(previous):
         return  # nothing changed: neither the state nor the manifest (20,000 sessions: tens of MB)
     state.keep_only({s.tally for s in manifest.sessions.values()}

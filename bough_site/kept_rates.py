@@ -7,7 +7,7 @@ build that reads a session in its own process pays it. This module keeps what
 such a build learned: an append that prices models priced before need not import
 genai-prices at all.
 
-What is kept is genai-prices' answer as bough compiled it (pricing.Rates, integers
+What is kept is genai-prices' answer as bough compiled it (rates.Rates, integers
 of pico-dollars per token), or that it knows no such model. Each answer is kept
 for the day it was asked for, or for every day when the model's prices do not
 change with the date. A model is named as a transcript names it, which may hold
@@ -30,7 +30,7 @@ import orjson
 from . import __version__
 from .errors import BoughError
 from .hidden import hide
-from .pricing import Price, Rates
+from .rates import Price, Rates
 from .state import atomic_write, read_regular, real_folders
 from .state_paths import KEPT_RATES, STATE_DIR
 

@@ -102,6 +102,9 @@ class Manifest:
     site_signature: str = ""  # what the index and project pages were made of
     project_stats: dict[str, dict[str, int]] = field(default_factory=dict)
     project_signatures: dict[str, str] = field(default_factory=dict)  # what each project page was made of
+    # The projects' sums (state_reads.ProjectSums) when no identity was in two projects
+    # (site.site_counted): the next build takes these as apart from one another.
+    apart: list[str] = field(default_factory=list)
     site_stats: dict[str, int] = field(default_factory=dict)
     stamp: tuple[int, int, int] | None = None  # the file read: inode, size, mtime (None: none read)
 
@@ -152,6 +155,7 @@ class Manifest:
             manifest.project_stats = {str(k): dict(v) for k, v in (site.get("project_stats") or {}).items()}
             manifest.project_signatures = {str(k): str(v) for k, v in (site.get("project_signatures") or {}).items()}
             manifest.site_stats = dict(site.get("stats") or {})
+            manifest.apart = [str(name) for name in site.get("apart") or []]
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             return cls()
         return manifest
@@ -168,9 +172,9 @@ class Manifest:
     def same_as(self, other: Manifest) -> bool:
         """Whether saving this manifest would write what ``other`` (the last one) holds."""
         return (self.options, self.units, self.sessions, self.site_outputs, self.site_signature,
-                self.project_stats, self.project_signatures, self.site_stats) == (
+                self.project_stats, self.project_signatures, self.site_stats, self.apart) == (
                 other.options, other.units, other.sessions, other.site_outputs, other.site_signature,
-                other.project_stats, other.project_signatures, other.site_stats)
+                other.project_stats, other.project_signatures, other.site_stats, other.apart)
 
 
     # ---------------------------------------------------------------- writing
@@ -186,7 +190,8 @@ class Manifest:
         yield from _object(self.sessions, _session_doc)
         yield b',"site":' + _dumps({"outputs": self.site_outputs, "signature": self.site_signature,
                                     "project_stats": self.project_stats,
-                                    "project_signatures": self.project_signatures, "stats": self.site_stats})
+                                    "project_signatures": self.project_signatures, "stats": self.site_stats,
+                                    "apart": self.apart})
         yield b',"units":'
         yield from _object(self.units, _unit_doc)
         yield b"}\n"

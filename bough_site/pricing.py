@@ -32,11 +32,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
 import orjson
 
 from .errors import BoughError
+from .kept_rates import KeptRates
 from .model import (
     COST_KEY,
     RECORDED_COST_KEY,
@@ -52,9 +53,8 @@ from .model import (
     TimelineItem,
     Usage,
 )
+from .rates import Price, Rates
 
-if TYPE_CHECKING:
-    from .kept_rates import KeptRates
 
 PICO = 10**12  # pico-dollars per dollar
 _PER_MTOK = 10**6  # pico-dollars per token for a price of $1 per million tokens
@@ -72,65 +72,6 @@ _KEYS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok", "ca
 
 class PricesError(BoughError):
     """A user's price table that cannot be used: one clear message."""
-
-
-# A price: (base rate, ((tier start, rate), ...) ascending), rates in pico-USD per token.
-Price = tuple[int, tuple[tuple[int, int], ...]]
-
-
-@dataclass(frozen=True)
-class Rates:
-    """One model's prices on one day, in pico-dollars per token."""
-
-    input: Price
-    output: Price
-    cache_read: Price | None  # None: cache reads are priced as input (the table has no price for them)
-    cache_write: Price | None
-    cache_write_1h: Price | None = None  # None: one-hour cache writes at cache_write's rate
-
-    def __post_init__(self) -> None:
-        # Without tiers (most models), the rates as five plain integers: the fast path.
-        prices = (self.input, self.output, self.cache_read, self.cache_write, self.cache_write_1h)
-        flat = None
-        if not any(price is not None and price[1] for price in prices):
-            given = self.input[0]
-            read = given if self.cache_read is None else self.cache_read[0]
-            write = given if self.cache_write is None else self.cache_write[0]
-            hour = write if self.cache_write_1h is None else self.cache_write_1h[0]
-            flat = (given, self.output[0], read, write, hour)
-        object.__setattr__(self, "_flat", flat)
-
-    def pico(self, usage: Usage) -> int:
-        """The cost of one model call in pico-dollars. genai-prices' ``input_tokens``
-        is bough's fresh input plus cache reads and writes; a tier applies to every
-        token of the call when that total is above the tier's start (its cliff model)."""
-        fresh, read, write = usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens
-        flat = self._flat  # type: ignore[attr-defined]
-        if flat is not None:
-            hour = usage.cache_creation_1h_input_tokens
-            if hour > write:
-                hour = write
-            return (flat[0] * fresh + flat[1] * usage.output_tokens + flat[2] * read + flat[3] * (write - hour)
-                    + flat[4] * hour)
-        whole = fresh + read + write
-        cost = _rate(self.output, whole) * usage.output_tokens
-        input_rate = _rate(self.input, whole)
-        cost += input_rate * fresh
-        cost += (input_rate if self.cache_read is None else _rate(self.cache_read, whole)) * read
-        write_rate = input_rate if self.cache_write is None else _rate(self.cache_write, whole)
-        hour = min(usage.cache_creation_1h_input_tokens, write)
-        cost += write_rate * (write - hour)
-        if hour:
-            cost += (write_rate if self.cache_write_1h is None else _rate(self.cache_write_1h, whole)) * hour
-        return cost
-
-
-def _rate(price: Price, whole: int) -> int:
-    base, tiers = price
-    for start, rate in reversed(tiers):
-        if whole > start:
-            return rate
-    return base
 
 
 def _pico_rate(value: Any, where: str) -> int:
@@ -340,8 +281,6 @@ def price_table(prices_file: str | None, digest: str = "", out: str = "") -> Pri
     """The build's table, made once per process and table (``digest``: of the user's file,
     so an edited file is read again by a process that builds twice, as ``bough serve``);
     with ``out``, genai-prices' answers are kept in its state between builds."""
-    from .kept_rates import KeptRates
-
     kept = KeptRates(Path(out), bundled_version()) if out else None
     return PriceTable(load_user_prices(Path(prices_file)) if prices_file else None, kept=kept)
 
@@ -443,8 +382,19 @@ def _replies(session: Session) -> Iterator[tuple[str, Reply]]:
                     runs.append((f"{run_id}/{block.subagent.agent_id}", block.subagent.timeline))
 
 
+# What a stats object's cost keys are made of, in pico-dollars: the estimates' sum, the
+# replies without one, the recorded costs' sum and the replies with one. Sums of two
+# sets of replies that share none add up (counts.Sums).
+CostSums = tuple[int, int, int, int]
+
+
 def cost_stats(costs: Any) -> dict[str, float | int]:
     """The cost keys of a stats object from (estimate, recorded) pairs in pico-dollars."""
+    return cost_stats_of(cost_sums(costs))
+
+
+def cost_sums(costs: Any) -> CostSums:
+    """The sums of (estimate, recorded) pairs in pico-dollars (None: not known)."""
     estimate = unknown = recorded = recorded_count = 0
     for est, rec in costs:
         if est is None:
@@ -454,6 +404,12 @@ def cost_stats(costs: Any) -> dict[str, float | int]:
         if rec is not None:
             recorded += rec
             recorded_count += 1
+    return estimate, unknown, recorded, recorded_count
+
+
+def cost_stats_of(sums: CostSums) -> dict[str, float | int]:
+    """The cost keys of a stats object from :func:`cost_sums`."""
+    estimate, unknown, recorded, recorded_count = sums
     out: dict[str, float | int] = {COST_KEY: usd(estimate)}
     if unknown:
         out[UNKNOWN_COST_KEY] = unknown

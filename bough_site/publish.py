@@ -28,7 +28,7 @@ from .options import Options
 from .render.months import is_paged
 from .search.offline import FALLBACK_PATH, DetailsName, HoldDetails, fallback_parts, fallback_script, part_script
 from .search.shards import EarlyShards, shard_names, start_shards
-from .site import ProjectUnion, site_stats
+from .site import ProjectCounts, site_counted, site_stats
 from .summaries import details_at_hand
 from .write import SiteWriter, Staged, discard, is_regular_file, json_bytes, script_json
 
@@ -113,6 +113,7 @@ class SitePages:
     outputs: list[str]
     signature: str
     project_signatures: dict[str, str]
+    apart: list[str]  # the projects' sums, when no identity is in two of them (site.site_counted)
 
 
 def signatures(projects: list[Project], parts: Callable[[Session], list[Any]], warnings: list[InputWarning],
@@ -185,9 +186,9 @@ class SiteParts:
     """What the site's own pages are made of."""
 
     projects: list[Project]
-    # The union of a project's sessions' counting identities, packed, and its numbers
-    # (asked only when something changed)
-    tally: ProjectUnion
+    # A project's numbers, from its sessions' counting identities (asked only when
+    # something changed)
+    tally: ProjectCounts
     warnings: list[InputWarning]
     signature: str  # of the whole (:func:`signatures`)
     project_signatures: dict[str, str]  # of each project
@@ -206,8 +207,8 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
         try:
             for path in previous.site_outputs:
                 outputs.keep(path)
-            site = site_stats(projects, None, warnings, previous)
-            return SitePages(site, list(previous.site_outputs), signature, project_signatures)
+            site = site_stats(projects, warnings, previous)
+            return SitePages(site, list(previous.site_outputs), signature, project_signatures, list(previous.apart))
         except OutputError:
             pass  # a file went missing: render them all
     # Pagefind reads the session pages, all written by now: its runs (a bundle per
@@ -218,7 +219,7 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
                         early=early, search_limit=options.search_limit, names=shards) \
         if options.search else contextlib.nullcontext()
     with runs as shard_runs:
-        site = site_stats(projects, tally, warnings, previous)
+        site, apart = site_counted(projects, tally, warnings, previous)
         made = _site_files(site, parts, _Before(previous, same_options, outputs), options, shards)
         paths = sorted(made.paths)
         if shard_runs is not None:
@@ -227,7 +228,7 @@ def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options
         report(f"warning: {line}")
     # A page made without a part that failed is made again by the next build.
     signatures_kept = {key: value for key, value in project_signatures.items() if key not in made.fell_back}
-    return SitePages(site, paths, "" if made.warnings else signature, signatures_kept)
+    return SitePages(site, paths, "" if made.warnings else signature, signatures_kept, apart)
 
 
 @dataclass

@@ -8,21 +8,32 @@ project's Tally is the union of its sessions'. Integers come out at the end.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from .model import REASONING_KEY, STAT_KEYS, TOKEN_STAT_KEYS, UNKNOWN_SESSIONS_PREFIX, UNKNOWN_TOKENS_KEY, Usage
+from .pricing import CostSums, cost_sums
 
 
-class Union(Protocol):
-    """What a union of tallies holds as numbers, whether a Tally or packed (counts.Counts)."""
+class Numbers(Protocol):
+    """What :func:`stats_of` takes of a union besides its counts: its lines, whether
+    it holds reasoning tokens, and the sessions of unknown figures by token key (a
+    set, or how many: counts.Sums)."""
 
     lines: int
     skipped_lines: int
     has_reasoning: bool
+
+    @property
+    def unknown(self) -> Mapping[str, Collection[str] | int]: ...
+
+
+class Union(Numbers, Protocol):
+    """What a union of tallies holds as numbers, whether a Tally or packed (counts.Counts)."""
+
     totals: dict[str, Usage]
-    unknown: dict[str, set[str]]
+    unknown: dict[str, set[str]]  # type: ignore[assignment]
 
 
 SET_KEYS = (
@@ -115,7 +126,7 @@ class Tally:
         return stats_of(self, {key: len(getattr(self, key)) for key in SET_KEYS}, replies=len(self.replies),
                         sums={name: sum(getattr(u, name) for u in usages) for name in USAGE_FIELDS},
                         unknown_replies=sum(1 for u in self.replies.values() if u.unknown),
-                        costs=None if self.costs is None else self.costs.values(), session=self.session)
+                        costs=None if self.costs is None else cost_sums(self.costs.values()), session=self.session)
 
 
 def merge_common(into: Union, other: Union) -> None:
@@ -133,13 +144,13 @@ def merge_common(into: Union, other: Union) -> None:
         into.unknown.setdefault(token_key, set()).update(sessions)
 
 
-def stats_of(union: Union, sets: dict[str, int], *, replies: int, sums: dict[str, int], unknown_replies: int,
-             costs: Iterable[tuple[int | None, int | None]] | None, session: bool) -> dict[str, int | None]:
+def stats_of(union: Numbers, sets: dict[str, int], *, replies: int, sums: dict[str, int], unknown_replies: int,
+             costs: CostSums | None, session: bool) -> dict[str, int | None]:
     """A stats object (model.STAT_KEYS, then what applies) from a union's counts:
     its distinct identities by set, its replies, the sums of their usage (and of the
-    whole-session totals) by field, the replies of unknown tokens, the (estimate,
-    recorded) cost of each reply, and the rest ``union`` holds as numbers (lines,
-    sessions of unknown tokens). Tally and counts.Counts both count through it."""
+    whole-session totals) by field, the replies of unknown tokens, the sums of the
+    replies' costs (pricing.cost_sums), and the rest ``union`` holds as numbers (lines,
+    sessions of unknown tokens). Tally, counts.Counts and counts.Sums all count through it."""
     out: dict[str, int | None] = {**sets, "replies": replies}
     out.update({name: sums[name] for name in USAGE_FIELDS if name != REASONING_KEY})
     out["lines"] = union.lines
@@ -156,9 +167,9 @@ def stats_of(union: Union, sets: dict[str, int], *, replies: int, sums: dict[str
         if session:
             ordered[key] = None  # the files do not hold it: never 0, never estimated
         else:
-            ordered[UNKNOWN_SESSIONS_PREFIX + key] = len(missing)
+            ordered[UNKNOWN_SESSIONS_PREFIX + key] = missing if isinstance(missing, int) else len(missing)
     if costs is not None:
-        from .pricing import cost_stats
+        from .pricing import cost_stats_of
 
-        ordered.update(cost_stats(costs))
+        ordered.update(cost_stats_of(costs))
     return ordered

@@ -43,7 +43,7 @@ def written_by_bough() -> dict[str, Any]:
         },
         "site": {"outputs": ["index.html", "projects/app/index.html"], "signature": "site-signature",
                  "project_stats": {"app": {"sessions": 1}}, "project_signatures": {"app": "project-signature"},
-                 "stats": {"sessions": 1, "prompts": 2}},
+                 "stats": {"sessions": 1, "prompts": 2}, "apart": ["app-sums"]},
     }
 
 

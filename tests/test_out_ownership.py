@@ -150,7 +150,7 @@ def site(tmp_path: Path) -> tuple[Path, Path]:
     build(BuildConfig(sources=[projects], out=out, archive=None, search=False, jobs=1), redaction_key=KEY)
     state = out / ".bough-state"
     assert {p.relative_to(state).as_posix() for p in state.rglob("*") if not p.name.startswith("__jinja2_")} == {
-        "blocks", "blocks/blocks.sqlite", "state.sqlite", "templates"}
+        "blocks", "blocks/blocks.sqlite", "rates.json", "state.sqlite", "templates"}
     assert len(list((state / "templates").glob("__jinja2_*.cache"))) > 10
     return projects, out
 
@@ -170,7 +170,7 @@ def linked(out: Path, entry: str) -> str:
 
 @pytest.mark.parametrize("entry", [".bough-state", ".bough-state/templates", ".bough-state/blocks",
                                    ".bough-state/state.sqlite", ".bough-state/blocks/blocks.sqlite",
-                                   ".bough-state/templates/CACHE"])
+                                   ".bough-state/templates/CACHE", ".bough-state/rates.json"])
 def test_a_link_in_outs_state_is_refused_and_never_followed(site: tuple[Path, Path], tmp_path: Path,
                                                               entry: str) -> None:
     projects, out = site

@@ -14,11 +14,12 @@ from bough_site.assemble import Outcome, Status
 from bough_site.model import Session
 from bough_site.stats import Tally
 from bough_site.summaries import tally_from_bytes
-from bough_site.state_reads import Unions, stats_key, union_key
+from bough_site.counts import ProjectSums
+from bough_site.state_reads import Unions, sums_key, union_key
 from bough_site.render.blockstore import BlockStore, store_path
 from bough_site.errors import OutputError
 from bough_site.state import StateStore, StateWrites, atomic_write, state_name
-from bough_site.state_paths import MANIFEST, STATE_DB, STATE_DIR
+from bough_site.state_paths import KEPT_RATES, MANIFEST, STATE_DB, STATE_DIR
 
 from .helpers import append_turn, main_file, make_history, run, tree
 
@@ -70,7 +71,7 @@ def test_a_projects_union_of_identities_is_kept_and_read_back_whole(tmp_path: Pa
     with StateStore(tmp_path) as state:
         state.add(dict(zip(names, (one, two))))
         writes = StateWrites(state)
-        union = Unions(lambda s: outcomes[id(s)], writes, said.append).union(sessions)[1]
+        union = Unions(lambda s: outcomes[id(s)], writes, said.append).sums(sessions).sums.stats()
         straight = Tally()
         for data in (one, two):
             straight.merge(tally_from_bytes(data))
@@ -79,13 +80,15 @@ def test_a_projects_union_of_identities_is_kept_and_read_back_whole(tmp_path: Pa
         assert "replies_with_recorded_cost" not in union and union["sessions_with_unknown_input_tokens"] == 1
         writes.flush()
         kept = union_key([outcomes[id(s)] for s in sessions])
-        numbers = stats_key([kept])  # the project's numbers, named by its months' unions
-        assert state.names() == {*names, kept, numbers} and orjson.loads(state.get(numbers)) == union
+        numbers = sums_key([kept])  # the project's numbers, named by its months' unions
+        stored = ProjectSums.from_bytes(numbers, state.get(numbers))
+        assert state.names() == {*names, kept, numbers} and stored is not None and stored.sums.stats() == union
         state.keep_only([kept])  # the sessions' own values and the numbers gone: the union alone serves
-        again = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions)
-        assert again[0].stats() == again[1] == union and said == []
-        state.add({numbers: b'{"records": 99}'})  # kept numbers are read, not counted again
-        assert Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions)[1] == {"records": 99}
+        again = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append)
+        assert again.union(sessions).stats() == again.sums(sessions).sums.stats() == union and said == []
+        state.add({numbers: ProjectSums(numbers, replace(stored.sums, lines=99), stored.prefixes).to_bytes()})
+        read = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).sums(sessions)
+        assert read.sums.stats()["lines"] == 99  # kept numbers are read, not counted again
 
 
 def test_a_union_made_by_months_is_the_union_made_session_by_session(tmp_path: Path) -> None:
@@ -111,13 +114,14 @@ def test_a_union_made_by_months_is_the_union_made_session_by_session(tmp_path: P
     with StateStore(tmp_path) as state:
         state.add({state_name(data, ".json"): data for _, data in values})
         writes = StateWrites(state)
-        union, stats = Unions(lambda s: outcomes[id(s)], writes, [].append).union(sessions)
+        unions = Unions(lambda s: outcomes[id(s)], writes, [].append)
+        union, stats = unions.union(sessions), unions.sums(sessions).sums.stats()
         writes.flush()
         assert union.stats() == stats == straight.stats()
         assert straight.replies["m1"].output_tokens == 2 and straight.costs["m1"] == (10, None)
         by_month = [[outcomes[id(s)] for s in sessions[:2]], [outcomes[id(sessions[2])]], [outcomes[id(sessions[3])]]]
         assert state.names() - {o.tally_file for o in outcomes.values()} == {
-            *(union_key(m) for m in by_month), stats_key([union_key(m) for m in by_month])}
+            *(union_key(m) for m in by_month), sums_key([union_key(m) for m in by_month])}
         # One session grown: its month's union is made again, the others' are read.
         grown = tally(["r3", "r4", "r5"], [["m2", 0, 5, 0, 0, 0], ["m3", 0, 9, 0, 0, 0]], [["m2", 12, 3]])
         state.add({state_name(grown, ".json"): grown})
@@ -125,7 +129,7 @@ def test_a_union_made_by_months_is_the_union_made_session_by_session(tmp_path: P
         # Every session's own values gone but the grown one's: the other months' unions serve.
         state.keep_only({state_name(grown, ".json"), union_key(by_month[0]), union_key(by_month[2])})
         said: list[str] = []
-        stats = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).union(sessions)[1]
+        stats = Unions(lambda s: outcomes[id(s)], StateWrites(state), said.append).sums(sessions).sums.stats()
         assert (stats["records"], stats["lines"], said) == (6, 8, [])
 
 
@@ -139,9 +143,9 @@ def test_a_union_missing_a_sessions_identities_warns_and_is_not_kept(tmp_path: P
     with StateStore(tmp_path) as state:
         state.add({names["a"]: data})
         writes = StateWrites(state)
-        union, stats = Unions(lambda s: outcomes[id(s)], writes, said.append).union(sessions)
+        stats = Unions(lambda s: outcomes[id(s)], writes, said.append).sums(sessions).sums.stats()
         writes.flush()
-        assert union.stats() == stats and stats["records"] == 1 and state.names() == {names["a"]}
+        assert stats["records"] == 1 and state.names() == {names["a"]}
     assert said == ["warning: the numbers of session b are missing from the last build's state; "
                     "its project's totals leave it out"]
 
@@ -217,18 +221,19 @@ def test_a_build_writes_one_state_file_whatever_the_number_of_sessions(tmp_path:
     out = tmp_path / "site"
     built = run(history, out)
     assert built.sessions > 1
-    assert sorted(p.name for p in (out / STATE_DIR).iterdir()) == ["blocks", STATE_DB, "templates"]
+    assert sorted(p.name for p in (out / STATE_DIR).iterdir()) == ["blocks", KEPT_RATES, STATE_DB, "templates"]
     with StateStore(out) as state:
         names = state.names()
     # Every session's identities, and per Claude file compared for resumes its summary
     # and what the probe found (the history has one folder of Claude files).
     assert sum(n.endswith(".json") for n in names) == built.sessions
-    assert all(n.endswith((".json", ".details", ".counts", ".stats", ".records", ".uuids")) for n in names)
+    assert all(n.endswith((".json", ".details", ".counts", ".sums", ".records", ".uuids")) for n in names)
     # and each session's summary details (sessions whose details are the same share one),
     # and per project (and per month of it) the union of its sessions' identities
     details = {entry["details"] for entry in orjson.loads((out / MANIFEST).read_bytes())["sessions"].values()}
     assert len(details) > 1 and details == {n for n in names if n.endswith(".details")}
     assert sum(n.endswith(".counts") for n in names) >= built.projects  # its own, and its months'
+    assert sum(n.endswith(".sums") for n in names) == built.projects  # its sums, for the site's (site.py)
     assert sum(n.endswith(".uuids") for n in names) == len(list(history.glob("*/*-*-*.jsonl")))
 
 
@@ -243,8 +248,8 @@ def test_state_lost_since_the_last_build_is_made_again(tmp_path: Path) -> None:
     assert second.rebuilt == first.rebuilt  # without their numbers, the sessions are read again
     with StateStore(out) as state:
         # Though the manifest is the same, the sessions' values are kept again (the
-        # projects' unions of identities and their numbers are made again when next counted).
-        assert state.names() == {name for name in kept if not name.endswith((".counts", ".stats"))}
+        # projects' unions of identities and their sums are made again when next counted).
+        assert state.names() == {name for name in kept if not name.endswith((".counts", ".sums"))}
     third = run(history, out)
     assert (third.rebuilt, third.reused) == (0, first.rebuilt)
     assert third.site.stats == first.site.stats
