@@ -17,6 +17,12 @@ identity.
 The identities are the digests of summaries.tally_to_json (hidden.hide: 10 bytes
 as 20 hex digits); anything else is packed as its own digest, which counts the
 same.
+
+A union's numbers are made of its :class:`Sums` (counts and sums, before they are a
+stats object). Unions that share no identity have the sums of their union added up:
+the site's numbers are its projects' sums added when no two projects share an
+identity's first 8 bytes (:meth:`Counts.prefixes`, site.site_counted), and an append
+then counts its own project's identities, not the site's.
 """
 
 from __future__ import annotations
@@ -250,7 +256,7 @@ class Counts:
                 keys = memoryview(run.keys)[run.starts[bucket] * DIGEST:run.starts[bucket + 1] * DIGEST]
                 values.update(map(_first, struct.iter_unpack(">Q2x", keys)))
             out.extend(sorted(values))
-        return _little_q(out).tobytes()
+        return little_endian(out).tobytes()
 
 
 _first = operator.itemgetter(0)
@@ -378,7 +384,7 @@ def pack(counts: Counts) -> bytes:
             if isinstance(run.numbers, list):  # a number an array cannot hold: kept in the JSON, as text
                 header[f"{name}_numbers"] = [None if number is None else str(number) for number in run.numbers]
             else:
-                blocks.append(_little(run.numbers).tobytes())
+                blocks.append(little_endian(run.numbers).tobytes())
     return FORMAT + orjson.dumps(header) + b"\n" + b"".join(blocks)
 
 
@@ -420,7 +426,7 @@ def _unpack(data: bytes) -> Counts | None:
             numbers = array("q")
             if width:
                 numbers.frombytes(take(starts[-1] * width * numbers.itemsize))
-                numbers = _little(numbers)
+                numbers = little_endian(numbers)
         if len(numbers) != starts[-1] * width:
             raise ValueError("numbers of another size")
         return Packed(width, [Run(keys, numbers, starts)] if starts[-1] else [])
@@ -439,19 +445,11 @@ def _unpack(data: bytes) -> Counts | None:
     return counts if at == len(data) else None
 
 
-def _little_q(numbers: array) -> array:
-    """An array of unsigned integers in little-endian order (kept so in the state)."""
+def little_endian(numbers: array) -> array:
+    """The array in little-endian order, as the state keeps numbers (a no-op where the
+    machine's is); read back, the machine's order again."""
     if sys.byteorder == "little":
         return numbers
-    swapped = array("Q", numbers)
-    swapped.byteswap()
-    return swapped
-
-
-def _little(numbers: array) -> array:
-    """The array in little-endian order (a no-op where the machine's is)."""
-    if sys.byteorder == "little":
-        return numbers
-    swapped = array("q", numbers)
+    swapped = array(numbers.typecode, numbers)
     swapped.byteswap()
     return swapped

@@ -17,12 +17,11 @@ from __future__ import annotations
 import bisect
 import functools
 import operator
-import sys
 from array import array
 from pathlib import Path
 from typing import Protocol
 
-from .counts import BUCKETS, Counts, ProjectSums
+from .counts import BUCKETS, Counts, ProjectSums, little_endian
 from .manifest import Manifest
 from .model import InputWarning, Project, Session, Site
 from .plan.units import project_identity
@@ -165,6 +164,4 @@ _BOUNDS = [bucket << 60 for bucket in range(BUCKETS + 1)]
 def _prefixes(data: bytes) -> array:
     values = array("Q")
     values.frombytes(data)
-    if sys.byteorder != "little":
-        values.byteswap()
-    return values
+    return little_endian(values)
