@@ -57,7 +57,7 @@ from .search.pagefind_run import SESSION_PAGE
 from .search.shards import EarlyShards, shard_names
 from .site import session_order, site_from_manifest, site_from_sessions
 from .state import StateStore, StateWrites
-from .state_reads import Details, Unions, union_keys
+from .state_reads import Details, KeptFacts, Unions, facts_name, union_keys
 from .summaries import session_from_summary
 from .out_place import check_outside_agent_homes, check_separate
 from .write import SiteWriter, is_regular_file
@@ -392,7 +392,7 @@ def _publish(config: BuildConfig, inputs: _Inputs, plan: Plan, first: _FirstPass
         unions = Unions(assembled.outcome, out.values, config.report)
         details = Details(assembled.outcome, out.values)
         parts = SiteParts(assembled.projects, unions, warnings, signature, project_signatures, details.held,
-                          details.name)
+                          details.name, KeptFacts(out.values, first.options.search))
         return publish(parts, previous=previous, same_options=plan.same_options, options=first.options,
                        outputs=out.outputs, report=config.report, workers=workers_for(config.jobs), early=out.shards)
 
@@ -687,6 +687,8 @@ def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, 
                     | {s.details for s in manifest.sessions.values()}
                     | {key for p in assembled.projects
                        for key in union_keys([assembled.outcome(s) for s in p.sessions], p.sessions)}
+                    | {facts_name(pages.project_signatures[p.id], inputs.options.search)
+                       for p in pages.site.projects if pages.project_signatures.get(p.id)}
                     | {s.scan for s in manifest.sessions.values() if in_state(s.scan)}
                     | {s.uuids for s in manifest.sessions.values() if s.uuids})
     collect_blocks(out.writer.out, manifest.sessions)  # highlighted blocks no session of the manifest uses go

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
@@ -26,7 +26,7 @@ from .manifest import Manifest
 from .model import COST_KEY, UNKNOWN_COST_KEY, Project, Session, Site, InputWarning
 from .options import Options
 from .render.months import is_paged
-from .search.offline import FALLBACK_PATH, DetailsName, HoldDetails, fallback_parts, fallback_script, part_script
+from .search.offline import FALLBACK_PATH, DetailsName, HoldDetails, fallback_script, part_script, project_parts
 from .search.shards import EarlyShards, shard_names, start_shards
 from .site import ProjectCounts, site_counted, site_stats
 from .summaries import details_at_hand
@@ -181,6 +181,18 @@ def month_signatures(project: Project, parts: Callable[[Session], bytes]) -> dic
     return out
 
 
+if TYPE_CHECKING:  # the pages' modules are imported when a page is made: a build that keeps them all needs none
+    from .render.project_summary import ProjectFacts
+
+
+class FactsKept(Protocol):
+    """Each project's facts kept by what the project is made of (its signature)."""
+
+    def get(self, signature: str) -> ProjectFacts | None: ...
+
+    def add(self, signature: str, facts: ProjectFacts) -> None: ...
+
+
 @dataclass(frozen=True)
 class SiteParts:
     """What the site's own pages are made of."""
@@ -196,6 +208,7 @@ class SiteParts:
     # a build holds them a project at a time. None: the sessions have them.
     details: HoldDetails | None = None
     details_name: DetailsName | None = None  # what names a session's details (None: they are at hand)
+    facts: FactsKept | None = None  # each project's facts, kept (state_reads.KeptFacts; None: none kept)
 
 
 def publish(parts: SiteParts, *, previous: Manifest, same_options: bool, options: Options, outputs: Outputs,
@@ -267,20 +280,45 @@ def _site_files(site: Site, parts: SiteParts, before: _Before, options: Options,
                 made.paths += outputs.write(_project_files(renderer, project, site, project_signatures, before,
                                                            kept, made, options))
     _add_warnings(site, made.warnings)
-    files.append((urls.INDEX_HTML, _index_page(renderer, site, made)))
+    facts = _project_facts(site, parts, shards, options.search)
+    files.append((urls.INDEX_HTML, _index_page(renderer, site, made, facts)))
     files.append((urls.INDEX_JSON, json_bytes(sidecars.site_json(site, options.prices_version()))))
     if options.search:
-        files.append((FALLBACK_PATH, _search_fallback(site, shards, before, kept, made, details, parts.details_name)))
+        files.append((FALLBACK_PATH, _search_fallback(site, shards, before, kept, made, details, parts.details_name,
+                                                      facts)))
     made.paths = kept + made.paths + outputs.write(files)
     return made
 
 
+def _project_facts(site: Site, parts: SiteParts, shards: dict[str, str], search: bool) -> dict[str, ProjectFacts]:
+    """What the index and search's fallback index take of each project: kept from an
+    earlier build when the project is made of what it was then (its signature), else
+    made from its sessions and kept. None made without a place to keep them."""
+    from .render.project_summary import ProjectFacts
+
+    if parts.facts is None:
+        return {}
+    out = {}
+    for project in site.projects:
+        signature = parts.project_signatures.get(project.id, "")
+        facts = parts.facts.get(signature) if signature else None
+        if facts is None:
+            digests = [part.digest for part in project_parts(project, shards, parts.details_name)] if search else []
+            facts = ProjectFacts.of(project, digests)
+            if signature:
+                parts.facts.add(signature, facts)
+        out[project.id] = facts
+    return out
+
+
 def _search_fallback(site: Site, shards: dict[str, str], before: _Before, kept: list[str], made: _SiteFiles,
-                     details: HoldDetails, details_name: DetailsName | None) -> bytes:
+                     details: HoldDetails, details_name: DetailsName | None, facts: dict[str, ProjectFacts]) -> bytes:
     """search-index.js, and its parts: each kept when the last build wrote it (its name
-    is the digest of what it is made of), else made, its sessions given their details
-    meanwhile (an append makes again the part of the grown session)."""
-    parts = fallback_parts(site, shards, details_name)
+    is the digest of what it is made of, ``facts`` tell for a project left alone), else
+    made, its sessions given their details meanwhile (an append makes again the part of
+    the grown session)."""
+    parts = [part for project in site.projects for part in project_parts(
+        project, shards, details_name, facts[project.id].parts if project.id in facts else None)]
     for part in parts:
         if before.keep_named(part.path):
             kept.append(part.path)
@@ -368,17 +406,17 @@ def _month_files(renderer: Any, project: Project, summary: Any, project_signatur
     return files
 
 
-def _index_page(renderer: Any, site: Site, made: _SiteFiles) -> bytes:
+def _index_page(renderer: Any, site: Site, made: _SiteFiles, facts: dict[str, ProjectFacts]) -> bytes:
     """The index; should bough fail making its chart, the index without it, saying
     so. (An index that cannot be made at all is the site's failure: that is raised.)"""
     try:
-        return renderer.index_page(site)
+        return renderer.index_page(site, facts=facts)
     except Exception as err:  # noqa: BLE001: contained as described
         if not failed.contained(err):
             raise
         made.warnings.append(_render_warning(urls.INDEX_HTML, "its activity chart", err))
         _add_warnings(site, made.warnings[-1:])
-        return renderer.index_page(site, with_chart=False)
+        return renderer.index_page(site, with_chart=False, facts=facts)
 
 
 def _add_warnings(site: Site, warnings: list[InputWarning]) -> None:

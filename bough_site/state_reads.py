@@ -15,16 +15,21 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import orjson
 
 from .assemble import Outcome
 from .collector import collecting
 from .counts import FORMAT, Counts, ProjectSums, pack, unpack
+from . import __version__
 from .model import Session
 from .state import StateWrites, state_name
 from .stats import Tally
 from .summaries import add_details, drop_details, tally_from_bytes
+
+if TYPE_CHECKING:
+    from .render.project_summary import ProjectFacts
 
 
 def union_key(outcomes: list[Outcome]) -> str:
@@ -125,6 +130,36 @@ class Unions:
         if whole:  # a union that leaves a session out is never kept: the next build makes it again
             self._state.add(key, pack(counts))
         return counts
+
+
+def facts_name(signature: str, search: bool) -> str:
+    """The name a project's facts are kept under: a digest of what the project is made
+    of (publish.signatures), of bough's version and whether search is on (its shards
+    are cut as this bough cuts them, and only with search are its parts named)."""
+    return state_name(b"\n".join([FACTS_FORMAT, __version__.encode(), b"search" if search else b"",
+                                   signature.encode()]), ".facts")
+
+
+FACTS_FORMAT = b"bough.project-facts/1"
+
+
+class KeptFacts:
+    """Each project's facts (render.project_summary.ProjectFacts) kept in the state,
+    under what the project is made of: a project a build left alone is one value read."""
+
+    def __init__(self, state: StateWrites, search: bool) -> None:
+        self._state = state
+        self._search = search
+
+    def get(self, signature: str) -> ProjectFacts | None:
+        from .render.project_summary import ProjectFacts  # (publishing a page imports the pages' modules)
+
+        name = facts_name(signature, self._search)
+        data = self._state.get_many([name]).get(name)
+        return ProjectFacts.from_bytes(data) if data is not None else None
+
+    def add(self, signature: str, facts: ProjectFacts) -> None:
+        self._state.add(facts_name(signature, self._search), facts.to_bytes())
 
 
 class Details:

@@ -227,13 +227,14 @@ def test_a_build_writes_one_state_file_whatever_the_number_of_sessions(tmp_path:
     # Every session's identities, and per Claude file compared for resumes its summary
     # and what the probe found (the history has one folder of Claude files).
     assert sum(n.endswith(".json") for n in names) == built.sessions
-    assert all(n.endswith((".json", ".details", ".counts", ".sums", ".records", ".uuids")) for n in names)
+    assert all(n.endswith((".json", ".details", ".counts", ".sums", ".facts", ".records", ".uuids")) for n in names)
     # and each session's summary details (sessions whose details are the same share one),
     # and per project (and per month of it) the union of its sessions' identities
     details = {entry["details"] for entry in orjson.loads((out / MANIFEST).read_bytes())["sessions"].values()}
     assert len(details) > 1 and details == {n for n in names if n.endswith(".details")}
     assert sum(n.endswith(".counts") for n in names) >= built.projects  # its own, and its months'
     assert sum(n.endswith(".sums") for n in names) == built.projects  # its sums, for the site's (site.py)
+    assert sum(n.endswith(".facts") for n in names) == built.projects  # what the index takes of it (publish.py)
     assert sum(n.endswith(".uuids") for n in names) == len(list(history.glob("*/*-*-*.jsonl")))
 
 
@@ -248,8 +249,8 @@ def test_state_lost_since_the_last_build_is_made_again(tmp_path: Path) -> None:
     assert second.rebuilt == first.rebuilt  # without their numbers, the sessions are read again
     with StateStore(out) as state:
         # Though the manifest is the same, the sessions' values are kept again (the
-        # projects' unions of identities and their sums are made again when next counted).
-        assert state.names() == {name for name in kept if not name.endswith((".counts", ".sums"))}
+        # projects' unions of identities, their sums and facts are made again when next published).
+        assert state.names() == {name for name in kept if not name.endswith((".counts", ".sums", ".facts"))}
     third = run(history, out)
     assert (third.rebuilt, third.reused) == (0, first.rebuilt)
     assert third.site.stats == first.site.stats

@@ -54,12 +54,22 @@ def weekly(
     """(Monday, amount) for every week from the first session's to the last's,
     at least ``min_weeks`` and at most ``max_weeks`` of them (the latest),
     weeks without activity as 0."""
+    return weeks_of(weekly_totals(sessions, metric), max_weeks, min_weeks)
+
+
+def weekly_totals(sessions: Iterable[Session], metric: Metric = "sessions") -> dict[date, int]:
+    """The amount of each week (by its Monday) that has any: sessions' totals add up."""
     totals: dict[date, int] = {}
     for session in sessions:
         day = _started(session)
         if day is not None:
             week = _week(day)
             totals[week] = totals.get(week, 0) + _amount(session, metric)
+    return totals
+
+
+def weeks_of(totals: dict[date, int], max_weeks: int = MAX_WEEKS, min_weeks: int = MIN_WEEKS) -> list[tuple[date, int]]:
+    """:func:`weekly`'s weeks from :func:`weekly_totals`."""
     if not totals:
         return []
     last = max(totals)
@@ -77,7 +87,11 @@ def _unit(metric: Metric, amount: int) -> str:
 
 def activity_chart(sessions: Iterable[Session], metric: Metric = "sessions") -> Markup:
     """An SVG bar chart of ``metric`` per week, its dates below; empty Markup when nothing is dated."""
-    series = weekly(sessions, metric)
+    return chart_of(weekly(sessions, metric), metric)
+
+
+def chart_of(series: list[tuple[date, int]], metric: Metric = "sessions") -> Markup:
+    """:func:`activity_chart` of the weeks :func:`weekly` gives."""
     if not series:
         return Markup("")
     peak = max(amount for _, amount in series) or 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ from .markdown import render_markdown
 from .page_links import link, moment_from_page, moment_link, url_from_page
 from .parts import Part, anchor_parts, linked_anchors, outline, session_prompts
 from .months import MonthPage
-from .project_summary import ProjectSummary, by_recent_activity, summarize_project
+from .project_summary import ProjectFacts, ProjectSummary, by_recent_activity, summarize_project
 from .result_views import (
     ImageView,
     ResultView,
@@ -317,10 +318,12 @@ class Renderer:
         that holds the session too; encoding piece by piece takes the same time."""
         return b"".join([piece.encode("utf-8") for piece in self.env.get_template(template).generate(**context)])
 
-    def index_page(self, site: Site, *, with_chart: bool = True) -> bytes:
+    def index_page(self, site: Site, *, with_chart: bool = True, facts: dict[str, ProjectFacts] | None = None) -> bytes:
         """The index; ``with_chart`` False leaves out the activity chart (the page a
-        build falls back to when making the chart failed)."""
-        projects = by_recent_activity(site.projects)
+        build falls back to when making the chart failed). ``facts``: what it takes
+        of the projects it holds, kept (project_summary.ProjectFacts)."""
+        facts = facts or {}
+        projects = by_recent_activity(site.projects, facts)
         return self._page(
             "index.html",
             page=urls.INDEX_HTML,
@@ -328,8 +331,18 @@ class Renderer:
             projects=projects,
             sources=sorted({source for p in projects for source in p.sources}),
             session_count=sum(len(p.sessions) for p in site.projects),
-            chart=charts.activity_chart(s for p in site.projects for s in p.sessions) if with_chart else Markup(""),
+            chart=self._index_chart(site, facts) if with_chart else Markup(""),
         )
+
+    @staticmethod
+    def _index_chart(site: Site, facts: dict[str, ProjectFacts]) -> Markup:
+        """Sessions per week, of every project: their weeks' totals added up."""
+        totals: dict[date, int] = {}
+        for project in site.projects:
+            known = facts.get(project.id)
+            for week, count in (known.week_totals(project) if known else charts.weekly_totals(project.sessions)).items():
+                totals[week] = totals.get(week, 0) + count
+        return charts.chart_of(charts.weeks_of(totals))
 
     def project_page(self, project: Project, site: Site, *, with_work: bool = True,
                      summary: ProjectSummary | None = None) -> bytes:

@@ -170,21 +170,29 @@ class Part:
 
 def fallback_parts(site: Site, shards: dict[str, str], details_name: DetailsName | None = None) -> list[Part]:
     """The index's parts, by shard (``shards``: the shard of each session page's stem,
-    else its project's), a project's in shard order; each named from its sessions'
+    else its project's), a project's in shard order (:func:`project_parts`)."""
+    return [part for project in site.projects for part in project_parts(project, shards, details_name)]
+
+
+def project_parts(project: Project, shards: dict[str, str], details_name: DetailsName | None = None,
+                  digests: list[str] | None = None) -> list[Part]:
+    """A project's parts of the index, in shard order; each named from its sessions'
     entries but their items, and the name of their details (``details_name``;
-    without it, the items themselves)."""
+    without it, the items themselves), unless ``digests`` names them already (what
+    an earlier build made of the very same sessions: publish.py keeps them)."""
+    by_shard: dict[str, list[Session]] = {}
+    for session in project.sessions:
+        by_shard.setdefault(shards.get(urls.session_stem(project.id, session.slug), project.id), []).append(session)
+    groups = [by_shard[shard] for shard in sorted(by_shard)]
+    if digests is not None and len(digests) == len(groups):
+        return [Part(digest, project, sessions) for digest, sessions in zip(digests, groups)]
     parts = []
-    for project in site.projects:
-        by_shard: dict[str, list[Session]] = {}
-        for session in project.sessions:
-            by_shard.setdefault(shards.get(urls.session_stem(project.id, session.slug), project.id), []).append(session)
-        for shard in sorted(by_shard):
-            sessions = by_shard[shard]
-            made_of = [PART_FORMAT, project.id, project.name, [
-                [_light(project, session), session.anchor_parts,
-                 details_name(session) if details_name else session.search_items] for session in sessions]]
-            digest = hashlib.sha256(orjson.dumps(made_of, option=orjson.OPT_SORT_KEYS)).hexdigest()[:32]
-            parts.append(Part(digest, project, sessions))
+    for sessions in groups:
+        made_of = [PART_FORMAT, project.id, project.name, [
+            [_light(project, session), session.anchor_parts,
+             details_name(session) if details_name else session.search_items] for session in sessions]]
+        digest = hashlib.sha256(orjson.dumps(made_of, option=orjson.OPT_SORT_KEYS)).hexdigest()[:32]
+        parts.append(Part(digest, project, sessions))
     return parts
 
 
