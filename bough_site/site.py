@@ -147,14 +147,18 @@ def _apart(found: list[ProjectSums], before: set[str]) -> bool:
     for low, high in zip(_BOUNDS, _BOUNDS[1:]):
         seen: set[int] = set()
         for prefixes in new:
-            part = prefixes[bisect.bisect_left(prefixes, low):bisect.bisect_left(prefixes, high)]
+            part = _between(prefixes, low, high)
             if not seen.isdisjoint(part):
                 return False
             seen.update(part)
-        if any(not seen.isdisjoint(prefixes[bisect.bisect_left(prefixes, low):bisect.bisect_left(prefixes, high)])
-               for prefixes in known):
+        if any(not seen.isdisjoint(_between(prefixes, low, high)) for prefixes in known):
             return False
     return True
+
+
+def _between(prefixes: array, low: int, high: int) -> array:
+    """The sorted ``prefixes`` from ``low`` up to ``high`` (not included)."""
+    return prefixes[bisect.bisect_left(prefixes, low):bisect.bisect_left(prefixes, high)]
 
 
 # The prefixes' buckets, by their top four bits (counts.BUCKETS).

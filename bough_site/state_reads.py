@@ -88,13 +88,14 @@ class Unions:
         read, neither its months' unions nor its identities counted (at 18,000
         sessions, reading and counting every project's identities was an append's
         site numbers: 0.43 s)."""
-        keys = [union_key(month) for month in months([self._outcome(s) for s in sessions], sessions)]
+        parts = self._months(sessions)
+        keys = [key for key, _ in parts]
         name = sums_key(keys)
         data = self._state.get_many([name]).get(name)
         kept = ProjectSums.from_bytes(name, data) if data is not None else None
         if kept is not None:
             return kept
-        union = self.union(sessions)
+        union = self._merged(parts)
         made = ProjectSums(name, union.sums(), union.prefixes())
         if all(self._kept.get(key, True) for key in keys):
             with contextlib.suppress(TypeError):  # a sum past 64 bits (orjson): counted again next time
@@ -103,11 +104,17 @@ class Unions:
 
     def union(self, sessions: list[Session]) -> Counts:
         """The project's union, merged from its months' (made and kept when they are not)."""
-        outcomes = [self._outcome(session) for session in sessions]
+        return self._merged(self._months(sessions))
+
+    def _months(self, sessions: list[Session]) -> list[tuple[str, list[Outcome]]]:
+        """The project's months: each one's sessions and the name of their union."""
+        return [(union_key(month), month) for month in months([self._outcome(s) for s in sessions], sessions)]
+
+    def _merged(self, parts: list[tuple[str, list[Outcome]]]) -> Counts:
         union = Counts()
         with collecting(False):
-            for month in months(outcomes, sessions):
-                union.merge(self._month(union_key(month), month))
+            for key, month in parts:
+                union.merge(self._month(key, month))
         return union
 
     def _month(self, key: str, outcomes: list[Outcome]) -> Counts:

@@ -67,7 +67,7 @@ def summarize_project(project: Project) -> ProjectSummary:
         sources=_sources(sessions),
         last_moment=last,
         models=_models(sessions),
-        kept=sum(1 for s in sessions if s.kept_since),
+        kept=_kept(sessions),
     )
 
 
@@ -84,6 +84,10 @@ def _sources(sessions: list[Session]) -> list[str]:
 
 def _models(sessions: list[Session]) -> list[str]:
     return sorted(set(short_models(m for s in sessions for m in s.models or ())))
+
+
+def _kept(sessions: list[Session]) -> int:
+    return sum(1 for s in sessions if s.kept_since)
 
 
 def by_recent_activity(projects: Iterable[Project],
@@ -120,8 +124,7 @@ class ProjectFacts:
         except Exception:  # noqa: BLE001: the index's chart meets it again, and says so (publish._index_page)
             weeks = None
         return cls(first.isoformat() if first else None, last.isoformat() if last else None,
-                   _sources(project.sessions), _models(project.sessions),
-                   sum(1 for s in project.sessions if s.kept_since), weeks, parts)
+                   _sources(project.sessions), _models(project.sessions), _kept(project.sessions), weeks, parts)
 
     def summary(self, project: Project) -> ProjectSummary:
         """The project's summary as the index shows it (its sessions in no order)."""
