@@ -38,7 +38,7 @@ from .archive_sync import Archived, sync_archive
 from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
 from .collector import collecting
 from .config import BuildConfig
-from .discover import Discovered, Known, add_examples, discover
+from .discover import Discovered, FileStat, Known, add_examples, discover
 from .errors import BoughError, OutputError
 from .inherit import FileSummary
 from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
@@ -122,11 +122,13 @@ def _collector(config: BuildConfig) -> tuple[list[InputWarning], Callable[[Input
 
 
 def _sources(config: BuildConfig, warn: Callable[[InputWarning], None],
-             known: Known | None = None) -> tuple[Discovered, Archived]:
+             known: Known | None = None, walked: dict[str, FileStat] | None = None,
+             ) -> tuple[Discovered, Archived]:
     """Stages 1 and 2: what there is to read, live or only in the archive; the
-    bundled examples when there is nothing at all. Close the Archived when done."""
-    found, archived = sync_archive(discover(config, warn, known), config, warn, workers=workers_for(config.jobs),
-                                   known=known)
+    bundled examples when there is nothing at all. Close the Archived when done.
+    ``known`` and ``walked``: what the last build and the quick check saw (discover.py)."""
+    found, archived = sync_archive(discover(config, warn, known, walked), config, warn,
+                                   workers=workers_for(config.jobs), known=known)
     if not config.sources and found.empty():
         add_examples(found, config, warn)
     return found, archived
@@ -193,7 +195,8 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     with collecting(False):
         warnings, warn = _collector(config)
         hint = Manifest.load(config.out)  # before OUT is locked: a hint only (see _previous)
-        found, archived = _sources(config, warn, hint.known_files())
+        found, archived = _sources(config, warn, hint.known_files(), look.walked)
+        look = replace(look, walked={})  # Discovered holds it now, until every file is read
         with archived:
             inputs = _inputs(config, found, archived, warnings, hint, look.options_digest, redaction_key)
             del found  # inputs holds it, until every file is read (_Inputs.all_read)
@@ -331,8 +334,10 @@ def _plan(config: BuildConfig, inputs: _Inputs, previous: Manifest, out: _Out) -
 
     disk = DiskAnswers(checksum=checksum, present=_presence(out), scan=scan, probe=probe,
                        state=out.state)
-    return make_plan(previous, units, {unit.key: unit.states(inputs.found.stat) for unit in units}, inputs.digest,
-                     name=inputs.options.redactor().text, disk=disk, prune=config.prune)
+    now = {unit.key: unit.states(inputs.found.stat) for unit in units}
+    inputs.found.walked = {}  # the quick check's stats: this was their last use
+    return make_plan(previous, units, now, inputs.digest, name=inputs.options.redactor().text, disk=disk,
+                     prune=config.prune)
 
 
 @dataclass(frozen=True)

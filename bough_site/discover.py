@@ -86,6 +86,10 @@ class Discovered:
     # folder: whether a file beside a sub-agent's (its meta file) is there is known
     # without a stat.
     listed: dict[str, frozenset[str]] = field(default_factory=dict)
+    # What the quick check's walk saw of the files that are no links, by absolute
+    # path (quick.Look.walked): taken for what os.stat would say, one stat a file a
+    # build instead of two (at 18,000 sessions, 35,000 stats: some 0.2 s).
+    walked: dict[str, FileStat] = field(default_factory=dict, repr=False)
 
     def label(self, path: Path) -> str:
         return self.labels.get(path, path.name)
@@ -95,7 +99,7 @@ class Discovered:
         key = str(path)
         info = self.stats.get(key)
         if info is None:
-            info = self.stats[key] = FileStat.of(os.stat(key))
+            info = self.stats[key] = self.walked.get(key) or FileStat.of(os.stat(key))
         return info
 
     def absent(self, path: str) -> bool:
@@ -118,10 +122,12 @@ class Discovered:
 Known = dict[tuple[str, int, int], str]
 
 
-def discover(config: BuildConfig, warn: WarnFn, known: Known | None = None) -> Discovered:
+def discover(config: BuildConfig, warn: WarnFn, known: Known | None = None,
+             walked: dict[str, FileStat] | None = None) -> Discovered:
     """The transcripts under the sources given, else under the agents' default
-    homes (those that exist)."""
-    found = Discovered()
+    homes (those that exist); ``walked``: what the quick check saw of their files
+    (:attr:`Discovered.walked`)."""
+    found = Discovered(walked=walked or {})
     for source in config.sources or [root for root in config.roots() if root.is_dir()]:
         _discover_source(found, Path(source), config, warn, known or {})
     return found
@@ -253,8 +259,8 @@ def _scan_project_dir(found: Discovered, project_dir: Path, entries: list[os.Dir
     for entry in entries:
         if not entry.name.endswith(".jsonl"):
             continue
-        path = Path(entry.path)
-        label = transcript_label(path)
+        path = project_dir / entry.name  # (a child of a Path is made faster than a Path of a string)
+        label = transcript_label(entry.path)
         if entry.name in folders:
             walk.warn(InputWarning(label, 0, "a directory named *.jsonl, skipped"))
             continue
@@ -305,12 +311,12 @@ def _known_kind(entry: os.DirEntry, label: str, known: Known, found: Discovered)
     if not known:
         return None
     try:
-        info = entry.stat(follow_symlinks=False)
+        info = found.walked.get(entry.path) or FileStat.of(entry.stat(follow_symlinks=False))
     except OSError:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    found.stats[entry.path] = FileStat.of(info)  # not a link: what os.stat says too
+    found.stats[entry.path] = info  # not a link: what os.stat says too
     return known.get((hide(label), info.st_size, info.st_mtime_ns))
 
 
@@ -423,15 +429,17 @@ def _subagent_files(session_file: Path, found: Discovered) -> list[Path]:
     if names is None:
         return []
     found.listed[folder] = frozenset(names)
-    files = [f"{folder}/{name}" for name in names if _is_agent_file(name)]
+    files = [(folder, name) for name in names if _is_agent_file(name)]
     for workflow in (_names(f"{folder}/workflows", folders=True) if "workflows" in names else None) or []:
         inner = f"{folder}/workflows/{workflow}"
         listed = _names(inner) or []
         found.listed[inner] = frozenset(listed)
-        files += [f"{inner}/{name}" for name in listed if _is_agent_file(name)]
-    paths = [Path(file) for file in files]
-    for path, file in zip(paths, files):
-        found.labels[path] = transcript_label(file)
+        files += [(inner, name) for name in listed if _is_agent_file(name)]
+    paths, folders = [], {folder: Path(folder) for folder, _name in files}
+    for inner, name in files:
+        path = folders[inner] / name
+        found.labels[path] = transcript_label(f"{inner}/{name}")
+        paths.append(path)
     return paths
 
 

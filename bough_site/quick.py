@@ -34,7 +34,8 @@ build that stops halfway leaves nothing to trust.
 
 Costs one stat per source file and per output directory, and a listing of the
 archive's folders: far less than discovery, planning and keeping
-(docs/performance.md says how much).
+(docs/performance.md says how much). A build that goes the whole way does not stat
+the source files again: what the walk saw of each (:attr:`Look.walked`) is handed on.
 
 A build calls two functions: :func:`unchanged` before it reads anything, and
 :func:`remember` once it has ended (and :func:`forget` when it starts writing).
@@ -57,6 +58,7 @@ import orjson
 from .archive import INDEX
 from .archive_restore import RESTORE_PREFIX
 from .config import BuildConfig, claude_settings_files, gemini_settings_file, root_reads
+from .discover import FileStat
 from .errors import BoughError
 from .model import InputWarning
 from .state import read_regular
@@ -119,16 +121,24 @@ class Look:
     # OUT's folders and their times as the last build left them (its record), by path
     # under OUT ("./pagefind/x"): empty when there is no record to trust
     left: dict[str, int] = field(default_factory=dict)
+    # What the walk for the digest saw of each file under the sources that is no link,
+    # by absolute path: discovery and the archive take these instead of asking again
+    # (discover.Discovered.walked). Empty when the check did not walk.
+    walked: dict[str, FileStat] = field(default_factory=dict, repr=False)
 
 
 def unchanged(config: BuildConfig, options_digest: str) -> Look:
     """Whether anything changed since the last build in OUT: when nothing did,
     ``said`` is what that build said, to be said again."""
-    inputs = inputs_digest(config, options_digest)
-    if inputs is None or not os.path.isfile(Path(config.out) / RECORD):
-        return Look(options_digest, inputs, None)  # (and OUT is not locked: it may not be bough's)
+    walked: dict[str, FileStat] = {}
+    inputs = inputs_digest(config, options_digest, walked)
+    if inputs is None:
+        return Look(options_digest, inputs, None)
+    if not os.path.isfile(Path(config.out) / RECORD):
+        return Look(options_digest, inputs, None, walked=walked)  # (and OUT is not locked: it may not be bough's)
     with locked(config.out):
-        return Look(options_digest, inputs, *_recall(config.out, inputs, config.archive))
+        said, left = _recall(config.out, inputs, config.archive)
+    return Look(options_digest, inputs, said, left, {} if said is not None else walked)
 
 
 def remember(out: Path, inputs: str, archive: list[list[Any]], said: Said) -> None:
@@ -142,9 +152,11 @@ def remember(out: Path, inputs: str, archive: list[list[Any]], said: Said) -> No
 # --------------------------------------------------------------------------- the inputs
 
 
-def inputs_digest(config: BuildConfig, options_digest: str) -> str | None:
+def inputs_digest(config: BuildConfig, options_digest: str,
+                  walked: dict[str, FileStat] | None = None) -> str | None:
     """One digest of the options and of everything under the sources; None when
-    this build cannot be told by it (see the module docstring)."""
+    this build cannot be told by it (see the module docstring). ``walked`` is
+    given what was seen of each file under the sources that is no link."""
     if config.prune:
         return None
     roots = [os.path.abspath(root) for root in config.roots()]
@@ -154,7 +166,7 @@ def inputs_digest(config: BuildConfig, options_digest: str) -> str | None:
     h = hashlib.sha256("\0".join(header).encode("utf-8", "surrogateescape"))  # paths need not be UTF-8
     reads = root_reads()
     for root in roots:
-        if not _walk(h, root, _GEMINI_READS if os.path.basename(root) == ".gemini" else reads.get(root)):
+        if not _walk(h, root, _GEMINI_READS if os.path.basename(root) == ".gemini" else reads.get(root), walked):
             return None
     for path in [*claude_settings_files(), gemini_settings_file()]:
         h.update(_stamp(str(path)))
@@ -184,10 +196,13 @@ def _package_folders(names: Iterable[str]) -> list[str]:
 _GEMINI_READS = frozenset({"tmp", "chats"})
 
 
-def _walk(h: Any, root: str, descend: frozenset[str] | None = None) -> bool:
+def _walk(h: Any, root: str, descend: frozenset[str] | None = None,
+          walked: dict[str, FileStat] | None = None) -> bool:
     """Add every name, size and time under ``root`` to ``h`` (of the folders at its
     top, only the names of those not in ``descend``, when given); False when it
-    cannot be told this way (a file given as a source, a link to a directory)."""
+    cannot be told this way (a file given as a source, a link to a directory).
+    ``walked``: given what ``os.lstat`` said of each file that is no link, by path
+    (a FileStat, not the whole os.stat_result: a tenth of the memory)."""
     try:
         info = os.stat(root)
     except FileNotFoundError:
@@ -223,6 +238,8 @@ def _walk(h: Any, root: str, descend: frozenset[str] | None = None) -> bool:
                         continue
                     else:
                         info = entry.stat(follow_symlinks=False)
+                        if walked is not None:
+                            walked[entry.path] = FileStat(info.st_mode, info.st_size, info.st_mtime_ns)
                     parts.append(_line(entry.name, info))
         except OSError:
             return False

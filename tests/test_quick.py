@@ -22,7 +22,8 @@ from bough_site.build import BuildResult, build
 from bough_site.cli import summary
 from bough_site.config import BuildConfig
 from bough_site.errors import BoughError
-from bough_site import quick
+from bough_site import discover as discover_module, quick
+from bough_site.options import build_options
 from bough_site.quick import RECORD
 
 from .helpers import KEY, append_turn, main_file, make_history, prompt, reply, text, tree, write_jsonl
@@ -256,3 +257,32 @@ def test_builds_it_cannot_tell_have_no_quick_way(history: Path, tmp_path: Path) 
     examples = BuildConfig(out=tmp_path / "examples", archive=None, jobs=1, report=lambda _line: None)
     assert build(examples, redaction_key=b"k").used_examples
     assert not _quick(build(examples, redaction_key=b"k"))
+
+
+def test_the_walk_hands_its_stats_on_and_a_build_stats_each_file_once(
+        history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the quick check's walk saw of each file (its mode, size and mtime, of the
+    file itself, never through a link) is what discovery and the archive take: a build
+    of a long history asks the system once a file, not twice (docs/performance.md)."""
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    config = BuildConfig(sources=[history], out=out, archive=archive, jobs=1, report=lambda _line: None)
+    digest = build_options(config, False, b"k").digest()
+    files = [path for path in history.rglob("*") if path.is_file()]
+    look = quick.unchanged(config, digest)
+    assert files and sorted(look.walked) == sorted(str(path.absolute()) for path in files)
+    for path in files:
+        info = os.lstat(path)
+        assert look.walked[str(path.absolute())] == (info.st_mode, info.st_size, info.st_mtime_ns)
+    # The build asks the system of no file again.
+    asked: list[os.stat_result] = []
+    real_of = discover_module.FileStat.of.__func__
+    monkeypatch.setattr(discover_module.FileStat, "of", classmethod(
+        lambda cls, info: asked.append(info) or real_of(cls, info)))
+    assert _build(history, out, archive).sessions and asked == []
+    # Nothing changed: the check says so, and hands nothing on.
+    again = quick.unchanged(config, digest)
+    assert again.said is not None and again.walked == {}
+    # A link is not the file's own: the walk hands on nothing of it.
+    link = files[0].with_name("link.jsonl")
+    link.symlink_to(files[0])
+    assert str(link.absolute()) not in quick.unchanged(config, digest).walked
