@@ -10,6 +10,7 @@ label is checked as the path it becomes.
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -124,8 +125,15 @@ def rewritten_whole(kind: str, label: str) -> bool:
     return layout is not None and layout.rewritten_whole(label)
 
 
+# A label whose every name starts with a letter, digit, "_" or "-": none is empty, "."
+# or "..", or the archive's own: told at once (the index holds tens of thousands).
+_PLAIN_LABEL = re.compile(r"[\w-][^/\x00]*(?:/[\w-][^/\x00]*)*", re.ASCII)
+
+
 def label_problem(label: str) -> str | None:
     """Why ``label`` cannot name a file in the archive, or None when it can."""
+    if _PLAIN_LABEL.fullmatch(label):
+        return None
     if not label or "\x00" in label or label.startswith("/"):
         return "it is empty, absolute or holds a NUL"
     parts = label.split("/")

@@ -393,7 +393,7 @@ class _Sync:
         self.records: list[Entry] = []
         self.shorter: set[tuple[str, str]] = set()
         self.digests: dict[str, tuple[int, int, str]] = {}
-        self._listed: dict[str, set[str]] = {}
+        self._listed: dict[tuple[str, str], set[str]] = {}  # (kind, folder of labels) -> its copies' names
 
     def look(self, found: Discovered) -> None:
         for source in found.claude:
@@ -463,11 +463,11 @@ class _Sync:
 
     def _copied(self, entry: Entry) -> bool:
         """Whether ``entry``'s copy is there: one listing per archive folder, not a stat per file."""
-        folder, _, name = f"{self.archive.root}/{entry.kind}/{entry.label}{DATA_SUFFIX}".rpartition("/")
-        names = self._listed.get(folder)
+        folder, _, name = entry.label.rpartition("/")
+        names = self._listed.get((entry.kind, folder))
         if names is None:
-            names = self._listed[folder] = regular_names(folder)
-        return name in names
+            names = self._listed[(entry.kind, folder)] = regular_names(self.archive.data_path(entry).parent)
+        return name + DATA_SUFFIX in names
 
     def copy(self, warn: WarnFn, workers: int) -> None:
         """Make the copies and their records (in parallel), then write every other record that changed."""
@@ -516,14 +516,25 @@ def _blank(kind: str, label: str, now: str) -> Entry:
 def _with_facts(entry: Entry, origin: str, facts: dict[str, Any]) -> Entry:
     """``entry`` with what this build saw: where the file is (``origin``, printable),
     its role, and (for a session) its sub-agents, as the union with those it had before."""
-    if entry.origins[-1:] == (origin,) and all(getattr(entry, name) == value for name, value in facts.items()
-                                               if name != "subagents"):
-        if set(facts.get("subagents", ())) <= set(entry.subagents):
-            return entry  # nothing new: the record stays as it is
+    if _has_facts(entry, origin, facts):
+        return entry  # nothing new: the record stays as it is
     origins = tuple(o for o in entry.origins if o != origin)[-(_MAX_ORIGINS - 1):] + (origin,)
     if "subagents" in facts:
         facts = {**facts, "subagents": tuple(sorted({*entry.subagents, *facts["subagents"]}, key=subagent_order))}
     return replace(entry, origins=origins, **facts)
+
+
+def _has_facts(entry: Entry, origin: str, facts: dict[str, Any]) -> bool:
+    """Whether ``entry`` already says all of this (as most do: tens of thousands a build)."""
+    if not entry.origins or entry.origins[-1] != origin:
+        return False
+    for name, value in facts.items():
+        if name == "subagents":
+            if tuple(value) != entry.subagents and not set(value) <= set(entry.subagents):
+                return False
+        elif getattr(entry, name) != value:
+            return False
+    return True
 
 
 def _is_orphan_agent(source: ClaudeSource) -> bool:

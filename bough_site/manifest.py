@@ -210,8 +210,8 @@ def _object(entries: dict[str, T], doc: Callable[[T], Any], batch: int = 500) ->
     keys = sorted(entries)
     yield b"{"
     for start in range(0, len(keys), batch):
-        yield (b"," if start else b"") + b",".join(
-            orjson.dumps(key) + b":" + _dumps(doc(entries[key])) for key in keys[start:start + batch])
+        # A batch as one object, its braces taken off: one call, not one per entry.
+        yield (b"," if start else b"") + _dumps({key: doc(entries[key]) for key in keys[start:start + batch]})[1:-1]
     yield b"}"
 
 

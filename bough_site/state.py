@@ -107,13 +107,16 @@ class StateStore:
             "INSERT OR IGNORE INTO state (name, data) VALUES (?, ?)", sorted(values.items())))
 
     def keep_only(self, names: Iterable[str]) -> None:
-        """Drop every value not named in ``names``."""
+        """Drop every value not named in ``names``: the names kept are read and only
+        those to drop are written (an append drops a few of 50,000: a table of
+        every name to keep took twice as long)."""
+        keep = set(names)
+
         def drop(conn: sqlite3.Connection) -> None:
-            conn.execute("CREATE TEMP TABLE IF NOT EXISTS keep (name TEXT PRIMARY KEY) WITHOUT ROWID")
-            conn.execute("DELETE FROM keep")
-            conn.executemany("INSERT OR IGNORE INTO keep (name) VALUES (?)", [(n,) for n in sorted(names)])
-            conn.execute("DELETE FROM state WHERE name NOT IN (SELECT name FROM keep)")
-            conn.execute("DROP TABLE keep")
+            gone = sorted({name for (name,) in conn.execute("SELECT name FROM state")} - keep)
+            for start in range(0, len(gone), _NAMES_PER_QUERY):
+                chunk = gone[start : start + _NAMES_PER_QUERY]
+                conn.execute(f"DELETE FROM state WHERE name IN ({','.join('?' * len(chunk))})", chunk)
 
         self._write(drop)
         _remove_old_state_files(self.path.parent)

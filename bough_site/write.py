@@ -139,6 +139,7 @@ class SiteWriter:
         self._previous: set[str] = set()  # files the last marker listed, minus what prune removed
         self._claims: dict[str, str] = {}  # case-folded real relpath -> relpath as the caller gave it
         self._dirs: dict[tuple[str, ...], _Dir] = {}  # checked parent directories, by components
+        self._kept_in: dict[str, _Dir] = {}  # the same, by the folder's relpath, for keep()
         self._listed: dict[str, set[str]] = {}  # directory -> the regular files it held when listed
 
     # ---------------------------------------------------------------- lifecycle
@@ -167,7 +168,7 @@ class SiteWriter:
             self._release()
             raise
         self.written, self.unchanged, self.kept = [], [], []
-        self._claims, self._dirs, self._listed = {}, {}, {}
+        self._claims, self._dirs, self._listed, self._kept_in = {}, {}, {}, {}
         return self
 
     def __exit__(
@@ -381,12 +382,15 @@ class SiteWriter:
         longer a regular file: the build should render it and :meth:`write` instead.
         """
         root = self._open_root()
-        parts = _split(relpath)
-        if relpath not in self._previous:
+        if relpath not in self._previous:  # (the marker's paths are safe: _read_marker checked each)
             raise OutputError(f"cannot keep {relpath!r}: the previous build did not write it")
-        parent = self._parent(root, parts[:-1], relpath, create=False)
-        key = self._claim_key(parent, parts[-1], relpath)
-        if not self._listed_file(parent, parts[-1]):
+        folder, _, name = relpath.rpartition("/")
+        # Tens of thousands of files in a few thousand folders: each folder checked once.
+        parent = self._kept_in.get(folder)
+        if parent is None:
+            parent = self._kept_in[folder] = self._parent(root, _split(relpath)[:-1], relpath, create=False)
+        key = self._claim_key(parent, name, relpath)
+        if not self._listed_file(parent, name):
             raise OutputError(f"cannot keep {relpath!r}: it is no longer a file in {self.out}")
         self._claims[key] = relpath
         self.kept.append(relpath)
@@ -434,7 +438,7 @@ class SiteWriter:
         Returns the deleted relpaths, sorted.
         """
         root = self._open_root()
-        self._dirs, self._listed = {}, {}  # directories may disappear below
+        self._dirs, self._listed, self._kept_in = {}, {}, {}  # directories may disappear below
         claimed = set(self._claims.values())
         deleted = []
         for relpath in sorted(self._previous - claimed):

@@ -880,6 +880,34 @@ def archived_labels() -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.gz"))
 
 
+def test_a_record_takes_a_sub_agent_more_and_a_new_place_without_a_copy(home: Path, tmp_path: Path) -> None:
+    """A live file as its copy (same size and time) is not copied again, but what its
+    record says of it follows it: a session's sub-agents, and where it is now."""
+    run(tmp_path / "site")
+    projects = home / ".claude" / "projects"
+    record_path = the_archive() / "claude" / NOTES / f"{WITH_SUBAGENTS}.jsonl.gz.json"
+    before = json.loads(record_path.read_bytes())
+    # A sub-agent more beside the others: the session's file is as it was.
+    subagents = projects / NOTES / WITH_SUBAGENTS / "subagents"
+    shutil.copy2(next(subagents.glob("agent-a*.jsonl")), subagents / "agent-b0000000000000001.jsonl")
+    run(tmp_path / "site")
+    grown = json.loads(record_path.read_bytes())
+    assert (grown["size"], grown["sha256"], grown["updated"]) == (before["size"], before["sha256"], before["updated"])
+    assert grown["origins"] == before["origins"]
+    assert grown["subagents"] == [*before["subagents"], f"{NOTES}/{WITH_SUBAGENTS}/subagents/agent-b0000000000000001.jsonl"]
+    # The whole tree somewhere else (times kept): each record names the new place last.
+    moved = tmp_path / "backup" / "projects"
+    shutil.copytree(projects, moved)
+    run(tmp_path / "other", sources=[moved])
+    after = json.loads(record_path.read_bytes())
+    assert after == {**grown, "origins": [*grown["origins"], str(moved / NOTES / f"{WITH_SUBAGENTS}.jsonl")]}
+    agent = json.loads((the_archive() / "claude" / NOTES / WITH_SUBAGENTS / "subagents" /
+                        "agent-acompact-7d2e91.jsonl.gz.json").read_bytes())
+    assert agent["origins"][-1] == str(moved / NOTES / WITH_SUBAGENTS / "subagents" / "agent-acompact-7d2e91.jsonl")
+    run(tmp_path / "other", sources=[moved])  # nothing new: the record stays as it is
+    assert json.loads(record_path.read_bytes()) == after
+
+
 def test_a_transcript_built_alone_stays_one_session(home: Path, tmp_path: Path) -> None:
     """The issue's steps: a site of everything, one session built on its own into
     another site, then the first site again."""
@@ -1044,3 +1072,16 @@ def test_where_a_file_is_recorded_is_its_absolute_path_made_printable(parts: lis
     for path in ("/".join(parts), "/" + "/".join(parts)):
         if path:
             assert _origin(path) == printable_name(os.path.abspath(path))
+
+
+@given(st.lists(st.sampled_from(["", ".", "..", "a", "_x", "-y", ".bough-index", ".project_root", "b.jsonl", "é",
+                                 "\x00", "\n", "\udcff", "/"]), max_size=6).map("".join))
+def test_a_label_is_told_fit_the_short_way_only_when_the_rules_say_so(label: str) -> None:
+    """archive_entry.label_problem takes a short way for the labels of tens of thousands of
+    index rows: a label of plain names only. Whatever the label, it says what the rules say."""
+    from bough_site.archive_entry import label_problem
+
+    names = label.split("/")
+    fit = bool(label) and "\x00" not in label and not label.startswith("/") and \
+        all(name not in ("", ".", "..") and not name.startswith(".bough-") for name in names)
+    assert (label_problem(label) is None) == fit

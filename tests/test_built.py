@@ -157,3 +157,20 @@ def test_tokens_chart_shows_at_least_a_month_and_labels_in_html() -> None:
     assert re.search(r'<div class="tk-axis" aria-hidden="true"><span>2026-01-31</span><span>2026-03-01</span></div>',
                      chart)
     assert built.daily_tokens([])[:1] == []
+
+
+def test_each_reply_counts_once_for_its_tokens_and_once_for_its_cost() -> None:
+    """A resumed session holds its parent's replies again: each counts once, by its key.
+    A copy without a cost figure counts for the tokens, and a later one that has the
+    figure for the cost; a reply without a day it can read is left out."""
+    day = START.date()
+    parent = session(1, reply_usage=[["m1", "2026-03-01", 1, 2, 3], ["m2", "2026-03-01", 10, 20, 30, 500]])
+    resumed = session(2, reply_usage=[["m1", "2026-03-01", 1, 2, 3, 7000], ["m2", "2026-03-01", 10, 20, 30, 500],
+                                      ["m3", "2026-03-02", 100, 0, 0, 9], ["m4", "", 5, 5, 5, 5],
+                                      ["m5", "not a day", 5, 5, 5, 5], ["m6", ["2026-03-01"], 5, 5, 5, 5]])
+    tokens = built.daily_tokens([parent, resumed])
+    assert tokens[-2:] == [(day, 11, 22, 33), (day + timedelta(days=1), 100, 0, 0)]
+    assert built.daily_costs([parent, resumed]) == {day: 7500, day + timedelta(days=1): 9}
+    # The same numbers whichever of the two is read first.
+    assert built.daily_tokens([resumed, parent]) == tokens
+    assert built.daily_costs([resumed, parent]) == {day: 7500, day + timedelta(days=1): 9}

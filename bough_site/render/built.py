@@ -18,7 +18,7 @@ the chart's width; only the plots (bars, ticks, dots) stretch.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -285,14 +285,10 @@ def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
     the last (at most TOKEN_DAYS, at least TOKEN_MIN_DAYS ending with the last),
     each reply counted once over the sessions (a resumed session holds its
     parent's replies too)."""
-    totals: dict[date, list[int]] = {}
-    for when, (inp, out, cache_read, *_cost) in _replies_by_day(sessions):
-        if not drawable(when):
-            continue  # a day an older bough stored: its arithmetic could step out of range
-        row = totals.setdefault(when, [0, 0, 0])
-        row[0] += inp
-        row[1] += out
-        row[2] += cache_read
+    return _token_days(_daily(sessions)[0])
+
+
+def _token_days(totals: dict[date, list[int]]) -> list[tuple[date, int, int, int]]:
     if not totals:
         return []
     last = max(totals)
@@ -305,27 +301,51 @@ def daily_tokens(sessions: list[Session]) -> list[tuple[date, int, int, int]]:
 def daily_costs(sessions: list[Session]) -> dict[date, int]:
     """The estimated cost per day in nano-dollars (pricing.py; each reply's sixth
     figure in ``reply_usage``, where it has a price), each reply counted once."""
-    totals: dict[date, int] = {}
-    for when, figures in _replies_by_day(sessions, least=4):
-        totals[when] = totals.get(when, 0) + figures[3]
-    return totals
+    return _daily(sessions)[1]
 
 
-def _replies_by_day(sessions: list[Session], least: int = 0) -> Iterator[tuple[date, list[Any]]]:
-    """Each reply of ``reply_usage`` once over the sessions (a resumed session holds its
-    parent's replies too), with its day and figures; a reply without a day, or with
-    fewer than ``least`` figures (a later copy of it may hold them), left out."""
-    seen: set[str] = set()
+def _daily(sessions: list[Session]) -> tuple[dict[date, list[int]], dict[date, int]]:
+    """The tokens (input, output, cache reads) and the cost of each day, from each
+    reply of ``reply_usage`` once over the sessions (a resumed session holds its
+    parent's replies too), in one pass over them (a project of 3,000 sessions
+    holds some 40,000 replies). A reply without a day is left out; one without
+    a cost figure counts for its tokens, and a later copy of it holding the
+    figure counts for the cost."""
+    tokens: dict[date, list[int]] = {}
+    costs: dict[date, int] = {}
+    counted: set[str] = set()  # for the tokens
+    costed: set[str] = set()
+    days: dict[str, date | None] = {}  # each day's text read once
     for session in sessions:
         for key, day, *figures in session.reply_usage or ():
-            if key in seen or not day or len(figures) < least:
+            if not day:
                 continue
-            seen.add(key)
-            try:
-                when = date.fromisoformat(day)
-            except (ValueError, TypeError):
+            count, cost = key not in counted, len(figures) >= 4 and key not in costed
+            if not (count or cost):
                 continue
-            yield when, figures
+            if isinstance(day, str):
+                when = days[day] if day in days else days.setdefault(day, _day(day))
+            else:
+                when = None
+            if count:
+                counted.add(key)
+                if when is not None and drawable(when):  # (a day an older bough stored may step out of range)
+                    row = tokens.setdefault(when, [0, 0, 0])
+                    row[0] += figures[0]
+                    row[1] += figures[1]
+                    row[2] += figures[2]
+            if cost:
+                costed.add(key)
+                if when is not None:
+                    costs[when] = costs.get(when, 0) + figures[3]
+    return tokens, costs
+
+
+def _day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def _money(nanos: int) -> str:
@@ -345,11 +365,11 @@ def tokens_chart(sessions: list[Session]) -> Markup:
     """Three small bar rows, one per kind (input, output, cache reads), each on its
     own scale (cache reads are often a hundred times the rest) and labelled in
     HTML with its peak; the first and last day below."""
-    days = daily_tokens(sessions)
+    totals, costs = _daily(sessions)
+    days = _token_days(totals)
     if not any(sum(values) for _, *values in days):
         return Markup("")
     width = len(days) * (_TOKEN_BAR + _TOKEN_GAP)
-    costs = daily_costs(sessions)
     series: list[tuple[str, str, list[int]]] = [(kind, name, [day[1 + row] for day in days])
                                                 for row, (kind, name) in enumerate(TOKEN_SERIES)]
     if costs:
