@@ -17,8 +17,6 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-import orjson
-
 from .assemble import Outcome
 from .collector import collecting
 from .counts import FORMAT, Counts, ProjectSums, pack, unpack

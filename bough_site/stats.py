@@ -8,7 +8,7 @@ project's Tally is the union of its sessions'. Integers come out at the end.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
