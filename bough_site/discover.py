@@ -435,7 +435,8 @@ def _subagent_files(session_file: Path, found: Discovered) -> list[Path]:
         listed = _names(inner) or []
         found.listed[inner] = frozenset(listed)
         files += [(inner, name) for name in listed if _is_agent_file(name)]
-    paths, folders = [], {folder: Path(folder) for folder, _name in files}
+    folders = {inner: Path(inner) for inner, _name in files}  # each file's Path a child of its folder's
+    paths: list[Path] = []
     for inner, name in files:
         path = folders[inner] / name
         found.labels[path] = transcript_label(f"{inner}/{name}")

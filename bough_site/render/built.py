@@ -323,10 +323,12 @@ def _daily(sessions: list[Session]) -> tuple[dict[date, list[int]], dict[date, i
             count, cost = key not in counted, len(figures) >= 4 and key not in costed
             if not (count or cost):
                 continue
-            if isinstance(day, str):
-                when = days[day] if day in days else days.setdefault(day, _day(day))
-            else:
+            if not isinstance(day, str):
                 when = None
+            elif day in days:
+                when = days[day]
+            else:
+                when = days[day] = _day(day)
             if count:
                 counted.add(key)
                 if when is not None and drawable(when):  # (a day an older bough stored may step out of range)
