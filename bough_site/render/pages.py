@@ -44,7 +44,7 @@ from . import charts
 from .assets import SEARCH_SCRIPT, asset_name, static_files
 from .blocks import Block, code_block
 from .built import NO_WORK, project_work
-from .env import default_theme_dir, is_default_template, make_env
+from .env import is_default_template, make_env
 from .timeline import Timeline, timeline
 from .blockstore import BlockStore
 from .formats import (
