@@ -141,9 +141,9 @@ def _apart(found: list[ProjectSums], before: set[str]) -> bool:
     if len({one.name for one in found}) != len(found):
         return False  # two projects of the very same identities
     new = [_prefixes(one.prefixes) for one in found if one.name not in before]
-    known = [_prefixes(one.prefixes) for one in found if one.name in before]
     if not new:
         return True  # all as the last build found them
+    known = [_prefixes(one.prefixes) for one in found if one.name in before]
     for low, high in zip(_BOUNDS, _BOUNDS[1:]):
         seen: set[int] = set()
         for prefixes in new:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .model import REASONING_KEY, STAT_KEYS, TOKEN_STAT_KEYS, UNKNOWN_SESSIONS_PREFIX, UNKNOWN_TOKENS_KEY, Usage
-from .pricing import CostSums, cost_sums
+from .pricing import CostSums, cost_stats_of, cost_sums
 
 
 class Numbers(Protocol):
@@ -169,7 +169,5 @@ def stats_of(union: Numbers, sets: dict[str, int], *, replies: int, sums: dict[s
         else:
             ordered[UNKNOWN_SESSIONS_PREFIX + key] = missing if isinstance(missing, int) else len(missing)
     if costs is not None:
-        from .pricing import cost_stats_of
-
         ordered.update(cost_stats_of(costs))
     return ordered

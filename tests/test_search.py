@@ -39,9 +39,9 @@ from bough_site.search.offline import (
     FALLBACK_PATH,
     ITEM_CHARS,
     SESSION_CHARS,
-    fallback_parts,
     fallback_script,
     part_script,
+    project_parts,
     session_entries,
 )
 from bough_site.search.page_copy import (
@@ -248,16 +248,21 @@ def test_search_holds_no_secret(example: dict[str, bytes]) -> None:
 
 
 def test_the_fallback_script_cannot_break_out(tmp_path: Path) -> None:
-    from bough_site.model import Project, Site
+    from bough_site.model import Project
 
     text = "</script><script>alert(1)</script> & \u2028"
     session = Session("s", "codex", "/x", text, None, None, [], [], None, [], [], {})
     session.search_items = [["p1", text]]
     session.slug = "s"
-    [part] = fallback_parts(Site([Project("x", "x", "/x", [session], {})], {}), {})
+    [part] = project_parts(Project("x", "x", "/x", [session], {}), {})
     script = part_script(part).decode()
     assert "<" not in script.split("*/", 1)[1] and "\u2028" not in script
     assert json.loads(_PART.fullmatch(script).group(2))["sessions"][0]["t"] == text
+
+
+def site_parts(site, details_name=None) -> list:
+    """search-index.js's parts of every project, as publish.py lists them (one shard a project)."""
+    return [part for project in site.projects for part in project_parts(project, {}, details_name)]
 
 
 def test_each_part_of_the_fallback_is_made_a_few_sessions_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -287,7 +292,7 @@ def test_each_part_of_the_fallback_is_made_a_few_sessions_at_a_time(monkeypatch:
             for name in DETAIL_FIELDS:
                 setattr(session, name, [])
 
-    parts = fallback_parts(site, {})
+    parts = site_parts(site)
     assert [part.project.id for part in parts] == [project.id for project in site.projects]  # one each: small
     whole = [part_script(part) for part in parts]
     assert held == [] and any(b'"i":[["p1",' in script for script in whole)
@@ -310,9 +315,9 @@ def test_each_part_of_the_fallback_is_made_a_few_sessions_at_a_time(monkeypatch:
     assert held == [s.id for p in site.projects for s in p.sessions]  # each session's once, in turn
     assert all(s.search_items == [] for p in site.projects for s in p.sessions)
     # Named by the details' names when a build gives them: one session's other details, one part's other name.
-    named = [part.digest for part in fallback_parts(site, {}, lambda session: session.id)]
+    named = [part.digest for part in site_parts(site, lambda session: session.id)]
     grown = site.projects[0].sessions[0]
-    renamed = fallback_parts(site, {}, lambda session: session.id + ("x" if session is grown else ""))
+    renamed = site_parts(site, lambda session: session.id + ("x" if session is grown else ""))
     assert [a == b.digest for a, b in zip(named, renamed)] == [False] + [True] * (len(parts) - 1)
     entry = fallback_script(parts).decode()
     assert json.loads(entry.split(" = ", 1)[1].rstrip(";\n")) == {"parts": [part.digest for part in parts], "v": 2}

@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from .. import urls
-from ..model import SOURCE_LABELS, Project, Prompt, Reply, Session, Site, Text, ToolCall
+from ..model import SOURCE_LABELS, Project, Prompt, Reply, Session, Text, ToolCall
 from ..summaries import details_at_hand
 from ..write import script_json
 
@@ -168,15 +168,10 @@ class Part:
         return f"{PARTS_DIR}/{self.digest}.js"
 
 
-def fallback_parts(site: Site, shards: dict[str, str], details_name: DetailsName | None = None) -> list[Part]:
-    """The index's parts, by shard (``shards``: the shard of each session page's stem,
-    else its project's), a project's in shard order (:func:`project_parts`)."""
-    return [part for project in site.projects for part in project_parts(project, shards, details_name)]
-
-
 def project_parts(project: Project, shards: dict[str, str], details_name: DetailsName | None = None,
                   digests: list[str] | None = None) -> list[Part]:
-    """A project's parts of the index, in shard order; each named from its sessions'
+    """A project's parts of the index, by shard (``shards``: the shard of each session
+    page's stem, else its project's), in shard order; each named from its sessions'
     entries but their items, and the name of their details (``details_name``;
     without it, the items themselves), unless ``digests`` names them already (what
     an earlier build made of the very same sessions: publish.py keeps them)."""
