@@ -377,6 +377,8 @@ def _first_pass(config: BuildConfig, inputs: _Inputs, plan: Plan, previous: Mani
 
     with collecting(True):
         run_jobs(jobs, options, workers_for(config.jobs), take_first)
+    if out.shards is not None:
+        out.shards.again(out.writer.written + out.writer.unchanged, previous.site_outputs)
     return _FirstPass(made, unit_states, options, progress.rebuilt, progress.reused)
 
 

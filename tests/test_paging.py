@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import orjson
@@ -23,6 +24,7 @@ from bough_site.render import months
 from bough_site.render.months import Paging, paging
 from bough_site.render.project_summary import newest_first, summarize_project
 from bough_site.search import shards
+from bough_site.search.shards import AGAIN_AT_MOST, EarlyShards
 from corpus.claude import generate_claude_history
 
 from .helpers import EVIL, REPO, age, append_turn, rewritten, run, tree
@@ -251,6 +253,65 @@ def test_a_big_projects_search_is_cut_by_months_and_an_append_indexes_the_newest
     touched = {p for p in rewritten(out) if p.startswith("pagefind/") and p != "pagefind/shards.js"}
     assert touched and all(p.startswith(shards[-1]) for p in touched)
     fresh = tmp_path / "fresh"
+    run(src, fresh)
+    assert tree(out) == tree(fresh)
+
+
+def test_an_append_to_an_older_month_indexes_its_shard_again_while_the_build_goes_on(
+        small_pages: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two workers, a turn appended to a session of an older shard has that shard
+    made again as soon as the first pass has written the session's page, from the
+    pages its stamp names (EarlyShards.again), and publishing takes that run: the
+    site is the one a fresh build makes. Appends touching more shards than
+    AGAIN_AT_MOST leave them to publishing."""
+    monkeypatch.setattr("bough_site.search.shards.SHARD_SESSIONS", 3)
+    started: list[str] = []
+    taken: list[tuple[str, bool]] = []
+    start, take = EarlyShards._start, EarlyShards.take
+
+    def spy_start(self: EarlyShards, root: str, pages: list[str]) -> None:
+        started.append(root)
+        start(self, root, pages)
+
+    def spy_take(self: EarlyShards, root: str, made: dict[str, Any]) -> Any:
+        found = take(self, root, made)
+        taken.append((root, found is not None))
+        return found
+
+    monkeypatch.setattr(EarlyShards, "_start", spy_start)
+    monkeypatch.setattr(EarlyShards, "take", spy_take)
+    src = history_of(tmp_path / "history")
+    out = tmp_path / "out"
+    run(src, out, jobs=2)
+    files = tree(out)
+    roots = sorted(shard.rstrip("/") for shard in listed_shards(files))
+    assert len(roots) == 5
+
+    def transcript(root: str) -> Path:
+        page = shard_pages(files, root + "/")[0]
+        (path,) = src.glob(f"*/{Path(page).stem}.jsonl")
+        return path
+
+    oldest = roots[0]
+    started.clear()
+    taken.clear()
+    age(out)
+    append_turn(transcript(oldest))
+    run(src, out, jobs=2)
+    assert started == [oldest] and (oldest, True) in taken
+    touched = {p for p in rewritten(out) if p.startswith("pagefind/") and p != "pagefind/shards.js"}
+    assert touched and all(p.startswith(oldest + "/") for p in touched)
+    fresh = tmp_path / "fresh"
+    run(src, fresh)
+    assert tree(out) == tree(fresh)
+
+    several = roots[:AGAIN_AT_MOST + 1]
+    started.clear()
+    for root in several:
+        append_turn(transcript(root))
+    run(src, out, jobs=2)
+    assert started == []
+    shutil.rmtree(fresh)
     run(src, fresh)
     assert tree(out) == tree(fresh)
 

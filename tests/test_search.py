@@ -45,6 +45,7 @@ from bough_site.search.offline import (
     session_entries,
 )
 from bough_site.search.page_copy import (
+    _ESCAPED_BREAK,
     before_body_trimmed,
     code_as_text,
     output_chars,
@@ -821,8 +822,9 @@ def test_a_new_projects_shard_is_made_while_the_others_render(tmp_path: Path, mo
     """With two workers, each project new to OUT is indexed once the first pass has
     written its pages, while the other project still renders (jobs go folder by
     folder), and publishing takes that run: the site is the one a build in one
-    process makes, indexing every project at the end. A project OUT already has is
-    indexed at the end (its shard also covers the pages kept from before)."""
+    process makes, indexing every project at the end. An append to a project OUT
+    already has indexes its shard again once the first pass is done, from the pages
+    the shard held (EarlyShards.again), and publishing takes that run too."""
     # Three projects in two folders (/home/u/my-app and /home/u/my/app share theirs), two sessions each.
     generate_claude_history(tmp_path / "history", seed=11, projects=3, sessions_per_project=2,
                             turns_per_session=3, output_kb=1)
@@ -842,7 +844,9 @@ def test_a_new_projects_shard_is_made_while_the_others_render(tmp_path: Path, mo
     path, _ = main_file(history, two)
     append_turn(path)
     run(history, two, jobs=2)
-    assert started == [] and taken and not any(took for _, took in taken)
+    ((appended, written),) = started
+    assert appended in projects and written == 1  # the appended session's page only
+    assert [took for root, took in taken if root == f"pagefind/{appended}"] == [True]
     assert tree(two) == tree_of_fresh(history, tmp_path)
 
 
@@ -965,6 +969,24 @@ def test_escaped_line_ends_are_spaces_in_output_and_code() -> None:
                                  f"</code></pre>{sql}</div></body></html>").encode(), 1024).decode()
     assert '<pre class="code"><code>"a b\\\\nc"</code></pre>' in copy  # the span gone too
     assert "<pre>CREATE TABLE t (   id TEXT,   name TEXT)</pre>" in copy
+
+
+# The rule for escaped line ends as first written: each condition looks behind
+# first, which makes every byte a place to try (page_copy._ESCAPED_BREAK begins
+# with the backslash instead).
+_ESCAPED_BREAK_AS_WRITTEN = re.compile(rb"""(?<!\\)(?<!&#34;)(?<!&#39;)(?<!&quot;)(?<!["'])\\[nrt](?!&#34;|&#39;|&quot;|["'])""")
+
+
+_AROUND = ["", "x", "\\", "&#34;", "&#39;", "&quot;", '"', "'", "#34;", "quot;", "&"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(_AROUND), st.sampled_from(["n", "r", "t", "x", "\\"]),
+                          st.sampled_from(_AROUND)), max_size=8))
+def test_escaped_line_ends_are_found_as_the_rule_first_written_finds_them(
+        pieces: list[tuple[str, str, str]]) -> None:
+    """Backslashes, each with what may come before and after it."""
+    text = "".join(before + "\\" + letter + after for before, letter, after in pieces).encode()
+    assert _ESCAPED_BREAK.sub(b" ", text) == _ESCAPED_BREAK_AS_WRITTEN.sub(b" ", text)
 
 
 @given(st.lists(st.sampled_from(["ab", "cde", "&amp;", "&lt;x&gt;", "é", "日本", " ", " ", "\n", "\t", "w" * 30]),

@@ -252,6 +252,27 @@ class EarlyShards:
         for shard, members in sorted(_by_shard(pages, names).items()):
             self._start(f"{PAGEFIND_DIR}/{shard}", members)
 
+    def again(self, rendered: list[str], owned_before: list[str]) -> None:
+        """Index again at once the last build's shards that hold a session page
+        among ``rendered`` (what the first pass wrote, or found the same bytes),
+        each from the pages it held then (its stamp's): an append makes its
+        session's shard again while the build assembles and publishes, not after.
+        At most AGAIN_AT_MOST of them: more (options changed, a project read again)
+        wait for publishing, which runs them side by side; and a shard whose pages
+        end otherwise (a session more, or its page written again) is not taken."""
+        pages = {page for page in rendered if SESSION_PAGE.match(page)}
+        projects = {SESSION_PAGE.match(page).group(1) for page in pages}  # type: ignore[union-attr]
+        held: list[tuple[str, list[str]]] = []
+        for path in owned_before:
+            root, _, name = path.rpartition("/")
+            if name == SHARD_STAMP and root.startswith(PAGEFIND_DIR + "/") and root.split("/")[1] in projects:
+                members = _stamped_pages(Path(self._writer.out) / path)
+                if not pages.isdisjoint(members):
+                    held.append((root, members))
+        if len(held) <= AGAIN_AT_MOST:
+            for root, members in held:
+                self._start(root, members)
+
     def _start(self, root: str, pages: list[str]) -> None:
         if root in self._runs:
             return
@@ -285,6 +306,21 @@ class EarlyShards:
 
     def __exit__(self, *exc: object) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+# The most shards of the last build EarlyShards.again starts: an append's one, or a few.
+AGAIN_AT_MOST = 2
+
+
+def _stamped_pages(stamp_path: Path) -> list[str]:
+    """The pages a shard's stamp says it was made from; none when it cannot be read."""
+    if not is_regular_file(stamp_path):
+        return []
+    try:
+        pages = orjson.loads(stamp_path.read_bytes()).get("pages")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return []
+    return pages if isinstance(pages, list) and all(isinstance(page, str) for page in pages) else []
 
 
 def pagefind_identity(search_limit: int = DEFAULT_SEARCH_LIMIT) -> tuple[Path, dict[str, Any]]:
