@@ -625,7 +625,7 @@ def _fail(*args: object, **kwargs: object) -> bytes:
     raise SearchError("simulated")
 
 
-@pytest.mark.parametrize("where", ["bough_site.publish.start_shards", "bough_site.search.shards.shards_module"])
+@pytest.mark.parametrize("where", ["bough_site.publish.start_shards", "bough_site.search.shards.shard_module"])
 def test_after_a_failed_build_the_shards_are_those_of_a_fresh_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
@@ -878,6 +878,40 @@ def test_an_early_shard_is_taken_only_if_made_from_the_pages_as_they_end(
         writer.write(mine[0], site[mine[0]].replace(b"</main>", b"<p>more</p></main>"))  # the second pass
         assert early.take(root, made) is None
     assert len(said) == 1
+
+
+def test_a_shard_is_indexed_again_early_only_from_a_stamp_bough_could_have_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """EarlyShards.again starts a shard of the last build from the pages its stamp
+    names; a stamp that cannot be read, or names what is no session page, starts
+    nothing (publishing makes that shard again, as it would have), nor reads a file."""
+    prepared: list[list[str]] = []
+    prepare = shard_module.prepare_pages
+
+    def spy(out: Path, pages: list[str], *args: Any) -> Any:
+        prepared.append(pages)
+        return prepare(out, pages, *args)
+
+    out = tmp_path / "site"
+    run(make_history(tmp_path / "history"), out)
+    monkeypatch.setattr(shard_module, "prepare_pages", spy)
+    site = tree(out)
+    project, mine = _first_project_pages(site)
+    root = f"pagefind/{project}"
+    stamp = out / root / SHARD_STAMP
+    made = {**pagefind_identity()[1], "pages": mine}
+    owned = sorted(site)
+    with SiteWriter(out) as writer, EarlyShards(writer, lambda line: None) as early:
+        early.again([mine[0], "index.html"], owned)
+        taken = early.take(root, made)
+        assert taken is not None and list(taken.result()) == site_bundle(out, mine, root)
+    assert prepared == [mine]
+    for damaged in (b"{", orjson.dumps({"pages": [*mine, "../../secret.html"]}), orjson.dumps({"pages": "x"})):
+        stamp.write_bytes(damaged)
+        with SiteWriter(out) as writer, EarlyShards(writer, lambda line: None) as early:
+            early.again([mine[0]], owned)
+            assert early.take(root, made) is None
+    assert prepared == [mine]
 
 
 def test_the_pages_pagefind_reads_are_made_before_its_run_and_removed_after_it(

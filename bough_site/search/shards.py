@@ -269,9 +269,10 @@ class EarlyShards:
                 members = _stamped_pages(Path(self._writer.out) / path)
                 if not pages.isdisjoint(members):
                     held.append((root, members))
-        if len(held) <= AGAIN_AT_MOST:
-            for root, members in held:
-                self._start(root, members)
+                    if len(held) > AGAIN_AT_MOST:
+                        return
+        for root, members in held:
+            self._start(root, members)
 
     def _start(self, root: str, pages: list[str]) -> None:
         if root in self._runs:
@@ -320,7 +321,9 @@ def _stamped_pages(stamp_path: Path) -> list[str]:
         pages = orjson.loads(stamp_path.read_bytes()).get("pages")
     except (OSError, orjson.JSONDecodeError, AttributeError):
         return []
-    return pages if isinstance(pages, list) and all(isinstance(page, str) for page in pages) else []
+    if not isinstance(pages, list) or not all(isinstance(page, str) and SESSION_PAGE.match(page) for page in pages):
+        return []  # not a stamp bough wrote: publishing finds out why
+    return pages
 
 
 def pagefind_identity(search_limit: int = DEFAULT_SEARCH_LIMIT) -> tuple[Path, dict[str, Any]]:
