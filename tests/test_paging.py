@@ -11,7 +11,6 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
 import jsonschema
 import orjson
@@ -24,10 +23,10 @@ from bough_site.render import months
 from bough_site.render.months import Paging, paging
 from bough_site.render.project_summary import newest_first, summarize_project
 from bough_site.search import shards
-from bough_site.search.shards import AGAIN_AT_MOST, EarlyShards
+from bough_site.search.shards import AGAIN_AT_MOST
 from corpus.claude import generate_claude_history
 
-from .helpers import EVIL, REPO, age, append_turn, rewritten, run, tree
+from .helpers import EVIL, REPO, age, append_turn, rewritten, run, spy_early_shards, tree
 from .helpers.big_project import NEEDLE, big_project, project_files
 
 PAGE_BUDGET = 300_000  # issue #40: every page of a 3,000-session project
@@ -265,21 +264,7 @@ def test_an_append_to_an_older_month_indexes_its_shard_again_while_the_build_goe
     site is the one a fresh build makes. Appends touching more shards than
     AGAIN_AT_MOST leave them to publishing."""
     monkeypatch.setattr("bough_site.search.shards.SHARD_SESSIONS", 3)
-    started: list[str] = []
-    taken: list[tuple[str, bool]] = []
-    start, take = EarlyShards._start, EarlyShards.take
-
-    def spy_start(self: EarlyShards, root: str, pages: list[str]) -> None:
-        started.append(root)
-        start(self, root, pages)
-
-    def spy_take(self: EarlyShards, root: str, made: dict[str, Any]) -> Any:
-        found = take(self, root, made)
-        taken.append((root, found is not None))
-        return found
-
-    monkeypatch.setattr(EarlyShards, "_start", spy_start)
-    monkeypatch.setattr(EarlyShards, "take", spy_take)
+    started, taken = spy_early_shards(monkeypatch)
     src = history_of(tmp_path / "history")
     out = tmp_path / "out"
     run(src, out, jobs=2)
@@ -298,7 +283,7 @@ def test_an_append_to_an_older_month_indexes_its_shard_again_while_the_build_goe
     age(out)
     append_turn(transcript(oldest))
     run(src, out, jobs=2)
-    assert started == [oldest] and (oldest, True) in taken
+    assert started == [(oldest.removeprefix("pagefind/"), 1)] and (oldest, True) in taken
     touched = {p for p in rewritten(out) if p.startswith("pagefind/") and p != "pagefind/shards.js"}
     assert touched and all(p.startswith(oldest + "/") for p in touched)
     fresh = tmp_path / "fresh"

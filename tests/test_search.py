@@ -84,6 +84,7 @@ from .helpers import (
     rewritten,
     run,
     sessions_of,
+    spy_early_shards,
     text,
     tool_result,
     tool_use,
@@ -625,7 +626,7 @@ def _fail(*args: object, **kwargs: object) -> bytes:
     raise SearchError("simulated")
 
 
-@pytest.mark.parametrize("where", ["bough_site.publish.start_shards", "bough_site.search.shards.shard_module"])
+@pytest.mark.parametrize("where", ["bough_site.publish.start_shards", "bough_site.search.shards.shards_module"])
 def test_after_a_failed_build_the_shards_are_those_of_a_fresh_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
@@ -796,28 +797,6 @@ def test_finding_pagefind_imports_no_asyncio() -> None:
 # --- shards made while the rest renders --------------------------------------------------------
 
 
-def _spy_early_shards(monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, int]], list[tuple[str, bool]]]:
-    """Which shards EarlyShards started (with how many session pages were written
-    then) and whether publishing took each run; the class does its work as ever."""
-    started: list[tuple[str, int]] = []
-    taken: list[tuple[str, bool]] = []
-    start, take = EarlyShards._start, EarlyShards.take
-
-    def spy_start(self: EarlyShards, root: str, pages: list[str]) -> None:
-        written = [p for p in self._writer.written if SESSION_PAGE.match(p)]
-        started.append((root.removeprefix("pagefind/"), len(written)))
-        start(self, root, pages)
-
-    def spy_take(self: EarlyShards, root: str, made: dict[str, Any]) -> Any:
-        run = take(self, root, made)
-        taken.append((root, run is not None))
-        return run
-
-    monkeypatch.setattr(EarlyShards, "_start", spy_start)
-    monkeypatch.setattr(EarlyShards, "take", spy_take)
-    return started, taken
-
-
 def test_a_new_projects_shard_is_made_while_the_others_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With two workers, each project new to OUT is indexed once the first pass has
     written its pages, while the other project still renders (jobs go folder by
@@ -830,7 +809,7 @@ def test_a_new_projects_shard_is_made_while_the_others_render(tmp_path: Path, mo
                             turns_per_session=3, output_kb=1)
     history = tmp_path / "history" / "projects"
     assert len(list(history.iterdir())) == 2
-    started, taken = _spy_early_shards(monkeypatch)
+    started, taken = spy_early_shards(monkeypatch)
     two, one = tmp_path / "two", tmp_path / "one"
     run(history, two, jobs=2)
     projects = sorted(shard.removeprefix("pagefind/").rstrip("/") for shard in _shards(tree(two)))
@@ -1008,7 +987,8 @@ def test_escaped_line_ends_are_spaces_in_output_and_code() -> None:
 # The rule for escaped line ends as first written: each condition looks behind
 # first, which makes every byte a place to try (page_copy._ESCAPED_BREAK begins
 # with the backslash instead).
-_ESCAPED_BREAK_AS_WRITTEN = re.compile(rb"""(?<!\\)(?<!&#34;)(?<!&#39;)(?<!&quot;)(?<!["'])\\[nrt](?!&#34;|&#39;|&quot;|["'])""")
+_ESCAPED_BREAK_AS_WRITTEN = re.compile(
+    rb"""(?<!\\)(?<!&#34;)(?<!&#39;)(?<!&quot;)(?<!["'])\\[nrt](?!&#34;|&#39;|&quot;|["'])""")
 
 
 _AROUND = ["", "x", "\\", "&#34;", "&#39;", "&quot;", '"', "'", "#34;", "quot;", "&"]

@@ -36,7 +36,8 @@ from .browser import (
     require_browser,
     start_url,
 )
-from .builds import OLD, age, append_turn, main_file, make_history, rewritten, run, sessions_of, tree
+from .builds import (OLD, age, append_turn, main_file, make_history, rewritten, run, sessions_of,
+                     spy_early_shards, tree)
 from .claude_records import (
     CWD,
     SESSION,
@@ -106,6 +107,6 @@ __all__ = [
     "lay_out_as_config_dir", "leaks", "link_problems", "load_build_examples", "main_file", "make_history", "make_site",
     "netlify_headers", "page", "parse", "png_bytes", "prompt", "random_chars", "read_session", "redaction_label",
     "reply", "require_browser", "reset_clock", "result", "rewritten", "run", "scan", "serving", "session", "sessions_of",
-    "start_url", "stored_values", "subagent", "system", "text", "tool_result", "tool_use", "tree", "uncosted",
-    "write_agent_session", "write_jsonl",
+    "spy_early_shards", "start_url", "stored_values", "subagent", "system", "text", "tool_result", "tool_use", "tree",
+    "uncosted", "write_agent_session", "write_jsonl",
 ]  # fmt: skip

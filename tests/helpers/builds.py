@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
+import pytest
 
 from bough_site.build import BuildResult, build
 from bough_site.config import BuildConfig
+from bough_site.search.pagefind_run import SESSION_PAGE
+from bough_site.search.shards import EarlyShards
 from corpus.claude import generate_claude_history
 
 from .claude_records import prompt, reply, text
@@ -75,3 +79,26 @@ def append_turn(path: Path) -> None:
     ]
     with open(path, "ab") as handle:
         handle.writelines(orjson.dumps(record) + b"\n" for record in records)
+
+
+def spy_early_shards(monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, int]], list[tuple[str, bool]]]:
+    """Which shards EarlyShards started (without ``pagefind/``, with how many session
+    pages were written then) and whether publishing took each run (its root); the
+    class does its work as ever."""
+    started: list[tuple[str, int]] = []
+    taken: list[tuple[str, bool]] = []
+    start, take = EarlyShards._start, EarlyShards.take
+
+    def spy_start(self: EarlyShards, root: str, pages: list[str]) -> None:
+        written = [p for p in self._writer.written if SESSION_PAGE.match(p)]
+        started.append((root.removeprefix("pagefind/"), len(written)))
+        start(self, root, pages)
+
+    def spy_take(self: EarlyShards, root: str, made: dict[str, Any]) -> Any:
+        run = take(self, root, made)
+        taken.append((root, run is not None))
+        return run
+
+    monkeypatch.setattr(EarlyShards, "_start", spy_start)
+    monkeypatch.setattr(EarlyShards, "take", spy_take)
+    return started, taken
