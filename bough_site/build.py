@@ -433,7 +433,8 @@ class _EarlyIndexing:
     """Tells :class:`EarlyShards` when a project's pages are all written: when
     every unit of the folders its sessions came from is done (jobs start folder by
     folder: jobs.job_order). Only projects the last build did not have: another's
-    shard also indexes the pages kept from before, known only at the end."""
+    shard also indexes pages kept from before, which its stamp names once the first
+    pass is done (EarlyShards.again)."""
 
     def __init__(self, jobs: list[Job], previous: Manifest, shards: EarlyShards) -> None:
         self._left: dict[str, int] = {}
