@@ -593,6 +593,25 @@ def _shard_of(files: dict[str, bytes], shard: str) -> dict[str, bytes]:
     return {p: data for p, data in files.items() if p.startswith(shard)}
 
 
+@pytest.mark.parametrize("damaged", [b"{", b"[]", b'{"pages": []}'], ids=["not JSON", "no object", "no files"])
+def test_a_shard_whose_stamp_cannot_be_read_is_made_again(tmp_path: Path, damaged: bytes) -> None:
+    """Another project's shard is kept on an append only when its stamp says what it
+    was made of; a stamp that is not JSON, not an object or names no files gets the
+    shard made again, and the site is a fresh build's."""
+    history = make_history(tmp_path / "history")
+    out = tmp_path / "site"
+    run(history, out)
+    path, summary = main_file(history, out)
+    mine = f"pagefind/{summary['html'].split('/')[1]}/"
+    (other,) = [shard for shard in _shards(tree(out)) if shard != mine]
+    (out / other / SHARD_STAMP).write_bytes(damaged)
+    age(out)
+    append_turn(path)
+    run(history, out)
+    assert f"{other}{SHARD_STAMP}" in rewritten(out)
+    assert tree(out) == tree_of_fresh(history, tmp_path)
+
+
 def test_an_append_makes_again_only_the_shard_of_its_project(tmp_path: Path) -> None:
     history = make_history(tmp_path / "history")
     out = tmp_path / "site"

@@ -260,8 +260,9 @@ class EarlyShards:
         At most AGAIN_AT_MOST of them: more (options changed, a project read again)
         wait for publishing, which runs them side by side; and a shard whose pages
         end otherwise (a session more, or its page written again) is not taken."""
-        pages = {page for page in rendered if SESSION_PAGE.match(page)}
-        projects = {SESSION_PAGE.match(page).group(1) for page in pages}  # type: ignore[union-attr]
+        matches = [match for match in map(SESSION_PAGE.match, rendered) if match]
+        pages = {match.group(0) for match in matches}
+        projects = {match.group(1) for match in matches}
         held: list[tuple[str, list[str]]] = []
         for path in owned_before:
             root, _, name = path.rpartition("/")
@@ -315,15 +316,21 @@ AGAIN_AT_MOST = 2
 
 def _stamped_pages(stamp_path: Path) -> list[str]:
     """The pages a shard's stamp says it was made from; none when it cannot be read."""
-    if not is_regular_file(stamp_path):
-        return []
-    try:
-        pages = orjson.loads(stamp_path.read_bytes()).get("pages")
-    except (OSError, orjson.JSONDecodeError, AttributeError):
-        return []
+    pages = (_read_stamp(stamp_path) or {}).get("pages")
     if not isinstance(pages, list) or not all(isinstance(page, str) and SESSION_PAGE.match(page) for page in pages):
         return []  # not a stamp bough wrote: publishing finds out why
     return pages
+
+
+def _read_stamp(stamp_path: Path) -> dict[str, Any] | None:
+    """A shard's stamp (a regular file holding a JSON object); None when there is none."""
+    if not is_regular_file(stamp_path):
+        return None
+    try:
+        stamp = orjson.loads(stamp_path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return stamp if isinstance(stamp, dict) else None
 
 
 def pagefind_identity(search_limit: int = DEFAULT_SEARCH_LIMIT) -> tuple[Path, dict[str, Any]]:
@@ -361,13 +368,8 @@ def _keep_shard(out: Path, root: str, made: dict[str, Any], owned_before: set[st
     """Keep the shard the last build made from these pages (``made``: the stamp it
     would have, but its files); None when it must be made again."""
     stamp_path = f"{root}/{SHARD_STAMP}"
-    if stamp_path not in owned_before or not is_regular_file(out / stamp_path):
-        return None
-    try:
-        stamp = orjson.loads((out / stamp_path).read_bytes())
-        files = stamp.pop("files")
-    except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError):
-        return None
+    stamp = _read_stamp(out / stamp_path) if stamp_path in owned_before else None
+    files = stamp.pop("files", None) if stamp is not None else None
     if stamp != made or not isinstance(files, dict):
         return None
     names = sorted(files)
