@@ -265,6 +265,39 @@ def test_the_outline_lists_every_prompt_beside_the_timeline(reader: dict[str, Pa
     assert page.locator(".outline-keys").inner_text() == "j next prompt, k previous, f find"
 
 
+# The width of an outline's last number as the list draws it ("1001. ", in the list's
+# font), and the list's left padding, where the numbers stand.
+LAST_NUMBER = """ol => {
+    const style = getComputedStyle(ol);
+    const context = document.createElement('canvas').getContext('2d');
+    context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    return [context.measureText(`${ol.children.length}. `).width, parseFloat(style.paddingLeft)];
+}"""
+
+
+@pytest.mark.parametrize("prompts", [99, 100, 1001])
+def test_every_number_of_a_long_outline_is_seen_whole(tmp_path: Path, tab: Callable[..., Any], prompts: int) -> None:
+    """The outline's numbers stand in its list's padding: a session of hundreds or
+    thousands of prompts has room for "1001." at every width (at desktop widths the
+    side scrolls, and what stands outside it is cut: "200." read "00.")."""
+    out = tmp_path / "site"
+    timeline: list[Any] = [Prompt(f"u{i}", f"p{i}", None, [Text(f"question {i}")]) for i in range(1, prompts + 1)]
+    many = session("many", "many", "claude-code", timeline, title="Many prompts", cwd="/w")
+    project = Project(id="p", name="p", cwd="/w", sessions=[many], stats={})
+    renderer = Renderer()
+    for path, data in [*renderer.assets(), *renderer.session_pages(project, many),
+                       (urls.project_sessions_js("p"), sessions_script(project))]:
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        (out / path).write_bytes(data)
+    for size in SIZES:
+        page = tab(size)
+        page.goto((out / urls.session_html("p", "many")).as_uri())
+        outline = page.locator("nav.outline ol")
+        assert outline.locator("li").count() == prompts
+        number, room = outline.evaluate(LAST_NUMBER)
+        assert 0 < number <= room, (size, number, room)
+
+
 def test_the_outline_marks_the_prompt_being_read(reader: dict[str, Path], tab: Callable[..., Any]) -> None:
     page = tab("desktop")
     page.goto(reader["long"].as_uri())
