@@ -67,6 +67,7 @@ from bough_site.search.pagefind_run import (
     prepare_pages,
     scratch_folder,
 )
+from bough_site.search import page_copier, pagefind_run
 from bough_site.search import shards as shard_module
 from bough_site.search.shards import SHARD_STAMP, SHARDS_PATH, EarlyShards, pagefind_identity
 from bough_site.write import SiteWriter
@@ -523,13 +524,21 @@ def test_stripped_pages_give_the_same_index(example_out: Path, example: dict[str
     assert all(len(before_body_trimmed(page)) < len(page) for page in stripped)
     assert any(code_as_text(page) != page for page in stripped)
     chars = output_chars(DEFAULT_SEARCH_LIMIT)
-    monkeypatch.setattr("bough_site.search.pagefind_run.pagefind_copy",
+    monkeypatch.setattr("bough_site.search.page_copier.pagefind_copy",
                         lambda page, chars=chars: outputs_as_text(strip_ignored(page), chars))
+    _copy_in_this_process(monkeypatch)  # where the copy above is the one made
     for shard in _shards(example):
         project = shard.split("/")[1]
         whole = dict(pagefind_files(example_out, [p for p in sessions if f"/{project}/" in p], root=shard[:-1]))
         made = {p: data for p, data in example.items() if p.startswith(shard) and not p.endswith(SHARD_STAMP)}
         assert whole == made, shard
+
+
+def _copy_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pagefind's copies made in the test's process, not in one of their own, so
+    that what the test changes of page_copier holds for them."""
+    monkeypatch.setattr("bough_site.search.pagefind_run._copy_apart", lambda out, pages, site, chars: (
+        page_copier.copy_stripped(out, pages, site, chars, pagefind_run.MAX_INDEXED_PAGE)))
 
 
 _FULL_PAGE = """<!DOCTYPE html>
@@ -912,11 +921,12 @@ def test_a_shard_is_indexed_again_early_only_from_a_stamp_bough_could_have_writt
     assert prepared == [mine]
 
 
-def test_the_pages_pagefind_reads_are_made_before_its_run_and_removed_after_it(
+def test_the_pages_pagefind_reads_are_made_by_its_run_apart_and_removed_after_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A run's stripped pages are made by the thread that starts it (in a thread of
-    their own, each small read and write waited for the interpreter's lock), and
-    removed once the run is done, or cancelled before it ran."""
+    """A run's stripped pages are made by the run, in a process of their own (in the
+    build's, they took its main thread's time, or in a thread of their own each small
+    read and write waited for the interpreter's lock), and removed once the run is
+    done, or cancelled before it ran."""
     monkeypatch.delenv("TMPDIR", raising=False)
     memory = tmp_path / "memory"
     memory.mkdir()
@@ -927,19 +937,55 @@ def test_the_pages_pagefind_reads_are_made_before_its_run_and_removed_after_it(
     root = f"pagefind/{project}"
     binary = pagefind_binary()
     expected = site_bundle(out, mine, root)
+    copied_here: list[bytes] = []
+    monkeypatch.setattr("bough_site.search.page_copier.pagefind_copy", copied_here.append)
     busy = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(busy.wait)  # the pool's one thread is taken: runs wait
         try:
             waiting = prepare_pages(out, mine, root)
-            made = sorted(p.relative_to(memory).parts[2:] for p in memory.rglob("*.html"))
-            assert made == sorted(tuple(page.split("/")) for page in mine)  # before any run
+            assert list(memory.rglob("*.html")) == []  # nothing copied before the run
             cancelled = waiting.start(pool, binary, lambda line: None)
             assert cancelled.cancel() and list(memory.iterdir()) == []
         finally:
             busy.set()
         done = prepare_pages(out, mine, root).start(pool, binary, lambda line: None)
         assert list(done.result()) == expected and list(memory.iterdir()) == []
+    assert copied_here == []  # made in the copier's process
+
+
+def test_the_copier_is_the_running_bough_whatever_the_path_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copier's process runs the page_copier of the bough that starts it, not
+    one another bough_site on PYTHONPATH (or in the working directory) would give:
+    an older one has none, and a bough run from a checkout beside an installed one
+    copied with the other's rules."""
+    other = tmp_path / "other" / "bough_site"
+    (other / "search").mkdir(parents=True)
+    (other / "__init__.py").write_text("")
+    (other / "search" / "__init__.py").write_text("")
+    (other / "search" / "page_copier.py").write_text("def main():\n    raise SystemExit('the other bough')\n")
+    monkeypatch.setenv("PYTHONPATH", str(other.parent))
+    monkeypatch.chdir(other.parent)
+    out = tmp_path / "site"
+    run(make_history(tmp_path / "history"), out)
+    project, mine = _first_project_pages(tree(out))
+    root = f"pagefind/{project}"
+    made = prepare_pages(out, mine, root).run(pagefind_binary(), lambda line: None)
+    assert made and made == site_bundle(out, mine, root)
+
+
+def test_a_shard_whose_pages_cannot_be_copied_costs_its_search_only(tmp_path: Path) -> None:
+    """A page gone before the copier read it: SearchError, which publishing says
+    and which costs that shard (docs/safety.md S11); its scratch is removed."""
+    out = tmp_path / "site"
+    run(make_history(tmp_path / "history"), out)
+    project, mine = _first_project_pages(tree(out))
+    (out / mine[0]).unlink()
+    prepared = prepare_pages(out, mine, f"pagefind/{project}")
+    with pytest.raises(SearchError, match="could not be copied for Pagefind: .*No such file"):
+        prepared.run(pagefind_binary(), lambda line: None)
+    assert not Path(prepared._tmp.name).exists()
 
 
 def _first_project_pages(site: dict[str, bytes]) -> tuple[str, list[str]]:

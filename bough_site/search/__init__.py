@@ -30,7 +30,8 @@ whole; docs/performance.md, Search, says why (merged shards, stemming, prefixes)
 - Pagefind reads copies of the pages (``page_copy.pagefind_copy``): the content of
   every ``data-pagefind-ignore`` element and every preview removed, each tool's
   output as plain text within the budget, code without its highlighting, and
-  before the body only what it reads there (``before_body_trimmed``). The
+  before the body only what it reads there (``before_body_trimmed``), made by
+  each run in a process of its own (``page_copier``) while the build goes on. The
   copies and the bundle Pagefind writes are scratch: in memory (``/dev/shm``)
   when there is room, not on disk.
 - Each shard is made reproducible (``pagefind_format.canonical_bundle``: Pagefind numbers pages

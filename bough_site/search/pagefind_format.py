@@ -193,7 +193,7 @@ def _pages_in_order(files: dict[str, bytes], root: str) -> tuple[dict[str, bytes
 
     Pagefind numbers pages in the order its site folder lists them, which the file
     system decides (a tmpfs lists the file made last first, which is why
-    ``pagefind_run._copy_stripped`` makes them in reverse; ext4, in a hash order).
+    ``page_copier.copy_stripped`` makes them in reverse; ext4, in a hash order).
     A bundle already in order only has its index chunks compressed again, as the
     others are written.
     Otherwise the meta file's page list ([fragment, word count] by number) is put

@@ -11,15 +11,18 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+import orjson
+
 from ..aside import SetAside
 from ..config import DEFAULT_SEARCH_LIMIT
 from ..errors import BoughError
-from .page_copy import output_chars, pagefind_copy
+from .page_copy import output_chars
 from .pagefind_format import canonical_bundle
 
 # Where the bundles go under OUT (a shard is pagefind/<project id>/), and the
@@ -93,37 +96,25 @@ def _pagefind_bundle(out: Path, pages: list[str], report: Callable[[str], None],
 
 
 def prepare_pages(out: Path, pages: list[str], root: str, search_limit: int = DEFAULT_SEARCH_LIMIT) -> PreparedPages:
-    """The temporary site Pagefind reads: copies of ``pages`` (session pages under
-    OUT) as ``page_copy.pagefind_copy`` makes them (tool output within ``search_limit``
-    KB), so a page that is about to be pruned, or a file bough does not own, is never
-    indexed. In memory when there is room (:func:`scratch_folder`); should that fail,
-    on disk.
-
-    Made in the calling thread: made in a thread of its own beside the build's Python
-    work, its hundreds of small reads and writes each waited for the interpreter's
-    lock (docs/performance.md)."""
-    where = scratch_folder(_pages_size(out, pages))
-    chars = output_chars(search_limit)
-    try:
-        return PreparedPages(where, out, pages, root, chars)
-    except OSError:
-        if where is None:
-            raise
-        return PreparedPages(None, out, pages, root, chars)  # memory ran short: on disk
+    """The temporary site Pagefind will read: copies of ``pages`` (session pages
+    under OUT) as ``page_copy.pagefind_copy`` makes them (tool output within
+    ``search_limit`` KB), so a page that is about to be pruned, or a file bough does
+    not own, is never indexed. In memory when there is room (:func:`scratch_folder`);
+    should that fail, on disk. The copies are made by the run, in a process of their
+    own (``page_copier``): neither in the build's main thread, which goes on with
+    its work, nor in another of its threads, where each small read and write waited
+    for the interpreter's lock (docs/performance.md)."""
+    return PreparedPages(scratch_folder(_pages_size(out, pages)), out, pages, root, output_chars(search_limit))
 
 
 class PreparedPages:
-    """A temporary site of stripped pages, ready for one Pagefind run (:meth:`run`,
-    which may be in another thread), removed after it or by :meth:`close`."""
+    """A temporary site of stripped pages for one Pagefind run (:meth:`run`, which
+    may be in another thread), made by that run and removed after it, or by
+    :meth:`close`."""
 
     def __init__(self, where: str | None, out: Path, pages: list[str], root: str, chars: int | None) -> None:
         self._where, self._out, self._pages, self._root, self._chars = where, out, pages, root, chars
         self._tmp = tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where)
-        try:
-            self._too_large = _copy_stripped(out, pages, Path(self._tmp.name) / "site", chars)
-        except BaseException:
-            self.close()
-            raise
 
     def run(self, binary: Path, report: Callable[[str], None]) -> list[tuple[str, bytes]]:
         """Pagefind's bundle of the pages, the pages too large to index reported.
@@ -131,6 +122,7 @@ class PreparedPages:
         resolves it against its working directory), so the site writer stays the one
         that writes into OUT. No bundle when no page is small enough to index."""
         try:
+            too_large = _copy_apart(self._out, self._pages, Path(self._tmp.name) / "site", self._chars)
             files = self._bundle(binary)
         except (OSError, SearchError) as err:
             self.close()
@@ -138,7 +130,7 @@ class PreparedPages:
                 raise
             return PreparedPages(None, self._out, self._pages, self._root, self._chars).run(binary, report)
         self.close()
-        for page in self._too_large:
+        for page in too_large:
             report(f"warning: {page} is over {MAX_INDEXED_PAGE >> 20} MB: left out of the Pagefind index")
         return files
 
@@ -146,7 +138,7 @@ class PreparedPages:
               report: Callable[[str], None]) -> Future[SetAside]:
         """:meth:`run` in ``pool``, its bundle set aside until it is written (aside.py: the
         bundles made while others run or render were held until publishing, 90 MB at
-        18,000 sessions); the pages are removed even if it never runs (cancelled)."""
+        18,000 sessions); the temporary folder is removed even if it never runs (cancelled)."""
         run = pool.submit(lambda: SetAside(self.run(binary, report)))
         run.add_done_callback(lambda _run: self.close())
         return run
@@ -199,20 +191,38 @@ def _pages_size(out: Path, pages: list[str]) -> int:
     return size
 
 
-def _copy_stripped(out: Path, pages: list[str], site: Path, chars: int | None) -> list[str]:
-    """Each page small enough to index, stripped, into ``site``; the others."""
-    too_large = []
-    # In reverse: a tmpfs lists the last made first, and Pagefind numbers pages in
-    # the order it finds them, so its numbers are then already canonical_bundle's.
-    for page in sorted(pages, reverse=True):
-        data = (out / page).read_bytes()
-        if len(data) > MAX_INDEXED_PAGE:
-            too_large.insert(0, page)
-            continue
-        target = site / page
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(pagefind_copy(data, chars))
-    return too_large
+# The copier's process runs page_copier.main from this very bough_site (the
+# package loaded from its folder, argv[1]: not another that PYTHONPATH or the
+# working directory names), importing nothing else first; -P: no working directory
+# on its path.
+_COPIER = "; ".join([
+    "import sys, importlib.util as u",
+    "s = u.spec_from_file_location('bough_site', sys.argv[1] + '/__init__.py', submodule_search_locations=[sys.argv[1]])",
+    "m = sys.modules['bough_site'] = u.module_from_spec(s)",
+    "s.loader.exec_module(m)",
+    "from bough_site.search.page_copier import main",
+    "sys.exit(main())",
+])
+_PACKAGE = str(Path(__file__).resolve().parents[1])
+
+
+def _copy_apart(out: Path, pages: list[str], site: Path, chars: int | None) -> list[str]:
+    """``page_copier.copy_stripped`` in a process of its own: the pages too large to
+    index; SearchError when a page could not be copied."""
+    job = orjson.dumps({"out": str(out), "site": str(site), "pages": pages, "chars": chars,
+                        "max_page": MAX_INDEXED_PAGE})
+    try:
+        done = subprocess.run([sys.executable, "-P", "-c", _COPIER, _PACKAGE],
+                              input=job, capture_output=True, timeout=PAGEFIND_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise SearchError(f"the pages could not be copied for Pagefind: {err}") from err
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip()[-2000:]
+        raise SearchError(f"the pages could not be copied for Pagefind: {message}")
+    try:
+        return list(orjson.loads(done.stdout))
+    except (orjson.JSONDecodeError, TypeError) as err:
+        raise SearchError(f"the pages could not be copied for Pagefind: it said {done.stdout[:200]!r}") from err
 
 
 # What Pagefind 1.5 says when the pages it was given hold no word to index.
