@@ -937,8 +937,7 @@ def test_the_pages_pagefind_reads_are_made_by_its_run_apart_and_removed_after_it
     root = f"pagefind/{project}"
     binary = pagefind_binary()
     expected = site_bundle(out, mine, root)
-    copied_here: list[bytes] = []
-    monkeypatch.setattr("bough_site.search.page_copier.pagefind_copy", copied_here.append)
+    copied_here = _spy_copies_here(monkeypatch)
     busy = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(busy.wait)  # the pool's one thread is taken: runs wait
@@ -971,8 +970,41 @@ def test_the_copier_is_the_running_bough_whatever_the_path_names(
     run(make_history(tmp_path / "history"), out)
     project, mine = _first_project_pages(tree(out))
     root = f"pagefind/{project}"
+    expected = site_bundle(out, mine, root)
+    copied_here = _spy_copies_here(monkeypatch)
     made = prepare_pages(out, mine, root).run(pagefind_binary(), lambda line: None)
-    assert made and made == site_bundle(out, mine, root)
+    assert made and made == expected
+    assert copied_here == []  # not copied again here after the other bough's copier failed
+
+
+@pytest.mark.parametrize("copier", ["import sys; sys.exit(9)", "print('not JSON')", "print('{}')"])
+def test_a_copier_that_cannot_run_leaves_the_copies_to_the_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copier: str) -> None:
+    """A copier process that fails on its own account, not a page's (no bough on
+    disk to load, an interpreter that says something else): the pages are copied
+    in the build's process, and the shard is the same bytes."""
+    out = tmp_path / "site"
+    run(make_history(tmp_path / "history"), out)
+    project, mine = _first_project_pages(tree(out))
+    root = f"pagefind/{project}"
+    expected = site_bundle(out, mine, root)
+    monkeypatch.setattr("bough_site.search.pagefind_run._COPIER", copier)
+    copied_here = _spy_copies_here(monkeypatch)
+    assert prepare_pages(out, mine, root).run(pagefind_binary(), lambda line: None) == expected
+    assert len(copied_here) == len(mine)
+
+
+def _spy_copies_here(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the pages copied in this process (none when the copier's made them)."""
+    copied: list[int] = []
+    copy = page_copier.pagefind_copy
+
+    def spy(page: bytes, chars: int | None) -> bytes:
+        copied.append(len(page))
+        return copy(page, chars)
+
+    monkeypatch.setattr("bough_site.search.page_copier.pagefind_copy", spy)
+    return copied
 
 
 def test_a_shard_whose_pages_cannot_be_copied_costs_its_search_only(tmp_path: Path) -> None:

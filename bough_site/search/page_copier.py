@@ -9,7 +9,8 @@ the characters of each tool result kept, or null, "max_page": the largest page
 indexed, in bytes}``, copies each page small enough to index into the site as
 ``page_copy.pagefind_copy`` makes it, and writes the pages left out as a JSON
 list on stdout.
-A page it cannot read or write ends it with status 1 and the reason on stderr.
+A page it cannot read or write ends it with status PAGE_FAILED and the reason
+on stderr.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from pathlib import Path
 import orjson
 
 from .page_copy import pagefind_copy
+
+# The copier's status when a page could not be copied (any other failure is its
+# process's: the caller then copies in its own).
+PAGE_FAILED = 3
 
 def copy_stripped(out: Path, pages: list[str], site: Path, chars: int | None, max_page: int) -> list[str]:
     """Each page of ``max_page`` bytes or fewer, stripped, into ``site``; the others."""
@@ -43,7 +48,7 @@ def main() -> int:
         too_large = copy_stripped(Path(job["out"]), job["pages"], Path(job["site"]), job["chars"], job["max_page"])
     except OSError as err:
         sys.stderr.write(f"{err.filename or ''}: {err.strerror or err}\n")
-        return 1
+        return PAGE_FAILED
     sys.stdout.buffer.write(orjson.dumps(too_large))
     return 0
 

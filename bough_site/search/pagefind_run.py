@@ -22,6 +22,7 @@ import orjson
 from ..aside import SetAside
 from ..config import DEFAULT_SEARCH_LIMIT
 from ..errors import BoughError
+from .page_copier import PAGE_FAILED, copy_stripped
 from .page_copy import output_chars
 from .pagefind_format import canonical_bundle
 
@@ -208,21 +209,36 @@ _PACKAGE = str(Path(__file__).resolve().parents[1])
 
 def _copy_apart(out: Path, pages: list[str], site: Path, chars: int | None) -> list[str]:
     """``page_copier.copy_stripped`` in a process of its own: the pages too large to
-    index; SearchError when a page could not be copied."""
+    index; SearchError when a page could not be copied. Should that process not run
+    (no interpreter to start, a bough that is not files on disk), the copies are
+    made here: slower, never missing."""
     job = orjson.dumps({"out": str(out), "site": str(site), "pages": pages, "chars": chars,
                         "max_page": MAX_INDEXED_PAGE})
     try:
         done = subprocess.run([sys.executable, "-P", "-c", _COPIER, _PACKAGE],
                               input=job, capture_output=True, timeout=PAGEFIND_TIMEOUT, check=False)
-    except (OSError, subprocess.TimeoutExpired) as err:
+    except subprocess.TimeoutExpired as err:
         raise SearchError(f"the pages could not be copied for Pagefind: {err}") from err
-    if done.returncode != 0:
+    except OSError:
+        return _copy_here(out, pages, site, chars)
+    if done.returncode == PAGE_FAILED:
         message = done.stderr.decode("utf-8", "replace").strip()[-2000:]
         raise SearchError(f"the pages could not be copied for Pagefind: {message}")
     try:
-        return list(orjson.loads(done.stdout))
-    except (orjson.JSONDecodeError, TypeError) as err:
-        raise SearchError(f"the pages could not be copied for Pagefind: it said {done.stdout[:200]!r}") from err
+        too_large = orjson.loads(done.stdout) if done.returncode == 0 else None
+    except orjson.JSONDecodeError:
+        too_large = None
+    if not isinstance(too_large, list):
+        shutil.rmtree(site, ignore_errors=True)  # whatever it made before it stopped
+        return _copy_here(out, pages, site, chars)
+    return too_large
+
+
+def _copy_here(out: Path, pages: list[str], site: Path, chars: int | None) -> list[str]:
+    try:
+        return copy_stripped(out, pages, site, chars, MAX_INDEXED_PAGE)
+    except OSError as err:
+        raise SearchError(f"the pages could not be copied for Pagefind: {err}") from err
 
 
 # What Pagefind 1.5 says when the pages it was given hold no word to index.
