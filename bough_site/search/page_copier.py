@@ -3,14 +3,14 @@
 publishing meanwhile, instead of spending on them some 0.75 ms a page (an append
 to a 571-page shard: 0.4 s). It imports only what copying needs.
 
-``python -m bough_site.search.page_copier`` reads one JSON object on stdin,
+Its :func:`main` (``pagefind_run._copy_apart`` starts it; ``python -m
+bough_site.search.page_copier`` runs it too) reads one JSON object on stdin,
 ``{"out": OUT, "site": the temporary site, "pages": [paths under OUT], "chars":
 the characters of each tool result kept, or null, "max_page": the largest page
 indexed, in bytes}``, copies each page small enough to index into the site as
 ``page_copy.pagefind_copy`` makes it, and writes the pages left out as a JSON
-list on stdout.
-A page it cannot read or write ends it with status PAGE_FAILED and the reason
-on stderr.
+list on stdout. A page it cannot read or write ends it with status PAGE_FAILED
+and the reason on stderr.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from .page_copy import pagefind_copy
 # The copier's status when a page could not be copied (any other failure is its
 # process's: the caller then copies in its own).
 PAGE_FAILED = 3
+
 
 def copy_stripped(out: Path, pages: list[str], site: Path, chars: int | None, max_page: int) -> list[str]:
     """Each page of ``max_page`` bytes or fewer, stripped, into ``site``; the others."""
