@@ -937,6 +937,7 @@ def test_the_pages_pagefind_reads_are_made_by_its_run_apart_and_removed_after_it
     root = f"pagefind/{project}"
     binary = pagefind_binary()
     expected = site_bundle(out, mine, root)
+    monkeypatch.setattr("bough_site.search.pagefind_run.COPIED_APART_ABOVE", 0)
     copied_here = _spy_copies_here(monkeypatch)
     busy = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -971,6 +972,7 @@ def test_the_copier_is_the_running_bough_whatever_the_path_names(
     project, mine = _first_project_pages(tree(out))
     root = f"pagefind/{project}"
     expected = site_bundle(out, mine, root)
+    monkeypatch.setattr("bough_site.search.pagefind_run.COPIED_APART_ABOVE", 0)
     copied_here = _spy_copies_here(monkeypatch)
     made = prepare_pages(out, mine, root).run(pagefind_binary(), lambda line: None)
     assert made and made == expected
@@ -989,9 +991,35 @@ def test_a_copier_that_cannot_run_leaves_the_copies_to_the_build(
     root = f"pagefind/{project}"
     expected = site_bundle(out, mine, root)
     monkeypatch.setattr("bough_site.search.pagefind_run._COPIER", copier)
+    monkeypatch.setattr("bough_site.search.pagefind_run.COPIED_APART_ABOVE", 0)
     copied_here = _spy_copies_here(monkeypatch)
     assert prepare_pages(out, mine, root).run(pagefind_binary(), lambda line: None) == expected
     assert len(copied_here) == len(mine)
+
+
+def test_a_small_shards_pages_are_copied_at_once_without_a_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages of COPIED_APART_ABOVE bytes or fewer are copied by prepare_pages, in
+    the calling thread: a process started for them would cost more than they do
+    (at many small projects, one each). One byte more, and the run's copier makes them."""
+    out = tmp_path / "site"
+    run(make_history(tmp_path / "history"), out)
+    project, mine = _first_project_pages(tree(out))
+    root = f"pagefind/{project}"
+    expected = site_bundle(out, mine, root)
+    size = sum((out / page).stat().st_size for page in mine)
+    apart: list[int] = []
+    copy_apart = pagefind_run._copy_apart
+    monkeypatch.setattr("bough_site.search.pagefind_run._copy_apart",
+                        lambda *args: apart.append(1) or copy_apart(*args))
+    copied_here = _spy_copies_here(monkeypatch)
+    monkeypatch.setattr("bough_site.search.pagefind_run.COPIED_APART_ABOVE", size)
+    prepared = prepare_pages(out, mine, root)
+    assert len(copied_here) == len(mine)  # before the run
+    assert prepared.run(pagefind_binary(), lambda line: None) == expected and apart == []
+    monkeypatch.setattr("bough_site.search.pagefind_run.COPIED_APART_ABOVE", size - 1)
+    assert prepare_pages(out, mine, root).run(pagefind_binary(), lambda line: None) == expected
+    assert apart == [1] and len(copied_here) == len(mine)
 
 
 def _spy_copies_here(monkeypatch: pytest.MonkeyPatch) -> list[int]:

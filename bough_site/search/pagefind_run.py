@@ -101,21 +101,43 @@ def prepare_pages(out: Path, pages: list[str], root: str, search_limit: int = DE
     under OUT) as ``page_copy.pagefind_copy`` makes them (tool output within
     ``search_limit`` KB), so a page that is about to be pruned, or a file bough does
     not own, is never indexed. In memory when there is room (:func:`scratch_folder`);
-    should that fail, on disk. The copies are made by the run, in a process of their
-    own (``page_copier``): neither in the build's main thread, which goes on with
-    its work, nor in another of its threads, where each small read and write waited
-    for the interpreter's lock (docs/performance.md)."""
-    return PreparedPages(scratch_folder(_pages_size(out, pages)), out, pages, root, output_chars(search_limit))
+    should that fail, on disk. Pages of more than COPIED_APART_ABOVE bytes together
+    are copied by the run, in a process of their own (``page_copier``): neither in
+    the build's main thread, which goes on with its work, nor in another of its
+    threads, where each small read and write waited for the interpreter's lock
+    (docs/performance.md). Fewer are copied now, in the calling thread: starting a
+    process would cost more."""
+    size = _pages_size(out, pages)
+    prepared = PreparedPages(scratch_folder(size), out, pages, root, output_chars(search_limit))
+    if size <= COPIED_APART_ABOVE:
+        prepared.copy_now()
+    return prepared
+
+
+# The pages' bytes above which their copies are made by a process of their own: a
+# process started costs some 0.1 s of CPU, the copies about 8 ms a MB (the main
+# thread's 4 MB: 30 ms; an append's 571-page shard at 18,000 sessions: 0.38 s).
+COPIED_APART_ABOVE = 4 << 20
 
 
 class PreparedPages:
     """A temporary site of stripped pages for one Pagefind run (:meth:`run`, which
-    may be in another thread), made by that run and removed after it, or by
-    :meth:`close`."""
+    may be in another thread), made by :meth:`copy_now` or else by that run, and
+    removed after it, or by :meth:`close`."""
 
     def __init__(self, where: str | None, out: Path, pages: list[str], root: str, chars: int | None) -> None:
         self._where, self._out, self._pages, self._root, self._chars = where, out, pages, root, chars
         self._tmp = tempfile.TemporaryDirectory(prefix="bough-pagefind-", dir=where)
+        self._site = Path(self._tmp.name) / "site"
+        self._too_large: list[str] | None = None  # the pages too large to index, once copied
+
+    def copy_now(self) -> None:
+        """Copy the pages now, in this thread; should that fail, the run copies them
+        (and says why it cannot)."""
+        try:
+            self._too_large = copy_stripped(self._out, self._pages, self._site, self._chars, MAX_INDEXED_PAGE)
+        except OSError:
+            shutil.rmtree(self._site, ignore_errors=True)
 
     def run(self, binary: Path, report: Callable[[str], None]) -> list[tuple[str, bytes]]:
         """Pagefind's bundle of the pages, the pages too large to index reported.
@@ -123,7 +145,9 @@ class PreparedPages:
         resolves it against its working directory), so the site writer stays the one
         that writes into OUT. No bundle when no page is small enough to index."""
         try:
-            too_large = _copy_apart(self._out, self._pages, Path(self._tmp.name) / "site", self._chars)
+            too_large = self._too_large
+            if too_large is None:
+                too_large = _copy_apart(self._out, self._pages, self._site, self._chars)
             files = self._bundle(binary)
         except (OSError, SearchError) as err:
             self.close()
@@ -146,9 +170,9 @@ class PreparedPages:
 
     def _bundle(self, binary: Path) -> list[tuple[str, bytes]]:
         tmp = Path(self._tmp.name)
-        if not (tmp / "site").is_dir():
+        if not self._site.is_dir():
             return []
-        files = _run_pagefind(binary, tmp / "site", tmp / PAGEFIND_DIR, self._root, str(tmp))
+        files = _run_pagefind(binary, self._site, tmp / PAGEFIND_DIR, self._root, str(tmp))
         try:
             files = canonical_bundle(files, self._root)
         except (ValueError, TypeError, IndexError, KeyError, OSError, EOFError):
