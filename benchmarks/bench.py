@@ -118,6 +118,12 @@ HISTORIES: dict[str, History] = {
         {"projects": 6, "sessions_per_project": 3000, "turns_per_session": 1, "output_kb": 1, "traps_every": 3},
         {"projects": 2, "sessions_per_project": 30, "turns_per_session": 1, "output_kb": 1, "traps_every": 3},
         real=True, no_change_target=1.0, append_target=2.0),
+    "heavy": History(
+        "one project of 40 long sessions (60 turns, five a month): search bundles cut by items, not by "
+        "sessions; real-file Reads",
+        {"projects": 1, "sessions_per_project": 40, "turns_per_session": 60, "output_kb": 6, "traps_every": 3},
+        {"projects": 1, "sessions_per_project": 4, "turns_per_session": 6, "output_kb": 1, "traps_every": 3},
+        real=True),
     "many2k": History(
         "2,000 tiny sessions (one turn, a few records) in 10 projects: the no-change rebuild",
         {"projects": 10, "sessions_per_project": 200, "turns_per_session": 1, "output_kb": 0, "traps_every": 0},
@@ -139,7 +145,7 @@ HISTORIES: dict[str, History] = {
                                         "output_kb": 6}, _TINY),
     "tiny": History("full at its tiny size", _TINY, _TINY),
 }
-BUILT = ("realcode", "wide", "wide18k", "full", "double", "small", "tiny")
+BUILT = ("realcode", "wide", "wide18k", "heavy", "full", "double", "small", "tiny")
 
 
 @dataclass

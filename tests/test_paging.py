@@ -15,6 +15,8 @@ from pathlib import Path
 import jsonschema
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bough_site import urls
 from bough_site.model import Project, Session
@@ -353,6 +355,114 @@ def test_a_project_of_a_few_hundred_sessions_has_its_newest_month_in_a_shard_of_
     assert cut(newest_first_sessions[:8]) == {"p": ids(march, february, january[:1])}  # 8 sessions: one shard
     one_month = month_of(40, 12, "2026-04")[::-1]
     assert cut(one_month) == {"p": ids(one_month)}
+
+
+def weighing(sessions: list[Session], items: int) -> list[Session]:
+    """``sessions``, each given ``items`` items (a prompt, the rest replies: shards.session_weight)."""
+    for one in sessions:
+        one.stats["replies"] = items - 1
+    return sessions
+
+
+def test_a_heavy_project_has_its_newest_month_apart_in_pieces_that_an_added_session_does_not_move(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """shard_names: what Pagefind reads grows with a session's items, not with the count
+    of sessions. A project of few but long sessions heavier than NEWEST_WEIGHT has its
+    newest month apart, and that month, when heavier too, cut from its oldest session
+    into pieces of at most NEWEST_WEIGHT items (a session heavier alone): an append
+    indexes its piece again, and a new session joins the last piece or starts one; the
+    older months are shards of at most OLDER_WEIGHT items, cut the same way when one
+    month alone is heavier. A light project of a few sessions stays one shard."""
+    monkeypatch.setattr(shards, "NEWEST_WEIGHT", 10)
+    monkeypatch.setattr(shards, "OLDER_WEIGHT", 20)
+    january = weighing(month_of(1, 3, "2026-01"), 4)
+    february = weighing(month_of(10, 2, "2026-02"), 4)
+    march = weighing(month_of(20, 5, "2026-03"), 4)
+
+    def cut(*groups: list[Session]) -> dict[str, list[str]]:
+        members = sorted((s for group in groups for s in group), key=lambda s: s.started or "", reverse=True)
+        found: dict[str, list[str]] = {}
+        for stem, name in shards.shard_names("p", members).items():
+            found.setdefault(name, []).append(stem.rpartition("/")[2])
+        return {name: sorted(stems) for name, stems in found.items()}
+
+    def ids(*members: Session) -> list[str]:
+        return sorted(s.slug for s in members)
+
+    assert cut(january, february, march[:4]) == {
+        "p/2026-01": ids(*january, *february),  # 20 items: one older shard
+        "p/2026-03/1": ids(*march[:2]), "p/2026-03/2": ids(*march[2:4])}  # 16 items, in pieces of 8
+    # A fifth session in March starts a third piece; the two before it do not move.
+    assert cut(january, february, march) == {
+        "p/2026-01": ids(*january, *february),
+        "p/2026-03/1": ids(*march[:2]), "p/2026-03/2": ids(*march[2:4]), "p/2026-03/3": ids(march[4])}
+    # A session grown heavier than the bound is a piece alone.
+    weighing(march[1:2], 30)
+    assert cut(january, february, march)["p/2026-03/2"] == ids(march[1])
+    # An older month alone heavier than OLDER_WEIGHT is cut too, by OLDER_WEIGHT.
+    weighing(january, 8)
+    assert {name: stems for name, stems in cut(january, february, march[:1]).items() if "2026-01" in name} == {
+        "p/2026-01/1": ids(*january[:2]), "p/2026-01/2": ids(january[2])}
+    light = weighing(month_of(40, 3, "2026-04"), 2) + month_of(50, 2, "2026-05")  # 8 items: one shard
+    assert cut(light) == {"p": ids(*light)}
+    weighing(light[:1], 5)  # 11 items: the newest month apart
+    assert cut(light) == {"p/2026-04": ids(*light[:3]), "p/2026-05": ids(*light[3:])}
+
+
+@given(st.lists(st.integers(min_value=0, max_value=30), min_size=1, max_size=30), st.integers(0, 30),
+       st.integers(min_value=1, max_value=40))
+def test_a_shards_pieces_keep_their_bounds_and_only_the_last_takes_a_new_session(
+        weights: list[int], added: int, bound: int) -> None:
+    """shards._pieces: each piece weighs at most the bound, unless it is one session; the
+    pieces hold every session once, in order; and a session added (the newest) leaves
+    every piece but the last as it was."""
+    sessions = [session(n, None) for n in range(len(weights) + 1)]  # newest first: the first is added
+    by_id = {id(s): w for s, w in zip(sessions, [added, *weights])}
+
+    def pieces(members: list[Session]) -> list[list[str]]:
+        return [[s.slug for s in piece] for _name, piece in shards._pieces("g", members, by_id, bound)]
+
+    before, after = pieces(sessions[1:]), pieces(sessions)
+    weight = {s.slug: by_id[id(s)] for s in sessions}
+    for found, members in ((before, sessions[1:]), (after, sessions)):
+        assert [slug for piece in reversed(found) for slug in piece] == [s.slug for s in members]
+        assert all(len(piece) == 1 or sum(weight[slug] for slug in piece) <= bound for piece in found)
+    assert after[:len(before) - 1] == before[:-1]
+
+
+def test_an_append_to_a_long_session_indexes_its_piece_of_the_month_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project of a dozen sessions whose items outweigh the bounds (NEWEST_WEIGHT,
+    OLDER_WEIGHT: here the heavier of December's two sessions) has its months apart and
+    December in two pieces, oldest first; a turn appended to its newer session has
+    that piece indexed again (while the build goes on, with two workers), the other
+    kept, and the site is the one a fresh build makes."""
+    src = history_of(tmp_path / "history")
+    probe = tmp_path / "probe"
+    run(src, probe)
+    (project,) = orjson.loads((probe / "index.json").read_bytes())["projects"]
+    assert listed_shards(tree(probe)) == [f"pagefind/{project['id']}/"]  # 12 light sessions: one shard
+    sidecar = orjson.loads((probe / "projects" / project["id"] / "project.json").read_bytes())["sessions"]
+    december = sorted((s for s in sidecar if s["started"].startswith("2025-12")), key=lambda s: s["started"])
+    assert len(december) == 2
+    bound = max(sum(s["stats"][k] for k in ("prompts", "replies", "tool_calls")) for s in december)
+    monkeypatch.setattr(shards, "NEWEST_WEIGHT", bound)
+    monkeypatch.setattr(shards, "OLDER_WEIGHT", bound)
+    out = tmp_path / "out"
+    run(src, out, jobs=2)
+    files = tree(out)
+    pieces = [f"pagefind/{project['id']}/2025-12/{n}/" for n in (1, 2)]
+    assert set(pieces) <= set(listed_shards(files)) and f"pagefind/{project['id']}/" not in listed_shards(files)
+    assert [[Path(p).stem for p in shard_pages(files, piece)] for piece in pieces] == [[s["id"]] for s in december]
+    age(out)
+    (newer,) = src.glob(f"*/{december[1]['id']}.jsonl")
+    append_turn(newer)
+    run(src, out, jobs=2)
+    touched = {p for p in rewritten(out) if p.startswith("pagefind/") and p != "pagefind/shards.js"}
+    assert touched and all(p.startswith(pieces[1]) for p in touched)
+    fresh = tmp_path / "fresh"
+    run(src, fresh)
+    assert tree(out) == tree(fresh)
 
 
 def listed_shards(files: dict[str, bytes]) -> list[str]:

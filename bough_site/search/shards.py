@@ -1,11 +1,13 @@
-"""The shards: one Pagefind bundle per project (a big project's cut by months),
-and ``pagefind/shards.js``.
+"""The shards: one Pagefind bundle per project (a big or heavy project's cut by
+months), and ``pagefind/shards.js``.
 
 Each project's session pages get a bundle of their own under pagefind/<project id>/
-(a "shard"); a project of more than NEWEST_APART_ABOVE sessions gets several, each of
-consecutive months (render/months.py), under pagefind/<project id>/<its oldest
-month's page name>/, so that an append indexes again the newest month, not the
-project's hundreds or thousands of sessions. pagefind/shards.js lists them; search.js loads the
+(a "shard"); a project of more than NEWEST_APART_ABOVE sessions, or of more items than
+NEWEST_WEIGHT (long sessions), gets several, each of consecutive months
+(render/months.py), under pagefind/<project id>/<its oldest month's page name>/, and a
+month of long sessions in pieces (.../<month>/1/, .../2/), so that an append indexes again
+the newest month, or its piece, not the project's hundreds or thousands of sessions
+(shard_names). pagefind/shards.js lists them; search.js loads the
 first and merges the others into it (Pagefind's mergeIndex), so a search covers them
 all, ranked together. A build runs Pagefind only for shards whose session pages it
 rendered, and over one shard's pages at a time, so neither its time nor its
@@ -164,37 +166,87 @@ SHARD_SESSIONS = 600
 # sessions some 40 sessions, 0.1 s), not the project's up to 600 (0.5 s). A smaller
 # project is one shard, as many projects are: each more would cost the first search.
 NEWEST_APART_ABOVE = 100
+# What Pagefind reads of a session's page grows with its items (its prompts, replies
+# and tool calls: session_weight), not with the count of sessions: indexing a shard
+# and copying its pages cost some 0.1-0.15 ms an item. A project heavier than
+# NEWEST_WEIGHT has its newest month apart whatever its count of sessions, and a
+# newest month heavier than that is cut, from its oldest session, into pieces of at
+# most NEWEST_WEIGHT items: an append to a project of 40 long sessions (15,500 items)
+# waited 2.3 s for its one shard. The older shards, made again only when an older
+# session changes, are bounded by OLDER_WEIGHT: as many items as SHARD_SESSIONS short
+# sessions hold (wide18k's 600 hold some 16,000), so that long sessions do not make
+# the older shards heavier than short ones make them.
+NEWEST_WEIGHT = 2_000
+OLDER_WEIGHT = 20_000
+
+
+def session_weight(session: Session) -> int:
+    """The items of a session's pages Pagefind reads: its prompts, replies and tool calls."""
+    stats = session.stats
+    return sum(value for name in ("prompts", "replies", "tool_calls")
+               if isinstance(value := stats.get(name), int) and value > 0)
 
 
 def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
     """The shard of each session's pages, by its page's stem (urls.session_stem).
-    A project of NEWEST_APART_ABOVE sessions or fewer, or of one month, is one
-    shard, named by its id. A bigger one (its sessions newest first) is cut by month:
-    by its month pages when it is paged (render/months.paging), else by calendar
-    month. Its newest month is a shard of its own, and its other months are cut,
-    from the oldest, into shards of at most SHARD_SESSIONS sessions; each is named
-    ``<project id>/<its oldest month's page name>``. The older shards' bounds do not
-    move as sessions are added, so an append to the newest month, where work goes
-    on, indexes again that month's sessions, not up to SHARD_SESSIONS of them, nor
-    the project (at 3,000 sessions Pagefind's memory grew with them all: 788 MB);
-    when a new month starts, the one before joins the older shards (the newest of
-    them made again, or one more)."""
-    months = _months(sessions) if len(sessions) > min(NEWEST_APART_ABOVE, SHARD_SESSIONS) else []
+    A project of NEWEST_APART_ABOVE sessions or fewer and of NEWEST_WEIGHT items or
+    fewer, or of one month, is one shard, named by its id. A bigger one (its sessions
+    newest first) is cut by month: by its month pages when it is paged
+    (render/months.paging), else by calendar month. Its newest month is a shard of its
+    own, and its other months are cut, from the oldest, into shards of at most
+    SHARD_SESSIONS sessions and OLDER_WEIGHT items; each is named ``<project
+    id>/<its oldest month's page name>``. The older shards' bounds do not move as
+    sessions are added, so an append to the newest month, where work goes on,
+    indexes again that month's sessions, not up to SHARD_SESSIONS of them, nor the
+    project (at 3,000 sessions Pagefind's memory grew with them all: 788 MB); when a
+    new month starts, the one before joins the older shards (the newest of them made
+    again, or one more). A shard heavier than its bound (a month of long sessions) is
+    cut in pieces (:func:`_pieces`)."""
+    weights = {id(session): session_weight(session) for session in sessions}
+    heavy = sum(weights.values()) > NEWEST_WEIGHT
+    big = len(sessions) > min(NEWEST_APART_ABOVE, SHARD_SESSIONS)
+    months = _months(sessions) if big or heavy else []
     groups: list[tuple[str, list[Session]]] = []
     if len(months) < 2:
-        groups.append((project_id, sessions))
+        groups += _pieces(project_id, sessions, weights, NEWEST_WEIGHT)
     else:
         (newest, newest_sessions), *older = months
-        held = SHARD_SESSIONS
+        cut: list[tuple[str, list[Session]]] = []
+        held = load = 0
         for name, members in reversed(older):  # the oldest first
-            if held + len(members) > SHARD_SESSIONS:
-                groups.append((f"{project_id}/{name}", []))
-                held = 0
-            groups[-1][1].extend(members)
+            weight = sum(weights[id(session)] for session in members)
+            if not cut or held + len(members) > SHARD_SESSIONS or load + weight > OLDER_WEIGHT:
+                cut.append((f"{project_id}/{name}", []))
+                held = load = 0
+            cut[-1][1].extend(members)
             held += len(members)
-        groups.append((f"{project_id}/{newest}", newest_sessions))
+            load += weight
+        for name, members in cut:
+            groups += _pieces(name, members, weights, OLDER_WEIGHT)
+        groups += _pieces(f"{project_id}/{newest}", newest_sessions, weights, NEWEST_WEIGHT)
     return {session_stem(project_id, session.slug): name
             for name, members in groups for session in members}
+
+
+def _pieces(name: str, sessions: list[Session], weights: dict[int, int],
+            bound: int) -> list[tuple[str, list[Session]]]:
+    """The shard ``name`` of ``sessions`` (newest first), whole when they weigh
+    ``bound`` items or fewer; else cut, from the oldest session, into pieces of at most
+    ``bound`` items (a session heavier than that alone), named ``<name>/1``, ``<name>/2``
+    ...: a session added to them, the newest, joins the last piece or starts one, and
+    the pieces before it do not move."""
+    pieces: list[list[Session]] = []
+    load = 0
+    for session in reversed(sessions):  # the oldest first
+        weight = weights[id(session)]
+        if not pieces or load + weight > bound:
+            pieces.append([])
+            load = 0
+        pieces[-1].append(session)
+        load += weight
+    if len(pieces) < 2:
+        return [(name, sessions)]
+    return [(f"{name}/{number}", members[::-1]) for number, members in enumerate(pieces, start=1)]
 
 
 def _months(sessions: list[Session]) -> list[tuple[str, list[Session]]]:
