@@ -417,13 +417,14 @@ def test_a_shards_pieces_keep_their_bounds_and_only_the_last_takes_a_new_session
     pieces hold every session once, in order; and a session added (the newest) leaves
     every piece but the last as it was."""
     sessions = [session(n, None) for n in range(len(weights) + 1)]  # newest first: the first is added
-    by_id = {id(s): w for s, w in zip(sessions, [added, *weights])}
+    for one, items in zip(sessions, [added, *weights]):
+        one.stats = {"prompts": items}
 
     def pieces(members: list[Session]) -> list[list[str]]:
-        return [[s.slug for s in piece] for _name, piece in shards._pieces("g", members, by_id, bound)]
+        return [[s.slug for s in piece] for _name, piece in shards._pieces("g", members, bound)]
 
     before, after = pieces(sessions[1:]), pieces(sessions)
-    weight = {s.slug: by_id[id(s)] for s in sessions}
+    weight = {s.slug: shards.session_weight(s) for s in sessions}
     for found, members in ((before, sessions[1:]), (after, sessions)):
         assert [slug for piece in reversed(found) for slug in piece] == [s.slug for s in members]
         assert all(len(piece) == 1 or sum(weight[slug] for slug in piece) <= bound for piece in found)

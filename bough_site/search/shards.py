@@ -183,8 +183,10 @@ OLDER_WEIGHT = 20_000
 def session_weight(session: Session) -> int:
     """The items of a session's pages Pagefind reads: its prompts, replies and tool calls."""
     stats = session.stats
-    return sum(value for name in ("prompts", "replies", "tool_calls")
-               if isinstance(value := stats.get(name), int) and value > 0)
+    try:  # (one call a session of every project, each build: 18,000 at a time)
+        return max(0, stats.get("prompts", 0) + stats.get("replies", 0) + stats.get("tool_calls", 0))
+    except TypeError:
+        return 0  # not counts: none
 
 
 def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
@@ -202,49 +204,52 @@ def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
     new month starts, the one before joins the older shards (the newest of them made
     again, or one more). A shard heavier than its bound (a month of long sessions) is
     cut in pieces (:func:`_pieces`)."""
-    weights = {id(session): session_weight(session) for session in sessions}
-    heavy = sum(weights.values()) > NEWEST_WEIGHT
     big = len(sessions) > min(NEWEST_APART_ABOVE, SHARD_SESSIONS)
-    months = _months(sessions) if big or heavy else []
+    months = _months(sessions) if big or _weight(sessions) > NEWEST_WEIGHT else []
     groups: list[tuple[str, list[Session]]] = []
     if len(months) < 2:
-        groups += _pieces(project_id, sessions, weights, NEWEST_WEIGHT)
+        groups += _pieces(project_id, sessions, NEWEST_WEIGHT)
     else:
         (newest, newest_sessions), *older = months
         cut: list[tuple[str, list[Session]]] = []
-        held = load = 0
+        weights: list[int] = []  # each one's items
         for name, members in reversed(older):  # the oldest first
-            weight = sum(weights[id(session)] for session in members)
-            if not cut or held + len(members) > SHARD_SESSIONS or load + weight > OLDER_WEIGHT:
+            weight = _weight(members)
+            if not cut or len(cut[-1][1]) + len(members) > SHARD_SESSIONS or weights[-1] + weight > OLDER_WEIGHT:
                 cut.append((f"{project_id}/{name}", []))
-                held = load = 0
+                weights.append(0)
             cut[-1][1].extend(members)
-            held += len(members)
-            load += weight
-        for name, members in cut:
-            groups += _pieces(name, members, weights, OLDER_WEIGHT)
-        groups += _pieces(f"{project_id}/{newest}", newest_sessions, weights, NEWEST_WEIGHT)
+            weights[-1] += weight
+        for (name, members), weight in zip(cut, weights):
+            groups += _pieces(name, members, OLDER_WEIGHT, weight)
+        groups += _pieces(f"{project_id}/{newest}", newest_sessions, NEWEST_WEIGHT)
     return {session_stem(project_id, session.slug): name
             for name, members in groups for session in members}
 
 
-def _pieces(name: str, sessions: list[Session], weights: dict[int, int],
-            bound: int) -> list[tuple[str, list[Session]]]:
-    """The shard ``name`` of ``sessions`` (newest first), whole when they weigh
-    ``bound`` items or fewer; else cut, from the oldest session, into pieces of at most
-    ``bound`` items (a session heavier than that alone), named ``<name>/1``, ``<name>/2``
-    ...: a session added to them, the newest, joins the last piece or starts one, and
-    the pieces before it do not move."""
+def _weight(sessions: list[Session]) -> int:
+    return sum(map(session_weight, sessions))
+
+
+def _pieces(name: str, sessions: list[Session], bound: int, weight: int | None = None,
+            ) -> list[tuple[str, list[Session]]]:
+    """The shard ``name`` of ``sessions`` (newest first; ``weight``: their items, when
+    counted already), whole when they weigh ``bound`` items or fewer; else cut, from
+    the oldest session, into pieces of at most ``bound`` items (a session heavier than
+    that alone), named ``<name>/1``, ``<name>/2`` ...: a session added to them, the
+    newest, joins the last piece or starts one, and the pieces before it do not move."""
+    if (_weight(sessions) if weight is None else weight) <= bound:
+        return [(name, sessions)]
     pieces: list[list[Session]] = []
     load = 0
     for session in reversed(sessions):  # the oldest first
-        weight = weights[id(session)]
-        if not pieces or load + weight > bound:
+        items = session_weight(session)
+        if not pieces or load + items > bound:
             pieces.append([])
             load = 0
         pieces[-1].append(session)
-        load += weight
-    if len(pieces) < 2:
+        load += items
+    if len(pieces) < 2:  # one session heavier than the bound
         return [(name, sessions)]
     return [(f"{name}/{number}", members[::-1]) for number, members in enumerate(pieces, start=1)]
 
