@@ -115,7 +115,7 @@ def prepare_pages(out: Path, pages: list[str], root: str, search_limit: int = DE
 
 
 # The pages' bytes above which their copies are made by a process of their own: a
-# process started costs some 0.1 s of CPU, the copies about 8 ms a MB (the main
+# process started costs some 0.04 s of CPU, the copies about 8 ms a MB (the main
 # thread's 4 MB: 30 ms; an append's 571-page shard at 18,000 sessions: 0.38 s).
 COPIED_APART_ABOVE = 4 << 20
 
