@@ -192,8 +192,8 @@ def session_weight(session: Session) -> int:
 def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
     """The shard of each session's pages, by its page's stem (urls.session_stem).
     A project of NEWEST_APART_ABOVE sessions or fewer and of NEWEST_WEIGHT items or
-    fewer, or of one month, is one shard, named by its id. A bigger one (its sessions
-    newest first) is cut by month: by its month pages when it is paged
+    fewer, or of one month, is one shard, named by its id (one month of more items
+    in pieces). A bigger one (its sessions newest first) is cut by month: by its month pages when it is paged
     (render/months.paging), else by calendar month. Its newest month is a shard of its
     own, and its other months are cut, from the oldest, into shards of at most
     SHARD_SESSIONS sessions and OLDER_WEIGHT items; each is named ``<project
