@@ -466,6 +466,42 @@ def test_an_append_to_a_long_session_indexes_its_piece_of_the_month_again(
     assert tree(out) == tree(fresh)
 
 
+def test_a_project_whose_sessions_grow_heavy_has_its_one_shard_cut_and_the_old_one_goes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project that was one shard and outweighs NEWEST_WEIGHT at the next build (here
+    the bound is lowered, as sessions growing long would make it) is cut by months;
+    the files of its one shard are taken away (none left under pagefind/<id>/ but the
+    new shards'), and the site is the one a fresh build makes; the bound raised
+    again, it is one shard again."""
+    src = history_of(tmp_path / "history")
+    out = tmp_path / "out"
+    run(src, out, jobs=2)
+    (project,) = orjson.loads((out / "index.json").read_bytes())["projects"]
+    whole = f"pagefind/{project['id']}/"
+    assert listed_shards(tree(out)) == [whole]
+    sidecar = orjson.loads((out / "projects" / project["id"] / "project.json").read_bytes())["sessions"]
+    (newest,) = src.glob(f"*/{max(sidecar, key=lambda s: s['started'])['id']}.jsonl")
+    monkeypatch.setattr(shards, "NEWEST_WEIGHT", 1)
+    append_turn(newest)
+    run(src, out, jobs=2)
+    files = tree(out)
+    cut = listed_shards(files)
+    assert len(cut) > 1 and whole not in cut
+    assert all(any(path.startswith(shard) for shard in cut) for path in files if path.startswith(whole))
+    fresh = tmp_path / "fresh"
+    run(src, fresh)
+    assert files == tree(fresh)
+    monkeypatch.setattr(shards, "NEWEST_WEIGHT", 10**9)
+    append_turn(newest)
+    run(src, out, jobs=2)
+    files = tree(out)
+    assert listed_shards(files) == [whole]
+    assert not any(path.startswith(shard) for shard in cut for path in files)
+    shutil.rmtree(fresh)
+    run(src, fresh)
+    assert files == tree(fresh)
+
+
 def listed_shards(files: dict[str, bytes]) -> list[str]:
     """The shards pagefind/shards.js lists."""
     return json.loads(files["pagefind/shards.js"].decode().split("export default ", 1)[1].rstrip().rstrip(";"))
