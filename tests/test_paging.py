@@ -403,6 +403,10 @@ def test_a_heavy_project_has_its_newest_month_apart_in_pieces_that_an_added_sess
     weighing(january, 8)
     assert {name: stems for name, stems in cut(january, february, march[:1]).items() if "2026-01" in name} == {
         "p/2026-01/1": ids(*january[:2]), "p/2026-01/2": ids(january[2])}
+    odd = month_of(60, 3, "2026-04")
+    for one, stats in zip(odd, [{"prompts": "many", "replies": 2}, {"replies": None, "prompts": 1}, [3]]):
+        one.stats = stats  # type: ignore[assignment]
+    assert [shards.session_weight(one) for one in odd] == [2, 1, 0]  # what is not a count counts for none
     light = weighing(month_of(40, 3, "2026-04"), 2) + month_of(50, 2, "2026-05")  # 8 items: one shard
     assert cut(light) == {"p": ids(*light)}
     weighing(light[:1], 5)  # 11 items: the newest month apart

@@ -180,13 +180,18 @@ NEWEST_WEIGHT = 2_000
 OLDER_WEIGHT = 20_000
 
 
+_ITEMS = ("prompts", "replies", "tool_calls")
+
+
 def session_weight(session: Session) -> int:
-    """The items of a session's pages Pagefind reads: its prompts, replies and tool calls."""
+    """The items of a session's pages Pagefind reads: its prompts, replies and tool
+    calls (a count that is not one counts for none)."""
     stats = session.stats
     try:  # (one call a session of every project, each build: 18,000 at a time)
         return max(0, stats.get("prompts", 0) + stats.get("replies", 0) + stats.get("tool_calls", 0))
-    except TypeError:
-        return 0  # not counts: none
+    except (TypeError, AttributeError):
+        found = [stats.get(name) for name in _ITEMS] if isinstance(stats, dict) else []
+        return sum(value for value in found if type(value) is int and value > 0)
 
 
 def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
