@@ -28,7 +28,7 @@ from bough_site.search import shards
 from bough_site.search.shards import AGAIN_AT_MOST
 from corpus.claude import generate_claude_history
 
-from .helpers import EVIL, REPO, age, append_turn, rewritten, run, spy_early_shards, tree
+from .helpers import EVIL, REPO, age, append_turn, rewritten, run, sessions_of, spy_early_shards, tree
 from .helpers.big_project import NEEDLE, big_project, project_files
 
 PAGE_BUDGET = 300_000  # issue #40: every page of a 3,000-session project
@@ -447,8 +447,8 @@ def test_an_append_to_a_long_session_indexes_its_piece_of_the_month_again(
     run(src, probe)
     (project,) = orjson.loads((probe / "index.json").read_bytes())["projects"]
     assert listed_shards(tree(probe)) == [f"pagefind/{project['id']}/"]  # 12 light sessions: one shard
-    sidecar = orjson.loads((probe / "projects" / project["id"] / "project.json").read_bytes())["sessions"]
-    december = sorted((s for s in sidecar if s["started"].startswith("2025-12")), key=lambda s: s["started"])
+    december = sorted((s for s in sessions_of(probe).values() if s["started"].startswith("2025-12")),
+                      key=lambda s: s["started"])
     assert len(december) == 2
     bound = max(sum(s["stats"][k] for k in ("prompts", "replies", "tool_calls")) for s in december)
     monkeypatch.setattr(shards, "NEWEST_WEIGHT", bound)
@@ -483,8 +483,7 @@ def test_a_project_whose_sessions_grow_heavy_has_its_one_shard_cut_and_the_old_o
     (project,) = orjson.loads((out / "index.json").read_bytes())["projects"]
     whole = f"pagefind/{project['id']}/"
     assert listed_shards(tree(out)) == [whole]
-    sidecar = orjson.loads((out / "projects" / project["id"] / "project.json").read_bytes())["sessions"]
-    (newest,) = src.glob(f"*/{max(sidecar, key=lambda s: s['started'])['id']}.jsonl")
+    (newest,) = src.glob(f"*/{max(sessions_of(out).values(), key=lambda s: s['started'])['id']}.jsonl")
     monkeypatch.setattr(shards, "NEWEST_WEIGHT", 1)
     append_turn(newest)
     run(src, out, jobs=2)

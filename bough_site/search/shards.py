@@ -195,25 +195,26 @@ def session_weight(session: Session) -> int:
 
 
 def shard_names(project_id: str, sessions: list[Session]) -> dict[str, str]:
-    """The shard of each session's pages, by its page's stem (urls.session_stem).
-    A project of NEWEST_APART_ABOVE sessions or fewer and of NEWEST_WEIGHT items or
-    fewer, or of one month, is one shard, named by its id (one month of more items
-    in pieces). A bigger one (its sessions newest first) is cut by month: by its month pages when it is paged
-    (render/months.paging), else by calendar month. Its newest month is a shard of its
-    own, and its other months are cut, from the oldest, into shards of at most
-    SHARD_SESSIONS sessions and OLDER_WEIGHT items; each is named ``<project
-    id>/<its oldest month's page name>``. The older shards' bounds do not move as
-    sessions are added, so an append to the newest month, where work goes on,
-    indexes again that month's sessions, not up to SHARD_SESSIONS of them, nor the
-    project (at 3,000 sessions Pagefind's memory grew with them all: 788 MB); when a
-    new month starts, the one before joins the older shards (the newest of them made
-    again, or one more). A shard heavier than its bound (a month of long sessions) is
-    cut in pieces (:func:`_pieces`)."""
-    big = len(sessions) > min(NEWEST_APART_ABOVE, SHARD_SESSIONS)
-    months = _months(sessions) if big or _weight(sessions) > NEWEST_WEIGHT else []
+    """The shard of each session's pages, by its page's stem (urls.session_stem). A
+    project of NEWEST_APART_ABOVE sessions or fewer and of NEWEST_WEIGHT items or fewer,
+    or of one month, is one shard, named by its id (one month of more items in pieces).
+    A bigger one (its sessions newest first) is cut by month: by its month pages when it
+    is paged (render/months.paging), else by calendar month. Its newest month is a shard
+    of its own, and its other months are cut, from the oldest, into shards of at most
+    SHARD_SESSIONS sessions and OLDER_WEIGHT items; each is named ``<project id>/<its
+    oldest month's page name>``. The older shards' bounds do not move as sessions are
+    added, so an append to the newest month, where work goes on, indexes again that
+    month's sessions, not up to SHARD_SESSIONS of them, nor the project (at 3,000
+    sessions Pagefind's memory grew with them all: 788 MB); when a new month starts, the
+    one before joins the older shards (the newest of them made again, or one more). A
+    shard heavier than its bound (a month of long sessions) is cut in pieces
+    (:func:`_pieces`)."""
+    # A small project's items decide whether it is cut, and are its one shard's.
+    total = None if len(sessions) > min(NEWEST_APART_ABOVE, SHARD_SESSIONS) else _weight(sessions)
+    months = _months(sessions) if total is None or total > NEWEST_WEIGHT else []
     groups: list[tuple[str, list[Session]]] = []
     if len(months) < 2:
-        groups += _pieces(project_id, sessions, NEWEST_WEIGHT)
+        groups += _pieces(project_id, sessions, NEWEST_WEIGHT, total)
     else:
         (newest, newest_sessions), *older = months
         cut: list[tuple[str, list[Session]]] = []
