@@ -700,6 +700,6 @@ def _save(inputs: _Inputs, first: _FirstPass, assembled: Assembled, plan: Plan, 
                     | {s.scan for s in manifest.sessions.values() if in_state(s.scan)}
                     | {s.uuids for s in manifest.sessions.values() if s.uuids})
     collect_blocks(out.writer.out, manifest.sessions)  # highlighted blocks no session of the manifest uses go
-    manifest.save(out.writer.out)
+    manifest.save(out.writer.out, previous)
 
 

@@ -20,6 +20,12 @@ succeeded) holds:
   source vanished keeps its summary and pages (``--prune`` drops them).
 - ``site``: the files of the site itself (assets, index, project pages) and the
   discovery warnings, so a build where nothing changed rewrites nothing.
+- ``parts``: the units and sessions are not in this file but in 256 *parts*
+  (:data:`PARTS`), kept in ``OUT/.bough-manifest.sqlite`` named by their content; a
+  unit and its sessions share the part its key falls in (:func:`part_of`). An
+  append to one session writes one part of 256, not the whole: at 18,000 sessions
+  the whole was 42 MB, written and fsynced by every build that changed anything.
+  When that file cannot keep them, the units and sessions are in this one instead.
 
 Beside it, ``OUT/.bough-state/`` (state.py) keeps what each session's entry
 names: its counting identities, its summary's details and, for resumes, its
@@ -32,7 +38,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,12 +50,29 @@ import orjson
 
 from . import __version__
 from .discover import FileStat
-from .state import atomic_write, read_regular
-from .state_paths import MANIFEST
+from .state import StateStore, atomic_write, read_regular, state_name
+from .state_paths import MANIFEST, MANIFEST_PARTS
 
-SCHEMA = "bough.manifest/2"
+SCHEMA = "bough.manifest/3"
 T = TypeVar("T")
 _MAX_MANIFEST = 1 << 30
+
+# The parts the units and sessions are kept in. A fixed count, so that a unit's part
+# never moves: at 18,000 sessions a part holds some 70 sessions (160 KB); at 200,
+# most parts hold one or none (and an empty part is not kept).
+PARTS = 256
+PART_SUFFIX = ".manifest"
+_PART_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(PART_SUFFIX))
+
+
+def part_of(unit: str) -> int:
+    """The part a unit's entry (and its sessions') is kept in: crc32, which is the
+    same in every Python (hash() is not), of its key."""
+    return zlib.crc32(unit.encode("utf-8", "surrogatepass")) % PARTS
+
+
+# Entries by part: each part's sessions and units.
+Parted = dict[int, tuple[dict[str, "SessionState"], dict[str, "UnitState"]]]
 
 # --------------------------------------------------------------------------- the manifest
 
@@ -107,6 +132,10 @@ class Manifest:
     apart: list[str] = field(default_factory=list)
     site_stats: dict[str, int] = field(default_factory=dict)
     stamp: tuple[int, int, int] | None = None  # the file read: inode, size, mtime (None: none read)
+    # The state value each part was read from or saved to, by part (:func:`part_of`)
+    parts: dict[int, str] = field(default_factory=dict)
+    # Parts an entry was let go of (forget): never taken as they were
+    forgotten: set[int] = field(default_factory=set)
 
     # ---------------------------------------------------------------- reading
 
@@ -126,7 +155,8 @@ class Manifest:
     @classmethod
     def load(cls, out: Path) -> Manifest:
         """The manifest of the last successful build, or an empty one when there is
-        none or it cannot be used (then everything is rebuilt)."""
+        none or it cannot be used (then everything is rebuilt): a part it names
+        that OUT's state no longer holds makes it unusable too."""
         stamp = cls.stamp_of(out)
         data = read_regular(Path(out) / MANIFEST, _MAX_MANIFEST)
         if data is None:
@@ -137,18 +167,10 @@ class Manifest:
                 return cls()
             manifest = cls(options=str(doc.get("options") or ""), valid=True, stamp=stamp)
             shared = _Shared()
-            for key, u in doc["units"].items():
-                manifest.units[key] = UnitState(
-                    kind=shared.text(u["kind"]),
-                    files=[FileState(str(a), int(b), int(c), str(d)) for a, b, c, d in u["files"]],
-                    sessions=[str(s) for s in u["sessions"]],
-                    warnings=shared.warnings(u.get("warnings") or []),
-                    since=str(u.get("since") or ""),
-                    inherit=str(u.get("inherit") or ""),
-                    names=[str(n) for n in u.get("names") or []],
-                )
-            for key, s in doc["sessions"].items():
-                manifest.sessions[key] = _session_state(key, s, shared)
+            if "parts" in doc:
+                manifest._read_parts(out, doc["parts"], shared)
+            else:
+                manifest._read_entries(doc, shared)
             site = doc.get("site") or {}
             manifest.site_outputs = [str(p) for p in site.get("outputs") or []]
             manifest.site_signature = str(site.get("signature") or "")
@@ -160,14 +182,47 @@ class Manifest:
             return cls()
         return manifest
 
+    def _read_parts(self, out: Path, parts: dict[str, str], shared: _Shared) -> None:
+        """The units and sessions of the parts named (ValueError when one is missing),
+        each part's bytes let go of once read."""
+        names = {int(index, 16): name for index, name in parts.items()}
+        if not all(0 <= index < PARTS and _PART_NAME.fullmatch(name) for index, name in names.items()):
+            raise ValueError("a part bough does not name so")
+        with _parts_store(out) as store:
+            values = store.get_many(names.values())
+        for index, name in sorted(names.items()):
+            data = values.pop(name, None)
+            if data is None:
+                raise ValueError(f"the manifest's part {name} is not kept")
+            self._read_entries(orjson.loads(data), shared)
+            self.parts[index] = name
+
+    def _read_entries(self, doc: dict[str, Any], shared: _Shared) -> None:
+        for key, u in doc["units"].items():
+            self.units[key] = UnitState(
+                kind=shared.text(u["kind"]),
+                files=[FileState(str(a), int(b), int(c), str(d)) for a, b, c, d in u["files"]],
+                sessions=[str(s) for s in u["sessions"]],
+                warnings=shared.warnings(u.get("warnings") or []),
+                since=str(u.get("since") or ""),
+                inherit=str(u.get("inherit") or ""),
+                names=[str(n) for n in u.get("names") or []],
+            )
+        for key, s in doc["sessions"].items():
+            self.sessions[key] = _session_state(key, s, shared)
+
     def forget(self, sessions: Iterable[str], units: Iterable[str]) -> None:
         """Let go of these sessions' and units' entries, which a build read again:
         once planned, nothing reads them (build.py lets go of each as its unit is read).
-        A manifest that held them is then never :meth:`same_as` this one."""
+        A manifest that held them is then never :meth:`same_as` this one, and their
+        parts are written again."""
         for key in sessions:
-            self.sessions.pop(key, None)
+            gone = self.sessions.pop(key, None)
+            if gone is not None:
+                self.forgotten.add(part_of(gone.unit))
         for key in units:
-            self.units.pop(key, None)
+            if self.units.pop(key, None) is not None:
+                self.forgotten.add(part_of(key))
 
     def same_as(self, other: Manifest) -> bool:
         """Whether saving this manifest would write what ``other`` (the last one) holds."""
@@ -179,25 +234,71 @@ class Manifest:
 
     # ---------------------------------------------------------------- writing
 
+    def parted(self) -> Parted:
+        """The units and sessions by part: a session in its unit's (:func:`part_of`)."""
+        parted: Parted = {}
+        for key, unit in self.units.items():
+            parted.setdefault(part_of(key), ({}, {}))[1][key] = unit
+        for key, session in self.sessions.items():
+            parted.setdefault(part_of(session.unit), ({}, {}))[0][key] = session
+        return parted
+
+    def save(self, out: Path, previous: Manifest | None = None) -> None:
+        """Each part that is not as in ``previous`` (the manifest this build started
+        from) into ``.bough-manifest.sqlite``, then the file naming them, atomically
+        and durably; only then are the parts no manifest names dropped, so a build cut
+        short leaves the last manifest whole. When the parts cannot be kept, the file
+        holds the units and sessions itself."""
+        same = previous.parted() if previous is not None and previous.parts else {}
+        new: dict[str, bytes] = {}
+        names: dict[int, str] = {}
+        for index, entries in sorted(self.parted().items()):
+            kept = previous.parts.get(index) if previous is not None else None
+            if kept and index not in previous.forgotten and same.get(index) == entries:
+                names[index] = kept
+                continue
+            data = _part_bytes(*entries)
+            names[index] = state_name(data, PART_SUFFIX)
+            new[names[index]] = data
+        with _parts_store(out) as store:
+            self.parts = names if store.add(new) else {}
+            atomic_write(Path(out), MANIFEST, self.chunks(), durable=True)
+            store.keep_only(self.parts_kept())
+
+    def parts_kept(self) -> set[str]:
+        """The state values this manifest's parts are in (what OUT's state keeps of it)."""
+        return set(self.parts.values())
+
     def to_bytes(self) -> bytes:
         return b"".join(self.chunks())
 
     def chunks(self) -> Iterator[bytes]:
-        """The manifest's bytes (one line of JSON, keys sorted), an entry at a time:
-        at 18,000 sessions, the whole document made at once was a build's peak memory."""
+        """The manifest's bytes (one line of JSON, keys sorted): its parts' names, or
+        (none saved) the units and sessions themselves, an entry at a time: at 18,000
+        sessions, the whole document made at once was a build's peak memory."""
         yield b'{"generator":' + orjson.dumps(f"bough {__version__}") + b',"options":' + orjson.dumps(self.options)
-        yield b',"schema":' + orjson.dumps(SCHEMA) + b',"sessions":'
-        yield from _object(self.sessions, _session_doc)
+        if self.parts:
+            yield b',"parts":' + _dumps({f"{index:02x}": name for index, name in self.parts.items()})
+        yield b',"schema":' + orjson.dumps(SCHEMA)
+        if not self.parts:
+            yield b',"sessions":'
+            yield from _object(self.sessions, _session_doc)
         yield b',"site":' + _dumps({"outputs": self.site_outputs, "signature": self.site_signature,
                                     "project_stats": self.project_stats,
                                     "project_signatures": self.project_signatures, "stats": self.site_stats,
                                     "apart": self.apart})
-        yield b',"units":'
-        yield from _object(self.units, _unit_doc)
+        if not self.parts:
+            yield b',"units":'
+            yield from _object(self.units, _unit_doc)
         yield b"}\n"
 
-    def save(self, out: Path) -> None:
-        atomic_write(Path(out), MANIFEST, self.chunks(), durable=True)
+
+def _parts_store(out: Path) -> StateStore:
+    return StateStore(out, Path(out) / MANIFEST_PARTS)
+
+
+def _part_bytes(sessions: dict[str, SessionState], units: dict[str, UnitState]) -> bytes:
+    return b"".join([b'{"sessions":', *_object(sessions, _session_doc), b',"units":', *_object(units, _unit_doc), b"}"])
 
 
 def _dumps(value: Any) -> bytes:

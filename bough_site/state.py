@@ -65,8 +65,10 @@ class StateStore:
     :meth:`close` (a build holds one while it holds OUT's lock). A file that is
     not a store bough can read counts as empty: every value is made again."""
 
-    def __init__(self, out: Path | str) -> None:
-        self.path = Path(out) / STATE_DIR / STATE_DB
+    def __init__(self, out: Path | str, path: Path | None = None) -> None:
+        """OUT's state store, or (``path``) another file of OUT kept as one (the manifest's parts)."""
+        self.out = Path(out)
+        self.path = path or self.out / STATE_DIR / STATE_DB
         self._db = ProcessConnection()
 
     def __enter__(self) -> StateStore:
@@ -119,7 +121,8 @@ class StateStore:
                 conn.execute(f"DELETE FROM state WHERE name IN ({','.join('?' * len(chunk))})", chunk)
 
         self._write(drop)
-        _remove_old_state_files(self.path.parent)
+        if self.path.parent.name == STATE_DIR:
+            _remove_old_state_files(self.path.parent)
 
     def _write(self, change: Callable[[sqlite3.Connection], object]) -> bool:
         """``change`` in one transaction (True once made). A store that cannot be
@@ -139,8 +142,8 @@ class StateStore:
                 self.close()
                 if _disk_full(err):
                     full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-                    raise output_error(full, self.path.parent.parent, f"cannot write {self.path}",
-                                       f"{STATE_DIR}/{STATE_DB}") from err
+                    raise output_error(full, self.out, f"cannot write {self.path}",
+                                       self.path.relative_to(self.out).as_posix()) from err
                 remove_sqlite_file(self.path)
         return False
 

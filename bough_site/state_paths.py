@@ -22,6 +22,7 @@ TMP_PREFIX = ".bough-tmp-"  # a file being written, renamed into place (a killed
 
 # What an incremental build remembers.
 MANIFEST = ".bough-manifest.json"  # manifest.py: units, sessions and site files of the last build
+MANIFEST_PARTS = ".bough-manifest.sqlite"  # manifest.py: the parts the manifest names (its units and sessions)
 QUICK_RECORD = ".bough-quick"  # quick.py: the quick check's record of the last build's inputs
 
 # Where an incremental build keeps what it needs beside the site (state.py): bough's own,

@@ -531,9 +531,8 @@ def test_a_session_to_name_again_whose_copy_is_found_damaged_keeps_its_page_and_
         assert page.read_bytes() == kept_bytes
         pages = sorted(s.slug for p in after.site.projects for s in p.sessions if s.id == page.stem)
         assert pages == [page.stem, f"{page.stem}-957f8743-2"]
-        entries = orjson.loads((site / ".bough-manifest.json").read_bytes())["sessions"]
-        for entry in entries.values():
-            assert all((site / path).is_file() for path in entry["outputs"])
+        for entry in Manifest.load(site).sessions.values():
+            assert all((site / path).is_file() for path in entry.outputs)
         project_page = (site / "projects" / "tidepool-4541f4cb" / "index.html").read_text()
         assert f'href="sessions/{page.stem}.html"' in project_page
 

@@ -106,7 +106,7 @@ def delete_one(projects: Path) -> None:
 
 
 def touch_all(projects: Path) -> None:
-    """New times, the same bytes: no page changes, only the manifest."""
+    """New times, the same bytes: no page changes, only the manifest (its parts)."""
     for path in projects.rglob("*.jsonl"):
         os.utime(path, (1_900_000_000, 1_900_000_000))
 
@@ -118,7 +118,8 @@ SESSION_PAGE = r"'projects/[a-z0-9.-]+/sessions/[a-z0-9.-]+\.(html|json)'"
 @pytest.mark.parametrize(("change", "first_write"), [
     (append_turns, SESSION_PAGE),  # -j 2: the workers (write.Stager); -j 1: the build's own process
     (delete_one, re.escape("'index.html'")),  # the build's own process (publish)
-    (touch_all, re.escape(".bough-manifest.json")),  # the build's own process (manifest.save)
+    # the build's own process (manifest.save): the manifest's parts come first
+    (touch_all, re.escape(".bough-manifest.sqlite")),
 ], ids=["session-pages", "index-pages", "manifest"])
 def test_a_full_disk_is_one_line_and_the_previous_site_stays_whole(
     disk: Path, tmp_path: Path, jobs: str, change, first_write: str

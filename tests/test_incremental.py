@@ -188,19 +188,19 @@ def test_stored_blocks_go_with_their_session(history: Path, tmp_path: Path) -> N
 
     out = tmp_path / "site"
     run(history, out)
-    manifest = orjson.loads((out / ".bough-manifest.json").read_bytes())
+    manifest = Manifest.load(out)
     used_by = {s for (s,) in store_rows(out, "SELECT DISTINCT session FROM uses")}
-    assert used_by and used_by <= {session_id(key) for key in manifest["sessions"]}
+    assert used_by and used_by <= {session_id(key) for key in manifest.sessions}
     unused = "SELECT count(*) FROM blocks WHERE key NOT IN (SELECT key FROM uses)"
     assert store_rows(out, unused) == [(0,)]
     path, _ = main_file(history, out)
-    [mine] = [session_id(k) for k, s in manifest["sessions"].items() if s["summary"]["id"] == path.stem]
+    [mine] = [session_id(k) for k, s in manifest.sessions.items() if s.summary["id"] == path.stem]
     assert mine in used_by
     path.unlink()
     run(history, out, prune=True)
-    manifest = orjson.loads((out / ".bough-manifest.json").read_bytes())
+    manifest = Manifest.load(out)
     used_by = {s for (s,) in store_rows(out, "SELECT DISTINCT session FROM uses")}
-    assert used_by <= {session_id(key) for key in manifest["sessions"]} and mine not in used_by
+    assert used_by <= {session_id(key) for key in manifest.sessions} and mine not in used_by
     # (a resume of the pruned session is rendered again, whole: it may use the same blocks)
     assert store_rows(out, unused) == [(0,)]
 

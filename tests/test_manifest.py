@@ -1,7 +1,8 @@
 """The manifest alone (bough_site/manifest.py): what an incremental build remembers in
-OUT/.bough-manifest.json. Hand-written manifests on disk: one bough would write is read
-back field by field and written again byte for byte; one that is damaged, of another
-schema, or not a regular file reads as none (so everything is rebuilt, never half-trusted)."""
+OUT/.bough-manifest.json and the parts it names in OUT/.bough-manifest.sqlite. Hand-written manifests
+on disk: one bough would write is read back field by field and written again byte for
+byte; one that is damaged, of another schema, names a part that is not kept, or is not a
+regular file reads as none (so everything is rebuilt, never half-trusted)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,14 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bough_site import __version__
-from bough_site.manifest import SCHEMA, FileState, Manifest, file_state, sha256_prefix
-from bough_site.state_paths import MANIFEST
+from bough_site import manifest as manifest_module
+from bough_site.manifest import PARTS, SCHEMA, FileState, Manifest, UnitState, file_state, part_of, sha256_prefix
+from bough_site.state import StateStore
+from bough_site.state_paths import MANIFEST, MANIFEST_PARTS
 
 from .helpers import deadline
 
@@ -58,6 +63,25 @@ def put(out: Path, data: bytes) -> Path:
     return out
 
 
+def save(manifest: Manifest, out: Path, previous: Manifest | None = None) -> None:
+    manifest.save(out, previous)
+
+
+def parts_store(out: Path) -> StateStore:
+    return StateStore(out, out / MANIFEST_PARTS)
+
+
+def kept_values(out: Path) -> dict[str, bytes]:
+    with parts_store(out) as store:
+        return store.get_many(store.names())
+
+
+def in_parts(out: Path, doc: dict[str, Any] | None = None) -> Path:
+    """OUT with the manifest ``doc`` (written_by_bough's) saved as a build saves it: in parts."""
+    save(Manifest.load(put(out / "inline", canonical(doc or written_by_bough()))), out)
+    return out
+
+
 # --- a manifest bough wrote ---------------------------------------------------------------------
 
 
@@ -87,15 +111,72 @@ def test_every_field_is_read_back_as_it_was_written(tmp_path: Path) -> None:
 
 
 def test_a_manifest_read_and_saved_again_is_the_same_bytes(tmp_path: Path) -> None:
+    """Saved, the units and sessions are a part in .bough-manifest.sqlite, and the file names it:
+    read back, saved elsewhere, the same file and the same part."""
     data = canonical(written_by_bough())
     manifest = Manifest.load(put(tmp_path / "first", data))
-    assert manifest.to_bytes() == data
+    assert manifest.to_bytes() == data  # read from a file that holds them: they are written in it
     (tmp_path / "second").mkdir()
-    manifest.save(tmp_path / "second")
-    assert (tmp_path / "second" / MANIFEST).read_bytes() == data
-    assert sorted(p.name for p in (tmp_path / "second").iterdir()) == [MANIFEST]  # no temporary file left
+    save(manifest, tmp_path / "second")
+    [(name, part)] = kept_values(tmp_path / "second").items()
+    doc = written_by_bough()
+    assert orjson.loads(part) == {"sessions": doc.pop("sessions"), "units": doc.pop("units")}
+    assert name.endswith(".manifest") and name[:32] == hashlib.sha256(part).hexdigest()[:32]
+    assert (tmp_path / "second" / MANIFEST).read_bytes() == canonical({**doc, "parts": {f"{part_of(UNIT):02x}": name}})
+    assert sorted(p.name for p in (tmp_path / "second").iterdir()) == [MANIFEST, MANIFEST_PARTS]  # no temporary file left
     again = Manifest.load(tmp_path / "second")
-    assert again.same_as(manifest) and again.to_bytes() == data
+    assert again.same_as(manifest) and again.parts == {part_of(UNIT): name} and again.parts_kept() == {name}
+    (tmp_path / "third").mkdir()
+    save(again, tmp_path / "third")
+    assert (tmp_path / "third" / MANIFEST).read_bytes() == (tmp_path / "second" / MANIFEST).read_bytes()
+
+
+def other_unit(unit: str) -> str:
+    """A unit key whose part is not ``unit``'s."""
+    return next(key for n in range(PARTS) if part_of(key := f"claude:{n:06x}") != part_of(unit))
+
+
+def test_a_save_writes_again_only_the_parts_whose_entries_changed(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """An append changes one unit and its session: the other parts keep their values,
+    which the save neither makes nor writes again; the last part of the changed
+    unit is dropped once the file names the new one."""
+    doc = written_by_bough()
+    other = other_unit(UNIT)
+    doc["units"][other] = {**doc["units"][UNIT], "sessions": ["claude:other"]}
+    doc["sessions"]["claude:other"] = {**doc["sessions"][SESSION_KEY], "unit": other, "slug": "s-2"}
+    out = in_parts(tmp_path / "out", doc)
+    previous = Manifest.load(out)
+    assert set(previous.parts) == {part_of(UNIT), part_of(other)}
+    now = Manifest.load(out)
+    now.units[UNIT] = UnitState(**{**vars(now.units[UNIT]), "since": "another-digest"})
+    before = kept_values(out)
+    made: list[dict[str, Any]] = []
+    real_part_bytes = manifest_module._part_bytes
+    monkeypatch.setattr(manifest_module, "_part_bytes", lambda sessions, units: made.append(units)
+                        or real_part_bytes(sessions, units))
+    save(now, out, previous)
+    assert [list(units) for units in made] == [[UNIT]]  # the other part is not made again
+    after = kept_values(out)
+    assert now.parts[part_of(other)] == previous.parts[part_of(other)]
+    assert now.parts[part_of(UNIT)] != previous.parts[part_of(UNIT)]
+    assert after[now.parts[part_of(other)]] == before[previous.parts[part_of(other)]]
+    assert set(after) == now.parts_kept() == set(before) - {previous.parts[part_of(UNIT)]} | {now.parts[part_of(UNIT)]}
+    assert Manifest.load(out).units[UNIT].since == "another-digest" and Manifest.load(out).same_as(now)
+
+
+def test_a_part_an_entry_was_let_go_of_is_written_again(tmp_path: Path) -> None:
+    """A build lets go of the entries it reads again (forget): their part is made
+    anew even when what is left of it looks the same."""
+    out = in_parts(tmp_path / "out")
+    previous = Manifest.load(out)
+    now = Manifest.load(out)
+    del now.units[UNIT]
+    previous.forget([], [UNIT])  # the unit is gone from both: only forget tells
+    assert previous.forgotten == {part_of(UNIT)}
+    save(now, out, previous)
+    assert now.parts[part_of(UNIT)] != previous.parts[part_of(UNIT)]
+    assert Manifest.load(out).units == {} and SESSION_KEY in Manifest.load(out).sessions
 
 
 def test_same_as_sees_a_change_in_any_part(tmp_path: Path) -> None:
@@ -125,12 +206,23 @@ def test_forgotten_entries_are_let_go_and_the_manifest_is_no_longer_the_same(tmp
 
 
 def test_a_save_with_nothing_new_leaves_the_file_alone(tmp_path: Path) -> None:
-    out = put(tmp_path / "out", canonical(written_by_bough()))
+    out = in_parts(tmp_path / "out")
     os.utime(out / MANIFEST, ns=(1_000_000_000 * 10**9, 1_000_000_000 * 10**9))
     before = os.stat(out / MANIFEST)
-    Manifest.load(out).save(out)
+    save(Manifest.load(out), out, Manifest.load(out))
     after = os.stat(out / MANIFEST)
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_parts_that_cannot_be_kept_leave_the_file_holding_the_entries(tmp_path: Path) -> None:
+    """A folder is where the parts' file should be (and it cannot be made anew): the
+    manifest holds the units and sessions itself, and is read back whole."""
+    out = tmp_path / "out"
+    (out / MANIFEST_PARTS).mkdir(parents=True)
+    manifest = Manifest.load(put(tmp_path / "first", canonical(written_by_bough())))
+    save(manifest, out)
+    assert manifest.parts == {} and (out / MANIFEST).read_bytes() == canonical(written_by_bough())
+    assert Manifest.load(out).same_as(manifest)
 
 
 # --- what a manifest keeps ----------------------------------------------------------------------
@@ -216,6 +308,44 @@ CHANGES = ["cut in half", "not JSON", "empty", "a list", "an older schema", "no 
            "an output that is no string", "a session without its summary", "units that are a list"]
 
 
+def damaged_parts(out: Path, change: str) -> None:
+    """A manifest saved in parts, then one of them lost or one of their names changed."""
+    data = (out / MANIFEST).read_bytes()
+    doc = orjson.loads(data)
+    [(index, name)] = doc["parts"].items()
+    if change == "a part not kept":
+        with parts_store(out) as store:
+            store.keep_only([])
+    elif change == "the parts' file gone":
+        (out / MANIFEST_PARTS).unlink()
+    elif change == "a part name bough does not give":
+        doc["parts"][index] = "../" + name
+    elif change == "a part number past the last":
+        doc["parts"] = {f"{PARTS:02x}": name}
+    elif change == "a part number that is no number":
+        doc["parts"] = {"zz": name}
+    elif change == "a part that is no JSON":
+        with parts_store(out) as store:
+            store.keep_only([])
+            store.add({name: b"\x00 not json"})
+    else:
+        raise AssertionError(change)
+    (out / MANIFEST).write_bytes(canonical(doc))
+
+
+PART_CHANGES = ["a part not kept", "the parts' file gone", "a part name bough does not give",
+                "a part number past the last", "a part number that is no number", "a part that is no JSON"]
+
+
+@pytest.mark.parametrize("change", PART_CHANGES)
+def test_a_manifest_whose_parts_cannot_all_be_read_reads_as_none(tmp_path: Path, change: str) -> None:
+    out = in_parts(tmp_path / "out")
+    assert Manifest.load(out).valid
+    damaged_parts(out, change)
+    manifest = Manifest.load(out)
+    assert manifest == Manifest() and not manifest.valid
+
+
 @pytest.mark.parametrize("change", CHANGES)
 def test_a_damaged_or_other_schema_manifest_reads_as_none(tmp_path: Path, change: str) -> None:
     data = damaged(change)
@@ -252,9 +382,9 @@ def test_a_save_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path) -
     out.mkdir()
     (out / MANIFEST).symlink_to(target)
     manifest = Manifest.load(put(tmp_path / "first", canonical(written_by_bough())))
-    manifest.save(out)
+    save(manifest, out)
     assert target.read_bytes() == b"theirs\n"
-    assert not (out / MANIFEST).is_symlink() and (out / MANIFEST).read_bytes() == canonical(written_by_bough())
+    assert not (out / MANIFEST).is_symlink() and Manifest.load(out).same_as(manifest)
 
 
 # --- a file as the manifest records it ----------------------------------------------------------
@@ -284,3 +414,59 @@ def test_sha256_prefix_hashes_what_a_reader_read(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo.jsonl")
     with deadline(10):
         assert sha256_prefix(tmp_path / "fifo.jsonl", 9) == ""
+
+
+# --- parts, over any change -----------------------------------------------------------------------
+
+
+def manifest_of(entries: dict[str, list[int]], version: int, scratch: Path) -> Manifest:
+    """A manifest of units (each key's sessions numbered), a field of each entry
+    carrying ``version``; read from a file written in ``scratch``."""
+    doc = written_by_bough()
+    unit_doc, session_doc = doc["units"][UNIT], doc["sessions"][SESSION_KEY]
+    doc["units"] = {unit: {**unit_doc, "sessions": [f"{unit}/{n}" for n in sessions], "since": f"v{version}"}
+                    for unit, sessions in entries.items()}
+    doc["sessions"] = {f"{unit}/{n}": {**session_doc, "unit": unit, "slug": f"s-{n}-v{version}"}
+                       for unit, sessions in entries.items() for n in sessions}
+    return Manifest.load(put(scratch, canonical(doc)))
+
+
+UNITS = st.dictionaries(st.sampled_from([f"claude:{n:03x}" for n in range(40)]),
+                        st.lists(st.integers(0, 3), max_size=3, unique=True), max_size=25)
+
+
+@given(before=UNITS, after=UNITS, forgotten=st.sets(st.sampled_from([f"claude:{n:03x}" for n in range(40)])))
+def test_a_manifest_saved_over_any_last_one_reads_back_and_is_what_a_fresh_save_writes(
+    tmp_path_factory: pytest.TempPathFactory, before: dict[str, list[int]], after: dict[str, list[int]],
+    forgotten: set[str],
+) -> None:
+    """Units kept, changed, added, dropped and let go of between two saves: the
+    manifest reads back as it was saved, its file and parts are those a save with
+    no last manifest writes, and the parts' file keeps only the parts it names."""
+    root = tmp_path_factory.mktemp("parts")
+    out, fresh = root / "out", root / "fresh"
+    out.mkdir()
+    fresh.mkdir()
+    save(manifest_of(before, 1, root / "doc"), out)
+    previous = Manifest.load(out)
+    now = Manifest.load(out)
+    for unit in set(after) - set(before) | {u for u in after if after[u] != before.get(u)}:
+        changed = manifest_of({unit: after[unit]}, 2, root / "doc")  # a unit read again: new entries
+        now.units.update(changed.units)
+        now.sessions = {k: s for k, s in now.sessions.items() if s.unit != unit} | changed.sessions
+    for unit in set(before) - set(after):
+        del now.units[unit]
+        now.sessions = {k: s for k, s in now.sessions.items() if s.unit != unit}
+    previous.forget([k for k, s in previous.sessions.items() if s.unit in forgotten], forgotten)
+    touched = {part_of(u) for u in set(before) ^ set(after) | forgotten | {u for u in after if after[u] != before.get(u)}}
+    made: list[int] = []
+    real_part_bytes = manifest_module._part_bytes
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_module, "_part_bytes", lambda sessions, units: made.append(part_of(next(iter(
+            units or {s.unit: 0 for s in sessions.values()})))) or real_part_bytes(sessions, units))
+        save(now, out, previous)
+    assert set(made) <= touched and len(made) == len(set(made))  # a part none of whose units changed is not made
+    save(now, fresh)
+    assert (out / MANIFEST).read_bytes() == (fresh / MANIFEST).read_bytes()
+    assert kept_values(out) == kept_values(fresh) and set(kept_values(out)) == now.parts_kept()
+    assert Manifest.load(out).same_as(now) and len(now.parts) <= PARTS

@@ -258,7 +258,7 @@ def test_a_damaged_compiled_template_is_compiled_again(tmp_path: Path) -> None:
     assert make_env(theme, compiled=folder).get_template("probe.html").render(who="ada") == "<p>ada</p>\n"
 
 
-@pytest.mark.parametrize("entry", [".bough-manifest.json", ".bough-quick"])
+@pytest.mark.parametrize("entry", [".bough-manifest.json", ".bough-manifest.sqlite", ".bough-quick"])
 def test_outs_own_files_as_fifos_are_not_waited_on(site: tuple[Path, Path], entry: str) -> None:
     projects, out = site
     (out / entry).unlink()
@@ -278,8 +278,8 @@ def test_a_fifo_in_outs_state_is_refused(site: tuple[Path, Path]) -> None:
     assert done.stderr.startswith(f"bough: {state} is neither a plain file nor a folder: "), done.stderr
 
 
-@pytest.mark.parametrize(("entry", "refused"), [(".bough-manifest.json", False), (".bough-quick", False),
-                                                 (".bough-site", True), (".bough-lock", True)])
+@pytest.mark.parametrize(("entry", "refused"), [(".bough-manifest.json", False), (".bough-manifest.sqlite", False),
+                                                 (".bough-quick", False), (".bough-site", True), (".bough-lock", True)])
 def test_outs_own_files_are_never_written_through_a_link(site: tuple[Path, Path], tmp_path: Path,
                                                           entry: str, refused: bool) -> None:
     projects, out = site

@@ -18,8 +18,9 @@ from bough_site.counts import ProjectSums
 from bough_site.state_reads import Unions, sums_key, union_key
 from bough_site.render.blockstore import BlockStore, store_path
 from bough_site.errors import OutputError
+from bough_site.manifest import Manifest
 from bough_site.state import StateStore, StateWrites, atomic_write, state_name
-from bough_site.state_paths import KEPT_RATES, MANIFEST, STATE_DB, STATE_DIR
+from bough_site.state_paths import KEPT_RATES, STATE_DB, STATE_DIR
 
 from .helpers import append_turn, main_file, make_history, run, tree
 
@@ -230,7 +231,7 @@ def test_a_build_writes_one_state_file_whatever_the_number_of_sessions(tmp_path:
     assert all(n.endswith((".json", ".details", ".counts", ".sums", ".facts", ".records", ".uuids")) for n in names)
     # and each session's summary details (sessions whose details are the same share one),
     # and per project (and per month of it) the union of its sessions' identities
-    details = {entry["details"] for entry in orjson.loads((out / MANIFEST).read_bytes())["sessions"].values()}
+    details = {session.details for session in Manifest.load(out).sessions.values()}
     assert len(details) > 1 and details == {n for n in names if n.endswith(".details")}
     assert sum(n.endswith(".counts") for n in names) >= built.projects  # its own, and its months'
     assert sum(n.endswith(".sums") for n in names) == built.projects  # its sums, for the site's (site.py)

@@ -16,6 +16,7 @@ from bough_site.state_paths import (
     KEPT_RATES,
     LOCK,
     MANIFEST,
+    MANIFEST_PARTS,
     MARKER,
     OWN_PREFIX,
     QUICK_RECORD,
@@ -47,11 +48,11 @@ def own_files(out: Path) -> list[str]:
 def test_the_names_are_outs_layout() -> None:
     assert names() == {
         "OWN_PREFIX": ".bough-", "MARKER": ".bough-site", "LOCK": ".bough-lock", "TMP_PREFIX": ".bough-tmp-",
-        "MANIFEST": ".bough-manifest.json", "QUICK_RECORD": ".bough-quick", "STATE_DIR": ".bough-state",
+        "MANIFEST": ".bough-manifest.json", "MANIFEST_PARTS": ".bough-manifest.sqlite", "QUICK_RECORD": ".bough-quick", "STATE_DIR": ".bough-state",
         "STATE_DB": "state.sqlite", "BLOCKS_DIR": "blocks", "BLOCKS_DB": "blocks.sqlite",
         "COMPILED_TEMPLATES": "templates", "KEPT_RATES": "rates.json",
     }
-    top = [MARKER, LOCK, TMP_PREFIX, MANIFEST, QUICK_RECORD, STATE_DIR]
+    top = [MARKER, LOCK, TMP_PREFIX, MANIFEST, MANIFEST_PARTS, QUICK_RECORD, STATE_DIR]
     assert all(name.startswith(OWN_PREFIX) for name in top)
 
 
@@ -67,7 +68,7 @@ def test_a_build_leaves_these_files_of_its_own_and_no_other(tmp_path: Path) -> N
     templates = f"{STATE_DIR}/{COMPILED_TEMPLATES}/"
     compiled = [f for f in found if f.startswith(templates) and f != templates]
     assert [f for f in found if f not in compiled] == sorted([
-        LOCK, MANIFEST, QUICK_RECORD, MARKER, f"{STATE_DIR}/", f"{STATE_DIR}/{BLOCKS_DIR}/",
+        LOCK, MANIFEST, MANIFEST_PARTS, QUICK_RECORD, MARKER, f"{STATE_DIR}/", f"{STATE_DIR}/{BLOCKS_DIR}/",
         f"{STATE_DIR}/{BLOCKS_DIR}/{BLOCKS_DB}", f"{STATE_DIR}/{STATE_DB}", templates, f"{STATE_DIR}/{KEPT_RATES}",
     ])
     assert compiled and all(re.fullmatch(rf"{re.escape(templates)}__jinja2_[0-9a-f]{{40}}\.cache", f) for f in compiled)
@@ -80,7 +81,7 @@ def test_docs_state_md_describes_every_file_and_the_readme_links_it() -> None:
     unnamed = {key: value for key, value in names().items() if f"`{value}" not in doc and f"/{value}" not in doc}
     assert unnamed == {}
     headings = re.findall(r"^## (.+)$", doc, flags=re.MULTILINE)
-    for name in (MARKER, LOCK, MANIFEST, QUICK_RECORD, f"{STATE_DIR}/{STATE_DB}",
+    for name in (MARKER, LOCK, MANIFEST, MANIFEST_PARTS, QUICK_RECORD, f"{STATE_DIR}/{STATE_DB}",
                  f"{STATE_DIR}/{BLOCKS_DIR}/{BLOCKS_DB}", f"{STATE_DIR}/{COMPILED_TEMPLATES}/"):
         assert any(f"`{name}`" in heading for heading in headings), name
     readme = (REPO / "README.md").read_text(encoding="utf-8")
