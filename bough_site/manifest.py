@@ -132,7 +132,7 @@ class Manifest:
     apart: list[str] = field(default_factory=list)
     site_stats: dict[str, int] = field(default_factory=dict)
     stamp: tuple[int, int, int] | None = None  # the file read: inode, size, mtime (None: none read)
-    # The state value each part was read from or saved to, by part (:func:`part_of`)
+    # The value of .bough-manifest.sqlite each part was read from or saved to, by part (:func:`part_of`)
     parts: dict[int, str] = field(default_factory=dict)
     # Parts an entry was let go of (forget): never taken as they were
     forgotten: set[int] = field(default_factory=set)
@@ -155,8 +155,8 @@ class Manifest:
     @classmethod
     def load(cls, out: Path) -> Manifest:
         """The manifest of the last successful build, or an empty one when there is
-        none or it cannot be used (then everything is rebuilt): a part it names
-        that OUT's state no longer holds makes it unusable too."""
+        none or it cannot be used (then everything is rebuilt): a part it names that
+        is not kept (or cannot be read) makes it unusable too."""
         stamp = cls.stamp_of(out)
         data = read_regular(Path(out) / MANIFEST, _MAX_MANIFEST)
         if data is None:
@@ -266,7 +266,7 @@ class Manifest:
             store.keep_only(self.parts_kept())
 
     def parts_kept(self) -> set[str]:
-        """The state values this manifest's parts are in (what OUT's state keeps of it)."""
+        """The names of the values of ``.bough-manifest.sqlite`` this manifest's parts are in."""
         return set(self.parts.values())
 
     def to_bytes(self) -> bytes:

@@ -274,7 +274,7 @@ class SiteWriter:
         return sorted(claimed | old)
 
     def _write_marker(self, files: list[str]) -> None:
-        data = _marker_bytes(files)
+        data = json_bytes({"generator": "bough", "files": files})
         marker = self._root / self.MARKER
         if not _holds(marker, data):
             try:
@@ -652,10 +652,6 @@ def _not_a_directory(target: Path, relpath: str = "") -> os.stat_result | None:
     if stat.S_ISDIR(st.st_mode):
         raise OutputError(f"cannot write {relpath or target.name!r}: {target} is a directory")
     return st
-
-
-def _marker_bytes(files: list[str]) -> bytes:
-    return json_bytes({"generator": "bough", "files": files})
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int]:
