@@ -250,18 +250,18 @@ class Manifest:
         short leaves the last manifest whole. When the parts cannot be kept, the file
         holds the units and sessions itself."""
         same = previous.parted() if previous is not None and previous.parts else {}
-        new: dict[str, bytes] = {}
         names: dict[int, str] = {}
-        for index, entries in sorted(self.parted().items()):
-            kept = previous.parts.get(index) if previous is not None else None
-            if kept and index not in previous.forgotten and same.get(index) == entries:
-                names[index] = kept
-                continue
-            data = _part_bytes(*entries)
-            names[index] = state_name(data, PART_SUFFIX)
-            new[names[index]] = data
         with _parts_store(out) as store:
-            self.parts = names if store.add(new) else {}
+            batch = _Batch(store)
+            for index, entries in sorted(self.parted().items()):
+                kept = previous.parts.get(index) if previous is not None else None
+                if kept and index not in previous.forgotten and same.get(index) == entries:
+                    names[index] = kept
+                    continue
+                data = _part_bytes(*entries)
+                names[index] = state_name(data, PART_SUFFIX)
+                batch.add(names[index], data)
+            self.parts = names if batch.flush() else {}
             atomic_write(Path(out), MANIFEST, self.chunks(), durable=True)
             store.keep_only(self.parts_kept())
 
@@ -295,6 +295,33 @@ class Manifest:
 
 def _parts_store(out: Path) -> StateStore:
     return StateStore(out, Path(out) / MANIFEST_PARTS)
+
+
+class _Batch:
+    """New parts, added to the store a few MB at a time (a first build makes every
+    part: 42 MB at 18,000 sessions, which held at once were its peak memory).
+    Each added batch is a transaction of its own: a part no manifest names yet is
+    harmless, and dropped by the next save."""
+
+    SIZE = 4 << 20
+
+    def __init__(self, store: StateStore) -> None:
+        self._store = store
+        self._values: dict[str, bytes] = {}
+        self._size = 0
+        self._kept = True
+
+    def add(self, name: str, data: bytes) -> None:
+        self._values[name] = data
+        self._size += len(data)
+        if self._size >= self.SIZE:
+            self.flush()
+
+    def flush(self) -> bool:
+        """Add what is held; whether every part added so far was kept."""
+        self._kept = self._store.add(self._values) and self._kept
+        self._values, self._size = {}, 0
+        return self._kept
 
 
 def _part_bytes(sessions: dict[str, SessionState], units: dict[str, UnitState]) -> bytes:

@@ -136,15 +136,22 @@ def other_unit(unit: str) -> str:
     return next(key for n in range(PARTS) if part_of(key := f"claude:{n:06x}") != part_of(unit))
 
 
+def two_parts() -> dict[str, Any]:
+    """written_by_bough with a second unit and session, in another part."""
+    doc = written_by_bough()
+    other = other_unit(UNIT)
+    doc["units"][other] = {**doc["units"][UNIT], "sessions": ["claude:other"]}
+    doc["sessions"]["claude:other"] = {**doc["sessions"][SESSION_KEY], "unit": other, "slug": "s-2"}
+    return doc
+
+
 def test_a_save_writes_again_only_the_parts_whose_entries_changed(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """An append changes one unit and its session: the other parts keep their values,
     which the save neither makes nor writes again; the last part of the changed
     unit is dropped once the file names the new one."""
-    doc = written_by_bough()
+    doc = two_parts()
     other = other_unit(UNIT)
-    doc["units"][other] = {**doc["units"][UNIT], "sessions": ["claude:other"]}
-    doc["sessions"]["claude:other"] = {**doc["sessions"][SESSION_KEY], "unit": other, "slug": "s-2"}
     out = in_parts(tmp_path / "out", doc)
     previous = Manifest.load(out)
     assert set(previous.parts) == {part_of(UNIT), part_of(other)}
@@ -163,6 +170,34 @@ def test_a_save_writes_again_only_the_parts_whose_entries_changed(tmp_path: Path
     assert after[now.parts[part_of(other)]] == before[previous.parts[part_of(other)]]
     assert set(after) == now.parts_kept() == set(before) - {previous.parts[part_of(UNIT)]} | {now.parts[part_of(UNIT)]}
     assert Manifest.load(out).units[UNIT].since == "another-digest" and Manifest.load(out).same_as(now)
+
+
+@pytest.mark.parametrize("refused", [None, 2])
+def test_new_parts_are_added_a_few_mb_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  refused: int | None) -> None:
+    """A first build makes every part: they go to the store in batches (here, a part
+    each). A batch the store cannot keep has the file hold the entries instead, and
+    the parts already added are dropped."""
+    monkeypatch.setattr(manifest_module._Batch, "SIZE", 1)
+    adds: list[int] = []
+    real_add = StateStore.add
+
+    def add(store: StateStore, values: dict[str, bytes]) -> bool:
+        adds.append(len(values))
+        return len(adds) != refused and real_add(store, values)
+
+    monkeypatch.setattr(StateStore, "add", add)
+    manifest = Manifest.load(put(tmp_path / "first", canonical(two_parts())))
+    out = tmp_path / "out"
+    out.mkdir()
+    save(manifest, out)
+    assert adds == [1, 1, 0]
+    assert Manifest.load(out).same_as(manifest)
+    if refused:
+        assert manifest.parts == {} and kept_values(out) == {}
+        assert (out / MANIFEST).read_bytes() == canonical(two_parts())
+    else:
+        assert len(manifest.parts) == 2 and set(kept_values(out)) == manifest.parts_kept()
 
 
 def test_a_part_an_entry_was_let_go_of_is_written_again(tmp_path: Path) -> None:
