@@ -71,6 +71,14 @@ def part_of(unit: str) -> int:
     return zlib.crc32(unit.encode("utf-8", "surrogatepass")) % PARTS
 
 
+# How many times a manifest is read when a part it names went missing while it was read.
+_READS = 3
+
+
+class _PartMissing(ValueError):
+    """A part the manifest names is not kept (any more)."""
+
+
 # Entries by part: each part's sessions and units.
 Parted = dict[int, tuple[dict[str, "SessionState"], dict[str, "UnitState"]]]
 
@@ -156,8 +164,21 @@ class Manifest:
     def load(cls, out: Path) -> Manifest:
         """The manifest of the last successful build, or an empty one when there is
         none or it cannot be used (then everything is rebuilt): a part it names that
-        is not kept (or cannot be read) makes it unusable too."""
-        stamp = cls.stamp_of(out)
+        is not kept (or cannot be read) makes it unusable too, unless the file was
+        replaced meanwhile: a build that saves drops the last manifest's parts only
+        once the new file names its own, so a reader that did not hold OUT's lock
+        (``BuildResult.site``) reads the new one."""
+        for _attempt in range(_READS):
+            stamp = cls.stamp_of(out)
+            try:
+                return cls._load(out, stamp)
+            except _PartMissing:
+                if cls.stamp_of(out) == stamp:
+                    break
+        return cls()
+
+    @classmethod
+    def _load(cls, out: Path, stamp: tuple[int, int, int] | None) -> Manifest:
         data = read_regular(Path(out) / MANIFEST, _MAX_MANIFEST)
         if data is None:
             return cls()
@@ -178,6 +199,8 @@ class Manifest:
             manifest.project_signatures = {str(k): str(v) for k, v in (site.get("project_signatures") or {}).items()}
             manifest.site_stats = dict(site.get("stats") or {})
             manifest.apart = [str(name) for name in site.get("apart") or []]
+        except _PartMissing:
+            raise
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             return cls()
         return manifest
@@ -193,7 +216,7 @@ class Manifest:
         for index, name in sorted(names.items()):
             data = values.pop(name, None)
             if data is None:
-                raise ValueError(f"the manifest's part {name} is not kept")
+                raise _PartMissing(f"the manifest's part {name} is not kept")
             self._read_entries(orjson.loads(data), shared)
             self.parts[index] = name
 

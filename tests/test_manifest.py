@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 
 from bough_site import __version__
 from bough_site import manifest as manifest_module
-from bough_site.manifest import PARTS, SCHEMA, FileState, Manifest, UnitState, file_state, part_of, sha256_prefix
+from bough_site.manifest import (PARTS, SCHEMA, FileState, Manifest, SessionState, UnitState, file_state, part_of,
+                                 sha256_prefix)
 from bough_site.state import StateStore
 from bough_site.state_paths import MANIFEST, MANIFEST_PARTS
 
@@ -247,6 +249,38 @@ def test_a_save_with_nothing_new_leaves_the_file_alone(tmp_path: Path) -> None:
     save(Manifest.load(out), out, Manifest.load(out))
     after = os.stat(out / MANIFEST)
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+@pytest.mark.parametrize("replaced", [True, False])
+def test_a_manifest_replaced_while_it_is_read_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            replaced: bool) -> None:
+    """A reader without OUT's lock reads the file, and before it reads the parts a build
+    saves another manifest and drops the last one's parts: the reader reads the new one.
+    Parts missing from a file that was not replaced make it unusable, as ever."""
+    out = in_parts(tmp_path / "out")
+    other = Manifest.load(out)
+    other.site_signature = "another-signature"
+    for key in list(other.sessions):  # another entry: another part
+        other.sessions[key] = SessionState(**{**vars(other.sessions[key]), "slug": "s-1-again"})
+    real_get_many = StateStore.get_many
+    reads: list[int] = []
+
+    def get_many(store: StateStore, names: Iterable[str]) -> dict[str, bytes]:
+        reads.append(1)
+        if len(reads) == 1:
+            if replaced:
+                save(other, out, Manifest.load(out))
+            else:
+                with parts_store(out) as parts:
+                    parts.keep_only([])
+        return real_get_many(store, names)
+
+    monkeypatch.setattr(StateStore, "get_many", get_many)
+    read = Manifest.load(out)
+    if replaced:
+        assert read.same_as(other) and read.site_signature == "another-signature"
+    else:
+        assert read == Manifest()
 
 
 def test_parts_that_cannot_be_kept_leave_the_file_holding_the_entries(tmp_path: Path) -> None:
