@@ -50,7 +50,7 @@ import orjson
 
 from . import __version__
 from .discover import FileStat
-from .state import StateStore, atomic_write, read_regular, state_name
+from .state import StateStore, StateWrites, atomic_write, read_regular, state_name
 from .state_paths import MANIFEST, MANIFEST_PARTS
 
 SCHEMA = "bough.manifest/3"
@@ -275,7 +275,10 @@ class Manifest:
         same = previous.parted() if previous is not None and previous.parts else {}
         names: dict[int, str] = {}
         with _parts_store(out) as store:
-            batch = _Batch(store)
+            # New parts are written 4 MB at a time: a first build makes all of them (42 MB at
+            # 18,000 sessions, which held at once were its peak memory). A part no manifest
+            # names yet is harmless, and dropped by the next save.
+            batch = StateWrites(store)
             for index, entries in sorted(self.parted().items()):
                 kept = previous.parts.get(index) if previous is not None else None
                 if kept and index not in previous.forgotten and same.get(index) == entries:
@@ -284,7 +287,7 @@ class Manifest:
                 data = _part_bytes(*entries)
                 names[index] = state_name(data, PART_SUFFIX)
                 batch.add(names[index], data)
-            self.parts = names if batch.flush() else {}
+            self.parts = names if batch.all_kept() else {}
             atomic_write(Path(out), MANIFEST, self.chunks(), durable=True)
             store.keep_only(self.parts_kept())
 
@@ -318,33 +321,6 @@ class Manifest:
 
 def _parts_store(out: Path) -> StateStore:
     return StateStore(out, Path(out) / MANIFEST_PARTS)
-
-
-class _Batch:
-    """New parts, added to the store a few MB at a time (a first build makes every
-    part: 42 MB at 18,000 sessions, which held at once were its peak memory).
-    Each added batch is a transaction of its own: a part no manifest names yet is
-    harmless, and dropped by the next save."""
-
-    SIZE = 4 << 20
-
-    def __init__(self, store: StateStore) -> None:
-        self._store = store
-        self._values: dict[str, bytes] = {}
-        self._size = 0
-        self._kept = True
-
-    def add(self, name: str, data: bytes) -> None:
-        self._values[name] = data
-        self._size += len(data)
-        if self._size >= self.SIZE:
-            self.flush()
-
-    def flush(self) -> bool:
-        """Add what is held; whether every part added so far was kept."""
-        self._kept = self._store.add(self._values) and self._kept
-        self._values, self._size = {}, 0
-        return self._kept
 
 
 def _part_bytes(sessions: dict[str, SessionState], units: dict[str, UnitState]) -> bytes:

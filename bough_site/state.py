@@ -203,6 +203,11 @@ class StateWrites:
             self._unkept.update(self._batch)
         self._batch, self._size = {}, 0
 
+    def all_kept(self) -> bool:
+        """Whether the store keeps every value added so far (what is held is written first)."""
+        self.flush()
+        return not self._unkept
+
     def get_many(self, names: Iterable[str]) -> dict[str, bytes]:
         self.flush()
         wanted = list(names)
