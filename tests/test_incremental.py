@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 from bough_site import write as write_module
