@@ -233,12 +233,10 @@ class SiteWriter:
         """Relpaths the previous build owned; entries that are not safe relpaths are ignored."""
         path = root / self.MARKER
         try:
-            if not stat.S_ISREG(os.lstat(path).st_mode):
+            info = os.lstat(path)  # (a file put there after this is not what the marker said: written again)
+            if not stat.S_ISREG(info.st_mode):
                 raise OutputError(f"{path} is not a regular file")
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-            with open(fd, "rb") as handle:
-                data, read = handle.read(), os.fstat(fd)
-            doc = orjson.loads(data)
+            doc = orjson.loads(path.read_bytes())
             if not (isinstance(doc, dict) and doc.get("generator") == "bough"):
                 raise OutputError(f"{path} is not a bough marker")
             files = doc.get("files")
@@ -254,7 +252,7 @@ class SiteWriter:
             ) from err
         owned = {f for f in files if isinstance(f, str) and _relpath_problem(f) is None}
         if len(owned) == len(files):  # each entry a safe path, once: what the marker lists is what is owned
-            self._marker_says = (frozenset(owned), _identity(read))
+            self._marker_says = (frozenset(owned), (info.st_ino, info.st_size, info.st_mtime_ns))
         return owned
 
     def _write_owned(self) -> None:
@@ -287,9 +285,10 @@ class SiteWriter:
 
     def _marker_identity(self) -> tuple[int, int, int] | None:
         try:
-            return _identity(os.lstat(self._root / self.MARKER))
+            info = os.lstat(self._root / self.MARKER)
         except OSError:
             return None
+        return (info.st_ino, info.st_size, info.st_mtime_ns)
 
     def _release(self) -> None:
         fd, self._lock_fd = self._lock_fd, None
@@ -652,11 +651,6 @@ def _not_a_directory(target: Path, relpath: str = "") -> os.stat_result | None:
     if stat.S_ISDIR(st.st_mode):
         raise OutputError(f"cannot write {relpath or target.name!r}: {target} is a directory")
     return st
-
-
-def _identity(info: os.stat_result) -> tuple[int, int, int]:
-    """A file as a stat tells it apart: any write or replacement changes one of these."""
-    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str = "") -> bool:
