@@ -75,8 +75,9 @@ def part_of(unit: str) -> int:
 _READS = 3
 
 
-class _PartMissing(ValueError):
-    """A part the manifest names is not kept (any more)."""
+class _PartMissing(Exception):
+    """A part the manifest names is not kept (any more): not a damaged manifest (the
+    ValueErrors ``_load`` takes for one), maybe a replaced one."""
 
 
 # Entries by part: each part's sessions and units.
@@ -199,15 +200,13 @@ class Manifest:
             manifest.project_signatures = {str(k): str(v) for k, v in (site.get("project_signatures") or {}).items()}
             manifest.site_stats = dict(site.get("stats") or {})
             manifest.apart = [str(name) for name in site.get("apart") or []]
-        except _PartMissing:
-            raise
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             return cls()
         return manifest
 
     def _read_parts(self, out: Path, parts: dict[str, str], shared: _Shared) -> None:
-        """The units and sessions of the parts named (ValueError when one is missing),
-        each part's bytes let go of once read."""
+        """The units and sessions of the parts named (_PartMissing when one is not
+        kept), each part's bytes let go of once read."""
         names = {int(index, 16): name for index, name in parts.items()}
         if not all(0 <= index < PARTS and _PART_NAME.fullmatch(name) for index, name in names.items()):
             raise ValueError("a part bough does not name so")

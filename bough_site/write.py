@@ -257,19 +257,15 @@ class SiteWriter:
 
     def _write_owned(self) -> None:
         """The marker of a build that succeeded: what it claimed, and what it still owns
-        from before (:meth:`_owned_after_success`); not written again when it says that."""
+        from before; not written again when it says that already."""
         claimed = set(self._claims.values())
         if self._marker_says is not None and claimed == self._marker_says[0] and \
                 self._previous <= claimed and self._marker_identity() == self._marker_says[1]:
             return
-        self._write_marker(self._owned_after_success())
-
-    def _owned_after_success(self) -> list[str]:
-        claimed = set(self._claims.values())
         folded = {p.casefold() for p in claimed}
         # An old entry that differs only in case is the same file on a case-folding FS.
         old = {p for p in self._previous - claimed if p.casefold() not in folded and _lexists(self._root / p)}
-        return sorted(claimed | old)
+        self._write_marker(sorted(claimed | old))
 
     def _write_marker(self, files: list[str]) -> None:
         data = json_bytes({"generator": "bough", "files": files})

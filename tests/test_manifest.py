@@ -65,10 +65,6 @@ def put(out: Path, data: bytes) -> Path:
     return out
 
 
-def save(manifest: Manifest, out: Path, previous: Manifest | None = None) -> None:
-    manifest.save(out, previous)
-
-
 def parts_store(out: Path) -> StateStore:
     return StateStore(out, out / MANIFEST_PARTS)
 
@@ -80,7 +76,7 @@ def kept_values(out: Path) -> dict[str, bytes]:
 
 def in_parts(out: Path, doc: dict[str, Any] | None = None) -> Path:
     """OUT with the manifest ``doc`` (written_by_bough's) saved as a build saves it: in parts."""
-    save(Manifest.load(put(out / "inline", canonical(doc or written_by_bough()))), out)
+    Manifest.load(put(out / "inline", canonical(doc or written_by_bough()))).save(out)
     return out
 
 
@@ -119,7 +115,7 @@ def test_a_manifest_read_and_saved_again_is_the_same_bytes(tmp_path: Path) -> No
     manifest = Manifest.load(put(tmp_path / "first", data))
     assert manifest.to_bytes() == data  # read from a file that holds them: they are written in it
     (tmp_path / "second").mkdir()
-    save(manifest, tmp_path / "second")
+    manifest.save(tmp_path / "second")
     [(name, part)] = kept_values(tmp_path / "second").items()
     doc = written_by_bough()
     assert orjson.loads(part) == {"sessions": doc.pop("sessions"), "units": doc.pop("units")}
@@ -129,7 +125,7 @@ def test_a_manifest_read_and_saved_again_is_the_same_bytes(tmp_path: Path) -> No
     again = Manifest.load(tmp_path / "second")
     assert again.same_as(manifest) and again.parts == {part_of(UNIT): name} and again.parts_kept() == {name}
     (tmp_path / "third").mkdir()
-    save(again, tmp_path / "third")
+    again.save(tmp_path / "third")
     assert (tmp_path / "third" / MANIFEST).read_bytes() == (tmp_path / "second" / MANIFEST).read_bytes()
 
 
@@ -164,7 +160,7 @@ def test_a_save_writes_again_only_the_parts_whose_entries_changed(tmp_path: Path
     real_part_bytes = manifest_module._part_bytes
     monkeypatch.setattr(manifest_module, "_part_bytes", lambda sessions, units: made.append(units)
                         or real_part_bytes(sessions, units))
-    save(now, out, previous)
+    now.save(out, previous)
     assert [list(units) for units in made] == [[UNIT]]  # the other part is not made again
     after = kept_values(out)
     assert now.parts[part_of(other)] == previous.parts[part_of(other)]
@@ -192,7 +188,7 @@ def test_new_parts_are_added_a_few_mb_at_a_time(tmp_path: Path, monkeypatch: pyt
     manifest = Manifest.load(put(tmp_path / "first", canonical(two_parts())))
     out = tmp_path / "out"
     out.mkdir()
-    save(manifest, out)
+    manifest.save(out)
     assert adds == [1, 1]
     assert Manifest.load(out).same_as(manifest)
     if refused:
@@ -211,7 +207,7 @@ def test_a_part_an_entry_was_let_go_of_is_written_again(tmp_path: Path) -> None:
     del now.units[UNIT]
     previous.forget([], [UNIT])  # the unit is gone from both: only forget tells
     assert previous.forgotten == {part_of(UNIT)}
-    save(now, out, previous)
+    now.save(out, previous)
     assert now.parts[part_of(UNIT)] != previous.parts[part_of(UNIT)]
     assert Manifest.load(out).units == {} and SESSION_KEY in Manifest.load(out).sessions
 
@@ -246,7 +242,7 @@ def test_a_save_with_nothing_new_leaves_the_file_alone(tmp_path: Path) -> None:
     out = in_parts(tmp_path / "out")
     os.utime(out / MANIFEST, ns=(1_000_000_000 * 10**9, 1_000_000_000 * 10**9))
     before = os.stat(out / MANIFEST)
-    save(Manifest.load(out), out, Manifest.load(out))
+    Manifest.load(out).save(out, Manifest.load(out))
     after = os.stat(out / MANIFEST)
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
@@ -269,7 +265,7 @@ def test_a_manifest_replaced_while_it_is_read_is_read_again(tmp_path: Path, monk
         reads.append(1)
         if len(reads) == 1:
             if replaced:
-                save(other, out, Manifest.load(out))
+                other.save(out, Manifest.load(out))
             else:
                 with parts_store(out) as parts:
                     parts.keep_only([])
@@ -289,7 +285,7 @@ def test_parts_that_cannot_be_kept_leave_the_file_holding_the_entries(tmp_path: 
     out = tmp_path / "out"
     (out / MANIFEST_PARTS).mkdir(parents=True)
     manifest = Manifest.load(put(tmp_path / "first", canonical(written_by_bough())))
-    save(manifest, out)
+    manifest.save(out)
     assert manifest.parts == {} and (out / MANIFEST).read_bytes() == canonical(written_by_bough())
     assert Manifest.load(out).same_as(manifest)
 
@@ -451,7 +447,7 @@ def test_a_save_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path) -
     out.mkdir()
     (out / MANIFEST).symlink_to(target)
     manifest = Manifest.load(put(tmp_path / "first", canonical(written_by_bough())))
-    save(manifest, out)
+    manifest.save(out)
     assert target.read_bytes() == b"theirs\n"
     assert not (out / MANIFEST).is_symlink() and Manifest.load(out).same_as(manifest)
 
@@ -516,7 +512,7 @@ def test_a_manifest_saved_over_any_last_one_reads_back_and_is_what_a_fresh_save_
     out, fresh = root / "out", root / "fresh"
     out.mkdir()
     fresh.mkdir()
-    save(manifest_of(before, 1, root / "doc"), out)
+    manifest_of(before, 1, root / "doc").save(out)
     previous = Manifest.load(out)
     now = Manifest.load(out)
     for unit in set(after) - set(before) | {u for u in after if after[u] != before.get(u)}:
@@ -533,9 +529,9 @@ def test_a_manifest_saved_over_any_last_one_reads_back_and_is_what_a_fresh_save_
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(manifest_module, "_part_bytes", lambda sessions, units: made.append(part_of(next(iter(
             units or {s.unit: 0 for s in sessions.values()})))) or real_part_bytes(sessions, units))
-        save(now, out, previous)
+        now.save(out, previous)
     assert set(made) <= touched and len(made) == len(set(made))  # a part none of whose units changed is not made
-    save(now, fresh)
+    now.save(fresh)
     assert (out / MANIFEST).read_bytes() == (fresh / MANIFEST).read_bytes()
     assert kept_values(out) == kept_values(fresh) and set(kept_values(out)) == now.parts_kept()
     assert Manifest.load(out).same_as(now) and len(now.parts) <= PARTS
