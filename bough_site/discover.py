@@ -117,9 +117,19 @@ class Discovered:
         return not self.claude and not self.codex and not self.gemini and not any(self.agents.values())
 
 
-# What an earlier build learned of a file: (digest of its label, size, mtime) -> its kind.
-# A file that has not changed since is not opened again to tell its format.
-Known = dict[tuple[str, int, int], str]
+class KnownFile(NamedTuple):
+    """What an earlier build learned of a file: the kind of the unit it was read in,
+    and, for a Claude file read as a sub-agent of a session, the digest of that
+    session's label ("" when it was a session's own file)."""
+
+    kind: str
+    session: str = ""
+
+
+# (digest of a file's label, size, mtime) -> what the last build learned of it. A file
+# that has not changed since is not opened again to tell its format, nor (a Claude
+# Code 2.0.x sub-agent beside the sessions) to find its session.
+Known = dict[tuple[str, int, int], KnownFile]
 
 
 def discover(config: BuildConfig, warn: WarnFn, known: Known | None = None,
@@ -264,13 +274,16 @@ def _scan_project_dir(found: Discovered, project_dir: Path, entries: list[os.Dir
         if entry.name in folders:
             walk.warn(InputWarning(label, 0, "a directory named *.jsonl, skipped"))
             continue
-        if entry.name.startswith("agent-") and peek_field(path, "isSidechain") is True:
-            old_agents.append(path)
+        known = _known_file(entry, label, walk.known, found)
+        if entry.name.startswith("agent-") and _is_old_agent(path, known):
+            old_agents.append((path, known.session if known else ""))
             continue
-        _add_file(found, path, walk.config, walk.warn, sessions, kind=_known_kind(entry, label, walk.known, found),
+        _add_file(found, path, walk.config, walk.warn, sessions, kind=known.kind if known else None,
                   subagents=path.stem in folders, label=label)
-    for agent in old_agents:
-        _attach_old_agent(found, agent, sessions, walk.warn)
+    if old_agents:
+        by_label = _by_hidden_label(found, sessions) if any(session for _, session in old_agents) else {}
+        for agent, session in old_agents:
+            _attach_old_agent(found, agent, sessions, walk.warn, by_label.get(session))
 
 
 def _add_file(
@@ -305,8 +318,8 @@ def _add_file(
         sessions[path.stem] = source
 
 
-def _known_kind(entry: os.DirEntry, label: str, known: Known, found: Discovered) -> str | None:
-    """The kind an earlier build read this very file as (same label, size and
+def _known_file(entry: os.DirEntry, label: str, known: Known, found: Discovered) -> KnownFile | None:
+    """What an earlier build learned of this very file (same label, size and
     mtime), if it is still a regular file; None: look inside."""
     if not known:
         return None
@@ -457,13 +470,30 @@ def _names(folder: str, *, folders: bool = False) -> list[str] | None:
         return None
 
 
-def _attach_old_agent(found: Discovered, agent: Path, sessions: dict[str, ClaudeSource], warn: WarnFn) -> None:
+def _is_old_agent(path: Path, known: KnownFile | None) -> bool:
+    """Whether an ``agent-*.jsonl`` beside the sessions is a Claude Code 2.0.x sub-agent
+    (its records say ``isSidechain``): known without opening it when the last build
+    read this very file as a session's sub-agent."""
+    return bool(known and known.session) or peek_field(path, "isSidechain") is True
+
+
+def _by_hidden_label(found: Discovered, sessions: dict[str, ClaudeSource]) -> dict[str, ClaudeSource]:
+    """A folder's sessions by the digest of their label (as KnownFile.session names one)."""
+    return {hide(found.label(source.main)): source for source in sessions.values()}
+
+
+def _attach_old_agent(found: Discovered, agent: Path, sessions: dict[str, ClaudeSource], warn: WarnFn,
+                      known: ClaudeSource | None = None) -> None:
     """Claude Code 2.0.x wrote sub-agents as ``agent-<id>.jsonl`` beside the sessions;
-    they belong to the session whose ``sessionId`` their records carry."""
+    they belong to the session whose ``sessionId`` their records carry. ``known``:
+    the session the last build gave this very file to, there still (not opened again:
+    the same bytes name the same session)."""
     label = transcript_label(agent)
     found.labels[agent] = label
-    session_id = peek_field(agent, "sessionId")
-    parent = sessions.get(session_id) if isinstance(session_id, str) else None
+    parent = known
+    if parent is None:
+        session_id = peek_field(agent, "sessionId")
+        parent = sessions.get(session_id) if isinstance(session_id, str) else None
     if parent is not None:
         parent.subagents.append(agent)
         return

@@ -49,7 +49,7 @@ from typing import Any, TypeVar
 import orjson
 
 from . import __version__
-from .discover import FileStat
+from .discover import CLAUDE, FileStat, Known, KnownFile
 from .state import StateStore, StateWrites, atomic_write, read_regular, state_name
 from .state_paths import MANIFEST, MANIFEST_PARTS
 
@@ -157,9 +157,16 @@ class Manifest:
             return None
         return (info.st_ino, info.st_size, info.st_mtime_ns)
 
-    def known_files(self) -> dict[tuple[str, int, int], str]:
-        """Each file read last time, as (digest of its label, size, mtime) -> the kind of its unit."""
-        return {(f.label, f.size, f.mtime_ns): unit.kind for unit in self.units.values() for f in unit.files}
+    def known_files(self) -> Known:
+        """Each file read last time, as (digest of its label, size, mtime) -> the kind of
+        its unit and, for a Claude unit's other files (its sub-agents), the digest of
+        the label of the unit's first (its session's own file)."""
+        known: Known = {}
+        for unit in self.units.values():
+            first = unit.files[0].label if unit.kind == CLAUDE and unit.files else ""
+            for index, f in enumerate(unit.files):
+                known[(f.label, f.size, f.mtime_ns)] = KnownFile(unit.kind, first if index else "")
+        return known
 
     @classmethod
     def load(cls, out: Path) -> Manifest:

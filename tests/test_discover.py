@@ -19,7 +19,8 @@ from bough_site.build import BuildResult, build, load_site
 from bough_site.cli import main
 from bough_site.config import BuildConfig, archive_dir
 from bough_site.discover import EXAMPLES, MAX_DEPTH, NOT_A_TRANSCRIPT, ORPHAN_AGENT, kind_of, transcript_label
-from bough_site.discover import Discovered, discover
+from bough_site.discover import Discovered, Known, KnownFile, discover
+from bough_site.hidden import hide
 from bough_site.manifest import Manifest
 from bough_site.model import InputWarning, Site
 from bough_site.readers.layouts import LAYOUTS
@@ -325,10 +326,10 @@ def test_a_folder_linking_to_itself_is_walked_once(isolated_home: Path, tmp_path
 # --- discovery alone: what it lists, before any session is read ---------------------------------
 
 
-def listed(sources: list[Path], **options) -> tuple[Discovered, list[str]]:
-    """What discover() lists for ``sources``, and what it said."""
+def listed(sources: list[Path], known: Known | None = None, **options) -> tuple[Discovered, list[str]]:
+    """What discover() lists for ``sources`` (told what a last build read: ``known``), and what it said."""
     warnings: list = []
-    found = discover(BuildConfig(sources=sources, archive=None, **options), warnings.append)
+    found = discover(BuildConfig(sources=sources, archive=None, **options), warnings.append, known)
     return found, [str(w) for w in warnings]
 
 
@@ -394,7 +395,7 @@ def test_a_file_an_earlier_build_read_is_not_opened_again(isolated_home: Path, t
     path = claude_session(projects / "-home-ada-app", "f2000000-0000-4000-8000-000000000001", "hello")
     build_of([projects], tmp_path / "site", archive=None)
     known = Manifest.load(tmp_path / "site").known_files()
-    assert list(known.values()) == ["claude"]
+    assert list(known.values()) == [KnownFile("claude")]
     info = path.stat()
     path.write_bytes(b"z" * (info.st_size - 1) + b"\n")
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
@@ -407,6 +408,45 @@ def test_a_file_an_earlier_build_read_is_not_opened_again(isolated_home: Path, t
     assert found.empty()
     assert [str(w) for w in warnings] == [
         f"-home-ada-app/f2000000-0000-4000-8000-000000000001.jsonl: {NOT_A_TRANSCRIPT}"]
+
+
+def test_an_old_layout_sub_agent_an_earlier_build_read_is_given_its_session_unopened(
+        isolated_home: Path, tmp_path: Path) -> None:
+    """Claude Code 2.0.x's ``agent-*.jsonl`` beside the sessions: given what the last
+    build read, the same file (label, size, mtime) goes to the session it went to,
+    unopened (junk of the same size and mtime proves it). Opened when it changed, and
+    when that session is not there (its records then name a session that is not)."""
+    project = tmp_path / "projects" / "-home-ada-app"
+    one, two = (f"f3000000-0000-4000-8000-00000000000{n}" for n in (1, 2))
+    claude_session(project, one, "first")
+    claude_session(project, two, "second")
+    agent = write_jsonl(project / "agent-o1.jsonl",
+                        [prompt("o1-u", "look", sessionId=two, isSidechain=True, agentId="o1")])
+    build_of([tmp_path / "projects"], tmp_path / "site", archive=None)
+    known = Manifest.load(tmp_path / "site").known_files()
+    app = "-home-ada-app"
+    assert sorted(known.values()) == [KnownFile("claude"), KnownFile("claude"),
+                                      KnownFile("claude", hide(f"{app}/{two}.jsonl"))]
+    info, records = agent.stat(), agent.read_bytes()
+
+    def rewrite(data: bytes, mtime_ns: int) -> None:
+        agent.write_bytes(data)
+        os.utime(agent, ns=(info.st_atime_ns, mtime_ns))
+
+    rewrite(b"z" * (info.st_size - 1) + b"\n", info.st_mtime_ns)
+    found, warnings = listed([tmp_path / "projects"], known)
+    assert claude_sources(found) == [(f"{app}/{one}.jsonl", []), (f"{app}/{two}.jsonl", [f"{app}/agent-o1.jsonl"])]
+    assert warnings == []
+    rewrite(records, info.st_mtime_ns)
+    (project / f"{two}.jsonl").unlink()  # its session gone: its records are read, and name none here
+    found, warnings = listed([tmp_path / "projects"], known)
+    assert claude_sources(found) == [(f"{app}/{one}.jsonl", []), (f"{app}/agent-o1.jsonl", [])]
+    assert warnings == [f"{app}/agent-o1.jsonl: {ORPHAN_AGENT}"]
+    claude_session(project, two, "second")
+    rewrite(b"z" * (info.st_size - 1) + b"\n", info.st_mtime_ns + 1)  # changed: opened, and refused
+    found, warnings = listed([tmp_path / "projects"], known)
+    assert claude_sources(found) == [(f"{app}/{one}.jsonl", []), (f"{app}/{two}.jsonl", [])]
+    assert warnings == [f"{app}/agent-o1.jsonl: {NOT_A_TRANSCRIPT}"]
 
 
 def test_a_source_that_does_not_exist_is_said_and_lists_nothing(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from bough_site import __version__
 from bough_site import manifest as manifest_module
 from bough_site.manifest import (PARTS, SCHEMA, FileState, Manifest, SessionState, UnitState, file_state, part_of,
                                  sha256_prefix)
+from bough_site.discover import KnownFile
 from bough_site.state import StateStore, StateWrites
 from bough_site.state_paths import MANIFEST, MANIFEST_PARTS
 
@@ -105,7 +106,19 @@ def test_every_field_is_read_back_as_it_was_written(tmp_path: Path) -> None:
     assert (manifest.site_signature, manifest.site_stats) == ("site-signature", {"sessions": 1, "prompts": 2})
     assert manifest.project_stats == {"app": {"sessions": 1}}
     assert manifest.project_signatures == {"app": "project-signature"}
-    assert manifest.known_files() == {("-home-ada-app/s-1.jsonl", 2048, 1_700_000_000_123_456_789): "claude"}
+    assert manifest.known_files() == {("-home-ada-app/s-1.jsonl", 2048, 1_700_000_000_123_456_789): KnownFile("claude")}
+
+
+def test_the_files_read_last_time_say_their_kind_and_a_claude_sub_agents_session() -> None:
+    """A Claude unit's other files (its sub-agents) name its first file (the session's
+    own); no other agent's files name one."""
+    manifest = Manifest()
+    manifest.units["c"] = UnitState(kind="claude", files=[FileState("main", 10, 1, ""), FileState("agent", 20, 2, "")],
+                                    sessions=[], warnings=[])
+    manifest.units["x"] = UnitState(kind="codex", files=[FileState("rollout", 30, 3, ""), FileState("more", 40, 4, "")],
+                                    sessions=[], warnings=[])
+    assert manifest.known_files() == {("main", 10, 1): KnownFile("claude"), ("agent", 20, 2): KnownFile("claude", "main"),
+                                      ("rollout", 30, 3): KnownFile("codex"), ("more", 40, 4): KnownFile("codex")}
 
 
 def test_a_manifest_read_and_saved_again_is_the_same_bytes(tmp_path: Path) -> None:
