@@ -425,12 +425,22 @@ def job_batches(jobs: list[Job], workers: int) -> list[list[int]]:
     return batches
 
 
-def run_batch(jobs: list[Job]) -> list[UnitResult]:
+@dataclass
+class Batch:
+    """What a worker hands back for a batch of jobs: their results, and the prices
+    it asked genai-prices for meanwhile (kept_rates.py: the build's process keeps them)."""
+
+    results: list[UnitResult]
+    rates: dict[Any, Any]
+
+
+def run_batch(jobs: list[Job]) -> Batch:
     """:func:`run_job` for each of ``jobs`` (in a worker), then what they gave the
     block store written at once."""
     results = [run_job(job) for job in jobs]
     _flush_stores()
-    return results
+    table = _OPTIONS.price_table() if _OPTIONS is not None else None
+    return Batch(results, table.kept.take_new() if table is not None and table.kept is not None else {})
 
 
 def run_jobs(jobs: list[Job], options: Options, workers: int,
@@ -454,7 +464,8 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
     # instead of importing them itself (0.15 s of CPU each; publish needs them too).
     from .render import pages  # noqa: F401
 
-    if options.cost:
+    table = options.price_table()
+    if table is not None:
         warm_prices()  # genai-prices and its data, likewise: once here, not once per worker (0.1-0.4 s each)
     pool = _pool(min(workers, len(jobs)), options)
     try:
@@ -474,7 +485,10 @@ def run_jobs(jobs: list[Job], options: Options, workers: int,
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                for index, result in zip(pending.pop(future), future.result()):
+                batch = future.result()
+                if table is not None and table.kept is not None:
+                    table.kept.learn(batch.rates)
+                for index, result in zip(pending.pop(future), batch.results):
                     on_result(index, result)
                 following = next(queue, None)
                 if following is not None:

@@ -16,7 +16,10 @@ provider and model instead (hidden.hide), never the names. The file names the ve
 made it, and a build of any other version does not read it. A file that cannot be
 read, or that is not in the exact shape written here, counts as empty: this module
 only saves time, it never changes a cost. Only the build's own process saves the
-file: what its workers learn is lost, and the next build learns it again.
+file; what its workers learn they hand back with their results (jobs.run_batch):
+a cold build keeps every model and day its sessions were priced for, so an append
+to any of them (at 18,000 sessions, most are on a day no append had asked for yet)
+imports nothing.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class KeptRates:
         self._version = version
         self._known: dict[Key, Rates | None] | None = None  # read at the first question
         self._learned = False
+        self._new: dict[Key, Rates | None] = {}  # what this process learned since taken (:meth:`take_new`)
 
     def get(self, provider: str, model: str, day: str) -> Rates | None:
         """The rates kept for ``model`` on ``day``; KeyError when none are."""
@@ -57,8 +61,20 @@ class KeptRates:
 
     def add(self, provider: str, model: str, day: str, rates: Rates | None, *, every_day: bool) -> None:
         """genai-prices' answer for ``model`` on ``day`` (on every day, with ``every_day``)."""
-        self._read()[(_name(provider, model), EVERY_DAY if every_day else day)] = rates
+        key = (_name(provider, model), EVERY_DAY if every_day else day)
+        self._read()[key] = self._new[key] = rates
         self._learned = True
+
+    def take_new(self) -> dict[Key, Rates | None]:
+        """What this process learned since the last call (a worker's, handed back)."""
+        new, self._new = self._new, {}
+        return new
+
+    def learn(self, answers: dict[Key, Rates | None]) -> None:
+        """Answers another process learned (a worker's), saved with this one's."""
+        if answers:
+            self._read().update(answers)
+            self._learned = True
 
     def save(self) -> None:
         """Write what this process learned, beside what was kept. A state that cannot

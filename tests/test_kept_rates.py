@@ -146,15 +146,16 @@ import sys
 from pathlib import Path
 from bough_site.build import build
 from bough_site.config import BuildConfig
-build(BuildConfig(sources=[Path(sys.argv[1])], out=Path(sys.argv[2]), archive=None, jobs=1, search=False),
+build(BuildConfig(sources=[Path(sys.argv[1])], out=Path(sys.argv[2]), archive=None, jobs=int(sys.argv[3]),
+                  search=False),
       redaction_key=b"k")
 print("imported" if "genai_prices" in sys.modules else "not imported")
 """
 
 
-def _build(sources: Path, out: Path) -> str:
-    done = subprocess.run([sys.executable, "-c", _BUILD, str(sources), str(out)], capture_output=True, text=True,
-                          env=os.environ, check=True)
+def _build(sources: Path, out: Path, jobs: int = 1) -> str:
+    done = subprocess.run([sys.executable, "-c", _BUILD, str(sources), str(out), str(jobs)], capture_output=True,
+                          text=True, env=os.environ, check=True)
     return done.stdout.strip()
 
 
@@ -169,10 +170,13 @@ def _grow(sources: Path) -> None:
         handle.write(orjson.dumps(record) + b"\n")
 
 
-def test_an_append_after_a_build_prices_without_genai_prices_and_makes_the_same_site(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_append_after_a_build_prices_without_genai_prices_and_makes_the_same_site(tmp_path: Path,
+                                                                                      jobs: int) -> None:
+    """With workers too: what they asked genai-prices is handed back and kept."""
     sources, out = tmp_path / "projects", tmp_path / "out"
     shutil.copytree(EXAMPLES, sources)
-    assert _build(sources, out) == "imported"
+    assert _build(sources, out, jobs) == "imported"
     assert (out / STATE_DIR / KEPT_RATES).is_file()
     _grow(sources)
     assert _build(sources, out) == "not imported"
