@@ -43,7 +43,7 @@ from .archive_entry import Copied, Entry, label_problem, rewritten_whole
 from .archive_restore import RestoreDir
 from .config import BuildConfig, agent_homes
 from .discover import ORPHAN_AGENT, Discovered, FileStat, Known, transcript_label
-from .hidden import hide
+from .hidden import hide_label
 from .model import Session, InputWarning
 from .quick import archive_times
 from .readers.claude import ClaudeSource
@@ -620,7 +620,7 @@ class _Merge:
         if entry is None:
             return None
         if entry.key not in self._done:
-            later = not now and kind in _DEFERRED and (hide(label), entry.size, entry.mtime_ns) in self.known
+            later = not now and kind in _DEFERRED and (hide_label(label), entry.size, entry.mtime_ns) in self.known
             self._done[entry.key] = self._defer(entry) if later else self._restore(entry)
         path = self._done[entry.key]
         if now and path is not None and self.archived.decompress([str(path)]):

@@ -30,7 +30,7 @@ from .readers.claude import ClaudeSource
 from .readers.layout import Layout
 from .readers.layouts import LAYOUTS, claimer
 from .readers.lines import open_regular, parse_line, peek_field, peek_lines, printable_name
-from .hidden import hide
+from .hidden import hide_label
 
 WarnFn = Callable[[InputWarning], None]
 EXAMPLES = Path(__file__).parent / "examples"
@@ -330,7 +330,7 @@ def _known_file(entry: os.DirEntry, label: str, known: Known, found: Discovered)
     if not stat.S_ISREG(info.st_mode):
         return None
     found.stats[entry.path] = info  # not a link: what os.stat says too
-    return known.get((hide(label), info.st_size, info.st_mtime_ns))
+    return known.get((hide_label(label), info.st_size, info.st_mtime_ns))
 
 
 # --------------------------------------------------------------------------- what a file is
@@ -479,7 +479,7 @@ def _is_old_agent(path: Path, known: KnownFile | None) -> bool:
 
 def _by_hidden_label(found: Discovered, sessions: dict[str, ClaudeSource]) -> dict[str, ClaudeSource]:
     """A folder's sessions by the digest of their label (as KnownFile.session names one)."""
-    return {hide(found.label(source.main)): source for source in sessions.values()}
+    return {hide_label(found.label(source.main)): source for source in sessions.values()}
 
 
 def _attach_old_agent(found: Discovered, agent: Path, sessions: dict[str, ClaudeSource], warn: WarnFn,

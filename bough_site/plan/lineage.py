@@ -40,7 +40,7 @@ from ..inherit import FileSummary, Inheritance, decide
 from ..manifest import Manifest, SessionState
 from ..model import SOURCE_CLAUDE
 from ..state import StateStore, state_name
-from ..hidden import hide
+from ..hidden import hide, hide_label
 
 SCAN_SUFFIX = ".records"
 UUIDS_SUFFIX = ".uuids"
@@ -58,7 +58,7 @@ ALONE = "alone:"
 
 def group_of(label: str) -> str:
     """A main file's project directory, as a digest (labels are never stored as they are)."""
-    return hide(posixpath.dirname(label))
+    return hide_label(posixpath.dirname(label))
 
 
 def uuid_digests(uuids: Iterable[str]) -> bytes:
@@ -223,7 +223,7 @@ def plan_lineage(units: Iterable[tuple[str, str, str]], previous: Manifest, same
             lineage.uuids[key] = stored.uuids  # what its file's probe found, still true
         lineage.groups[key] = group = group_of(label)
         lineage.scans[key] = valid
-        groups.setdefault(group, []).append(_Member(key, path, hide(label), valid))
+        groups.setdefault(group, []).append(_Member(key, path, hide_label(label), valid))
     if not prune:  # sessions whose source is gone are kept, and stay parents
         for key, stored in previous.sessions.items():
             if stored.unit not in current and stored.scan and stored.group and \

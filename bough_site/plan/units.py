@@ -21,7 +21,7 @@ from typing import Any
 from ..discover import FileStat
 from ..manifest import FileState, file_state
 from ..kinds import CLAUDE, CODEX, COPILOT, GEMINI, OPENCODE, QWEN, SOURCE_OF_KIND  # noqa: F401 (named here too)
-from ..hidden import hide
+from ..hidden import hide, hide_label
 from ..slugs import slug
 
 
@@ -54,7 +54,7 @@ class Unit:
         return hide(repr(self.since)) if self.since else ""
 
     def states(self, stat_of: Callable[[Any], FileStat | os.stat_result] = os.stat) -> list[FileState | None]:
-        return [file_state(p, hide(label), stat_of) for p, label in zip(self.paths, self.labels)]
+        return [file_state(p, hide_label(label), stat_of) for p, label in zip(self.paths, self.labels)]
 
     def known_sha256(self, path: str, state: FileState) -> str | None:
         """The sha256 of ``path``'s first ``state.size`` bytes when the archive's copy
@@ -84,7 +84,7 @@ def units_of(claude: Iterable[Any], codex: list[Path], label: Callable[[Path], s
     for source in claude:
         paths = [source.main, *source.subagents]
         labels = tuple(label(p) for p in paths)
-        key = f"{CLAUDE}-{hide(labels[0])}"  # labels hold directory names: never stored as is
+        key = f"{CLAUDE}-{hide_label(labels[0])}"  # labels hold directory names: never stored as is
         seen[key] = seen.get(key, 0) + 1
         if seen[key] > 1:  # the same label under two roots
             key = f"{key}-{seen[key]}"
