@@ -40,6 +40,7 @@ from .collector import collecting
 from .config import BuildConfig
 from .discover import Discovered, FileStat, Known, add_examples, discover
 from .errors import BoughError, OutputError
+from .hidden import hide_label
 from .inherit import FileSummary
 from .jobs import Job, SessionResult, UnitResult, probe_files, run_jobs, scan_files, workers_for
 from .manifest import Manifest, SessionState, UnitState, sha256_prefix
@@ -249,9 +250,11 @@ class _Inputs:
     def all_read(self) -> _Inputs:
         """These inputs once the passes have read every file: what was found, the
         units and the archive's deferred copies are let go (at 18,000 sessions some
-        30 MB, at publishing's peak); what the build's summary and the quick
-        check's record say of them stays."""
+        30 MB, at publishing's peak), and so are the digests of their labels
+        (hidden.hide_label); what the build's summary and the quick check's record
+        say of them stays."""
         self.archived.read_all()
+        hide_label.cache_clear()
         found = Discovered(used_examples=self.found.used_examples, gemini=self.found.gemini)
         return replace(self, found=found, units=[])
 
