@@ -483,14 +483,14 @@ def _by_hidden_label(found: Discovered, sessions: dict[str, ClaudeSource]) -> di
 
 
 def _attach_old_agent(found: Discovered, agent: Path, sessions: dict[str, ClaudeSource], warn: WarnFn,
-                      known: ClaudeSource | None = None) -> None:
+                      known_parent: ClaudeSource | None = None) -> None:
     """Claude Code 2.0.x wrote sub-agents as ``agent-<id>.jsonl`` beside the sessions;
-    they belong to the session whose ``sessionId`` their records carry. ``known``:
-    the session the last build gave this very file to, there still (not opened again:
-    the same bytes name the same session)."""
+    they belong to the session whose ``sessionId`` their records carry. ``known_parent``:
+    the session the last build gave this very file to, there still (the file is not
+    opened again: the same bytes name the same session)."""
     label = transcript_label(agent)
     found.labels[agent] = label
-    parent = known
+    parent = known_parent
     if parent is None:
         session_id = peek_field(agent, "sessionId")
         parent = sessions.get(session_id) if isinstance(session_id, str) else None

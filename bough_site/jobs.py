@@ -39,12 +39,14 @@ import orjson
 
 from . import failed, sidecars, urls
 from .inherit import FileSummary, Inheritance
+from .kept_rates import Key
 from .manifest import FileState, sha256_prefix
 from .model import Project, Session, InputWarning, linked_sessions
 from .options import Options
 from .plan.units import Unit, file_size, optimistic_slug, project_identity
 from .prepare import prepare
 from .pricing import warm_prices
+from .rates import Rates
 from .summaries import split_summary, summarize, tally_to_json
 from .write import Staged, Stager, discard
 
@@ -431,7 +433,7 @@ class Batch:
     it asked genai-prices for meanwhile (kept_rates.py: the build's process keeps them)."""
 
     results: list[UnitResult]
-    rates: dict[Any, Any]
+    rates: dict[Key, Rates | None]
 
 
 def run_batch(jobs: list[Job]) -> Batch:

@@ -16,10 +16,9 @@ provider and model instead (hidden.hide), never the names. The file names the ve
 made it, and a build of any other version does not read it. A file that cannot be
 read, or that is not in the exact shape written here, counts as empty: this module
 only saves time, it never changes a cost. Only the build's own process saves the
-file; what its workers learn they hand back with their results (jobs.run_batch):
-a cold build keeps every model and day its sessions were priced for, so an append
-to any of them (at 18,000 sessions, most are on a day no append had asked for yet)
-imports nothing.
+file; what its workers learn they hand back with their results (jobs.Batch), so a
+cold build keeps every model and day its sessions were priced for, and an append
+to a session on any of those days imports nothing.
 """
 
 from __future__ import annotations
