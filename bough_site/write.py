@@ -252,7 +252,7 @@ class SiteWriter:
             ) from err
         owned = {f for f in files if isinstance(f, str) and _relpath_problem(f) is None}
         if len(owned) == len(files):  # each entry a safe path, once: what the marker lists is what is owned
-            self._marker_says = (frozenset(owned), (info.st_ino, info.st_size, info.st_mtime_ns))
+            self._marker_says = (frozenset(owned), _identity(info))
         return owned
 
     def _write_owned(self) -> None:
@@ -281,10 +281,9 @@ class SiteWriter:
 
     def _marker_identity(self) -> tuple[int, int, int] | None:
         try:
-            info = os.lstat(self._root / self.MARKER)
+            return _identity(os.lstat(self._root / self.MARKER))
         except OSError:
             return None
-        return (info.st_ino, info.st_size, info.st_mtime_ns)
 
     def _release(self) -> None:
         fd, self._lock_fd = self._lock_fd, None
@@ -647,6 +646,11 @@ def _not_a_directory(target: Path, relpath: str = "") -> os.stat_result | None:
     if stat.S_ISDIR(st.st_mode):
         raise OutputError(f"cannot write {relpath or target.name!r}: {target} is a directory")
     return st
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int]:
+    """A file as a stat tells it apart: any write or replacement changes one of these."""
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str = "") -> bool:

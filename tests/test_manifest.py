@@ -113,11 +113,12 @@ def test_the_files_read_last_time_say_their_kind_and_a_claude_sub_agents_session
     """A Claude unit's other files (its sub-agents) name its first file (the session's
     own); no other agent's files name one."""
     manifest = Manifest()
-    manifest.units["c"] = UnitState(kind="claude", files=[FileState("main", 10, 1, ""), FileState("agent", 20, 2, "")],
-                                    sessions=[], warnings=[])
-    manifest.units["x"] = UnitState(kind="codex", files=[FileState("rollout", 30, 3, ""), FileState("more", 40, 4, "")],
-                                    sessions=[], warnings=[])
-    assert manifest.known_files() == {("main", 10, 1): KnownFile("claude"), ("agent", 20, 2): KnownFile("claude", "main"),
+    manifest.units["c"] = UnitState(kind="claude", sessions=[], warnings=[],
+                                    files=[FileState("main", 10, 1, ""), FileState("agent", 20, 2, "")])
+    manifest.units["x"] = UnitState(kind="codex", sessions=[], warnings=[],
+                                    files=[FileState("rollout", 30, 3, ""), FileState("more", 40, 4, "")])
+    assert manifest.known_files() == {("main", 10, 1): KnownFile("claude"),
+                                      ("agent", 20, 2): KnownFile("claude", "main"),
                                       ("rollout", 30, 3): KnownFile("codex"), ("more", 40, 4): KnownFile("codex")}
 
 
