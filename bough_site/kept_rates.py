@@ -33,7 +33,8 @@ from . import __version__
 from .errors import BoughError
 from .hidden import hide
 from .rates import Price, Rates
-from .state import atomic_write, read_regular, real_folders
+from .regular import read_regular
+from .state import atomic_write, real_folders
 from .state_paths import KEPT_RATES, STATE_DIR
 
 FORMAT = 1

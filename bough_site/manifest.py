@@ -50,7 +50,8 @@ import orjson
 
 from . import __version__
 from .discover import CLAUDE, FileStat, Known, KnownFile
-from .state import StateStore, StateWrites, atomic_write, read_regular, state_name
+from .regular import read_regular
+from .state import StateStore, StateWrites, atomic_write, state_name
 from .state_paths import MANIFEST, MANIFEST_PARTS
 
 SCHEMA = "bough.manifest/3"

@@ -61,7 +61,7 @@ from .config import BuildConfig, claude_settings_files, gemini_settings_file, ro
 from .discover import FileStat
 from .errors import BoughError
 from .model import InputWarning
-from .state import read_regular
+from .regular import read_regular
 from .state_paths import MANIFEST, QUICK_RECORD as RECORD
 from .write import SiteWriter, locked
 

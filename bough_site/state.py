@@ -332,22 +332,3 @@ def atomic_write(folder: Path, name: str, chunks: Iterable[bytes], *, durable: b
         replace_from_chunks(folder, name, chunks, durable=durable, mode=0o644)
     except OSError as err:
         raise output_error(err, folder, f"cannot write {folder / name}", name) from err
-
-
-def read_regular(path: Path, limit: int) -> bytes | None:
-    """The bytes of a regular file of at most ``limit`` bytes (no symlink followed), else None.
-    O_NONBLOCK: a FIFO planted in its place is refused, not waited on (docs/safety.md S10)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        # Checked on the descriptor before a file object is made of it: open() on a
-        # folder's descriptor raises (IsADirectoryError) instead of saying None.
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        with open(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)

@@ -41,6 +41,7 @@ import orjson
 
 from bough_site.errors import OutputError
 from bough_site.out_place import check_outside_agent_homes, resolved
+from bough_site.regular import read_checked
 from bough_site.replace import replace_file, replace_from_chunks, write_temp
 from bough_site.state_paths import LOCK, MARKER, OWN_PREFIX, STATE_DIR, TMP_PREFIX
 
@@ -72,6 +73,7 @@ def script_json(value: Any, *, sort_keys: bool = False) -> bytes:
 
 # What a file system says when it has no room left for a write: full, or the user's quota used up.
 _NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+_MAX_MARKER = 1 << 30  # the list of a site's files: 18,000 sessions make a few MB
 
 
 def output_error(err: OSError, out: Path | str, doing: str, name: str) -> OutputError:
@@ -233,10 +235,8 @@ class SiteWriter:
         """Relpaths the previous build owned; entries that are not safe relpaths are ignored."""
         path = root / self.MARKER
         try:
-            info = os.lstat(path)  # (a file put there after this is not what the marker said: written again)
-            if not stat.S_ISREG(info.st_mode):
-                raise OutputError(f"{path} is not a regular file")
-            doc = orjson.loads(path.read_bytes())
+            data, info = read_checked(path, _MAX_MARKER)  # (a file put there after this: written again)
+            doc = orjson.loads(data)
             if not (isinstance(doc, dict) and doc.get("generator") == "bough"):
                 raise OutputError(f"{path} is not a bough marker")
             files = doc.get("files")
@@ -660,9 +660,7 @@ def _holds(target: Path, data: bytes | bytearray | memoryview, *, relpath: str =
     if st is None or not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
         return False
     try:
-        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        with open(fd, "rb") as f:
-            return f.read() == data
+        return read_checked(target, len(data))[0] == data
     except OSError:
         return False  # unreadable: rewriting it is the way to find out for real
 

@@ -36,7 +36,8 @@ import jinja2
 import jinja2.bccache
 
 from ..errors import BoughError
-from ..state import read_regular, real_folders
+from ..regular import read_regular
+from ..state import real_folders
 from ..replace import replace_file
 from . import default_theme_dir
 
@@ -140,7 +141,7 @@ class CompiledTemplates(jinja2.BytecodeCache):
     and run what it found there (docs/safety.md S8); and it unpickles each file's
     header, which runs whatever a damaged or planted file holds. Here a file is
     read only from real folders (state.real_folders), never through a link
-    (state.read_regular), its header is compared byte for byte with the one this
+    (regular.read_regular), its header is compared byte for byte with the one this
     template's source gives, and anything else is compiled again. Writing is a
     temporary file renamed into place (a link there is replaced, not followed);
     a write that fails (a full disk) only costs compiling again next time."""
