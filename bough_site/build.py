@@ -38,7 +38,7 @@ from .archive_sync import Archived, sync_archive
 from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
 from .collector import collecting
 from .config import BuildConfig
-from .discover import Discovered, FileStat, Known, add_examples, discover
+from .discover import Discovered, Known, add_examples, discover
 from .errors import BoughError, OutputError
 from .hidden import hide_label
 from .inherit import FileSummary
@@ -123,12 +123,13 @@ def _collector(config: BuildConfig) -> tuple[list[InputWarning], Callable[[Input
 
 
 def _sources(config: BuildConfig, warn: Callable[[InputWarning], None],
-             known: Known | None = None, walked: dict[str, FileStat] | None = None,
+             known: Known | None = None, look: quick.Look | None = None,
              ) -> tuple[Discovered, Archived]:
     """Stages 1 and 2: what there is to read, live or only in the archive; the
     bundled examples when there is nothing at all. Close the Archived when done.
-    ``known`` and ``walked``: what the last build and the quick check saw (discover.py)."""
-    found, archived = sync_archive(discover(config, warn, known, walked), config, warn,
+    ``known`` and ``look``: what the last build and the quick check saw (discover.py)."""
+    walked, listed = (look.walked, look.listed) if look is not None else (None, None)
+    found, archived = sync_archive(discover(config, warn, known, walked, listed), config, warn,
                                    workers=workers_for(config.jobs), known=known)
     if not config.sources and found.empty():
         add_examples(found, config, warn)
@@ -196,8 +197,8 @@ def build(config: BuildConfig, *, redaction_key: bytes | None = None) -> BuildRe
     with collecting(False):
         warnings, warn = _collector(config)
         hint = Manifest.load(config.out)  # before OUT is locked: a hint only (see _previous)
-        found, archived = _sources(config, warn, hint.known_files(), look.walked)
-        look = replace(look, walked={})  # Discovered holds it now, until every file is read
+        found, archived = _sources(config, warn, hint.known_files(), look)
+        look = replace(look, walked={}, listed={})  # Discovered holds them now, until every file is read
         with archived:
             inputs = _inputs(config, found, archived, warnings, hint, look.options_digest, redaction_key)
             del found  # inputs holds it, until every file is read (_Inputs.all_read)

@@ -84,7 +84,8 @@ class Discovered:
     stats: dict[str, FileStat] = field(default_factory=dict)
     # The names in the folders discovery listed (project and sub-agent folders), by
     # folder: whether a file beside a sub-agent's (its meta file) is there is known
-    # without a stat.
+    # without a stat. Given those the quick check listed (quick.Look.listed), which
+    # discovery takes instead of listing them again.
     listed: dict[str, frozenset[str]] = field(default_factory=dict)
     # What the quick check's walk saw of the files that are no links, by absolute
     # path (quick.Look.walked): taken for what os.stat would say, one stat a file a
@@ -133,11 +134,12 @@ Known = dict[tuple[str, int, int], KnownFile]
 
 
 def discover(config: BuildConfig, warn: WarnFn, known: Known | None = None,
-             walked: dict[str, FileStat] | None = None) -> Discovered:
+             walked: dict[str, FileStat] | None = None, listed: dict[str, frozenset[str]] | None = None,
+             ) -> Discovered:
     """The transcripts under the sources given, else under the agents' default
-    homes (those that exist); ``walked``: what the quick check saw of their files
-    (:attr:`Discovered.walked`)."""
-    found = Discovered(walked=walked or {})
+    homes (those that exist); ``walked`` and ``listed``: what the quick check saw of
+    their files and folders (:attr:`Discovered.walked`, :attr:`Discovered.listed`)."""
+    found = Discovered(walked=walked or {}, listed=listed or {})
     for source in config.sources or [root for root in config.roots() if root.is_dir()]:
         _discover_source(found, Path(source), config, warn, known or {})
     return found
@@ -438,16 +440,13 @@ def _subagent_files(session_file: Path, found: Discovered) -> list[Path]:
     """``<id>/subagents/agent-*.jsonl``, then ``<id>/subagents/workflows/*/agent-*.jsonl``,
     each by name (as pathlib's glob, sorted, lists them: one listing per folder)."""
     folder = f"{session_file.with_suffix('')}/subagents"
-    names = _names(folder)
+    names = _names(folder, found.listed)
     if names is None:
         return []
-    found.listed[folder] = frozenset(names)
     files = [(folder, name) for name in names if _is_agent_file(name)]
-    for workflow in (_names(f"{folder}/workflows", folders=True) if "workflows" in names else None) or []:
+    for workflow in (_names(f"{folder}/workflows", found.listed, folders=True) if "workflows" in names else None) or []:
         inner = f"{folder}/workflows/{workflow}"
-        listed = _names(inner) or []
-        found.listed[inner] = frozenset(listed)
-        files += [(inner, name) for name in listed if _is_agent_file(name)]
+        files += [(inner, name) for name in _names(inner, found.listed) or [] if _is_agent_file(name)]
     folders = {inner: Path(inner) for inner, _name in files}  # each file's Path a child of its folder's
     paths: list[Path] = []
     for inner, name in files:
@@ -461,13 +460,21 @@ def _is_agent_file(name: str) -> bool:
     return name.startswith("agent-") and name.endswith(".jsonl") and len(name) >= len("agent-.jsonl")
 
 
-def _names(folder: str, *, folders: bool = False) -> list[str] | None:
-    """The names in ``folder`` (only its folders, ``folders``), sorted; None when it is no folder."""
+def _names(folder: str, listed: dict[str, frozenset[str]], *, folders: bool = False) -> list[str] | None:
+    """The names in ``folder`` (only its folders, ``folders``), sorted; None when it
+    is no folder. Not listed again when the quick check did (each folder it listed
+    has its own folders listed too); kept in ``listed`` when listed here for its files."""
+    names = listed.get(folder)
+    if names is not None:
+        return sorted(name for name in names if not folders or f"{folder}/{name}" in listed)
     try:
         with os.scandir(folder) as entries:
-            return sorted(entry.name for entry in entries if not folders or _is_dir(entry))
+            named = [(entry.name, _is_dir(entry)) for entry in entries]
     except OSError:
         return None
+    if not folders:
+        listed[folder] = frozenset(name for name, _is_folder in named)
+    return sorted(name for name, is_folder in named if not folders or is_folder)
 
 
 def _is_old_agent(path: Path, known: KnownFile | None) -> bool:

@@ -35,7 +35,8 @@ build that stops halfway leaves nothing to trust.
 Costs one stat per source file and per output directory, and a listing of the
 archive's folders: far less than discovery, planning and keeping
 (docs/performance.md says how much). A build that goes the whole way does not stat
-the source files again: what the walk saw of each (:attr:`Look.walked`) is handed on.
+the source files again, nor list a session's sub-agent folders again: what the walk
+saw of each file and folder (:attr:`Look.walked`, :attr:`Look.listed`) is handed on.
 
 A build calls two functions: :func:`unchanged` before it reads anything, and
 :func:`remember` once it has ended (and :func:`forget` when it starts writing).
@@ -125,20 +126,26 @@ class Look:
     # by absolute path: discovery and the archive take these instead of asking again
     # (discover.Discovered.walked). Empty when the check did not walk.
     walked: dict[str, FileStat] = field(default_factory=dict, repr=False)
+    # The names in each folder it listed, by absolute path (discover.Discovered.listed):
+    # discovery lists a session's sub-agent folders no more (at 18,000 sessions, 3,000).
+    listed: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
 
 def unchanged(config: BuildConfig, options_digest: str) -> Look:
     """Whether anything changed since the last build in OUT: when nothing did,
     ``said`` is what that build said, to be said again."""
     walked: dict[str, FileStat] = {}
-    inputs = inputs_digest(config, options_digest, walked)
+    listed: dict[str, frozenset[str]] = {}
+    inputs = inputs_digest(config, options_digest, walked, listed)
     if inputs is None:
         return Look(options_digest, inputs, None)
-    if not os.path.isfile(Path(config.out) / RECORD):
-        return Look(options_digest, inputs, None, walked=walked)  # (and OUT is not locked: it may not be bough's)
+    if not os.path.isfile(Path(config.out) / RECORD):  # (and OUT is not locked: it may not be bough's)
+        return Look(options_digest, inputs, None, walked=walked, listed=listed)
     with locked(config.out):
         said, left = _recall(config.out, inputs, config.archive)
-    return Look(options_digest, inputs, said, left, {} if said is not None else walked)
+    if said is not None:
+        return Look(options_digest, inputs, said, left)
+    return Look(options_digest, inputs, said, left, walked, listed)
 
 
 def remember(out: Path, inputs: str, archive: list[list[Any]], said: Said) -> None:
@@ -152,11 +159,12 @@ def remember(out: Path, inputs: str, archive: list[list[Any]], said: Said) -> No
 # --------------------------------------------------------------------------- the inputs
 
 
-def inputs_digest(config: BuildConfig, options_digest: str,
-                  walked: dict[str, FileStat] | None = None) -> str | None:
+def inputs_digest(config: BuildConfig, options_digest: str, walked: dict[str, FileStat] | None = None,
+                  listed: dict[str, frozenset[str]] | None = None) -> str | None:
     """One digest of the options and of everything under the sources; None when
     this build cannot be told by it (see the module docstring). ``walked`` is
-    given what was seen of each file under the sources that is no link."""
+    given what was seen of each file under the sources that is no link, ``listed``
+    the names in each folder walked."""
     if config.prune:
         return None
     roots = [os.path.abspath(root) for root in config.roots()]
@@ -166,7 +174,8 @@ def inputs_digest(config: BuildConfig, options_digest: str,
     h = hashlib.sha256("\0".join(header).encode("utf-8", "surrogateescape"))  # paths need not be UTF-8
     reads = root_reads()
     for root in roots:
-        if not _walk(h, root, _GEMINI_READS if os.path.basename(root) == ".gemini" else reads.get(root), walked):
+        descend = _GEMINI_READS if os.path.basename(root) == ".gemini" else reads.get(root)
+        if not _walk(h, root, descend, walked, listed):
             return None
     for path in [*claude_settings_files(), gemini_settings_file()]:
         h.update(_stamp(str(path)))
@@ -196,13 +205,14 @@ def _package_folders(names: Iterable[str]) -> list[str]:
 _GEMINI_READS = frozenset({"tmp", "chats"})
 
 
-def _walk(h: Any, root: str, descend: frozenset[str] | None = None,
-          walked: dict[str, FileStat] | None = None) -> bool:
+def _walk(h: Any, root: str, descend: frozenset[str] | None = None, walked: dict[str, FileStat] | None = None,
+          listed: dict[str, frozenset[str]] | None = None) -> bool:
     """Add every name, size and time under ``root`` to ``h`` (of the folders at its
     top, only the names of those not in ``descend``, when given); False when it
     cannot be told this way (a file given as a source, a link to a directory).
     ``walked``: given what ``os.lstat`` said of each file that is no link, by path
-    (a FileStat, not the whole os.stat_result: a tenth of the memory)."""
+    (a FileStat, not the whole os.stat_result: a tenth of the memory); ``listed``:
+    the names in each folder descended into (each of its folders descended into too)."""
     try:
         info = os.stat(root)
     except FileNotFoundError:
@@ -219,9 +229,11 @@ def _walk(h: Any, root: str, descend: frozenset[str] | None = None,
     while folders:
         folder = folders.pop()
         parts.append("dir\0" + folder)
+        names: list[str] = []
         try:
             with os.scandir(folder) as scan:
                 for entry in scan:
+                    names.append(entry.name)
                     if descend is not None and folder == root and entry.name not in descend and entry.is_dir():
                         parts.append("folder\0" + entry.name)  # its name, not what is in it (nor where it links)
                         continue
@@ -243,6 +255,10 @@ def _walk(h: Any, root: str, descend: frozenset[str] | None = None,
                     parts.append(_line(entry.name, info))
         except OSError:
             return False
+        # Not the root's when some of its folders were not descended into: a folder
+        # listed has each of its own folders listed too (discover._names).
+        if listed is not None and (descend is None or folder != root):
+            listed[folder] = frozenset(names)
     h.update("\n".join(parts).encode("utf-8", "surrogateescape"))
     return True
 

@@ -23,6 +23,8 @@ from bough_site.discover import Discovered, Known, KnownFile, discover
 from bough_site.hidden import hide
 from bough_site.manifest import Manifest
 from bough_site.model import InputWarning, Site
+from bough_site.options import build_options
+from bough_site import quick
 from bough_site.readers.layouts import LAYOUTS
 from bough_site.readers.lines import peek_lines
 
@@ -326,10 +328,13 @@ def test_a_folder_linking_to_itself_is_walked_once(isolated_home: Path, tmp_path
 # --- discovery alone: what it lists, before any session is read ---------------------------------
 
 
-def listed(sources: list[Path], known: Known | None = None, **options) -> tuple[Discovered, list[str]]:
-    """What discover() lists for ``sources`` (told what a last build read: ``known``), and what it said."""
+def listed(sources: list[Path], known: Known | None = None, look: quick.Look | None = None,
+           **options) -> tuple[Discovered, list[str]]:
+    """What discover() lists for ``sources`` (told what a last build read: ``known``,
+    and what the quick check saw: ``look``), and what it said."""
     warnings: list = []
-    found = discover(BuildConfig(sources=sources, archive=None, **options), warnings.append, known)
+    walked, folders = (look.walked, look.listed) if look else (None, None)
+    found = discover(BuildConfig(sources=sources, archive=None, **options), warnings.append, known, walked, folders)
     return found, [str(w) for w in warnings]
 
 
@@ -337,9 +342,12 @@ def claude_sources(found: Discovered) -> list[tuple[str, list[str]]]:
     return [(found.label(s.main), [found.label(p) for p in s.subagents]) for s in found.claude]
 
 
-def test_a_claude_project_folder_is_listed_with_each_sessions_sub_agents(tmp_path: Path) -> None:
+@pytest.mark.parametrize("walked_first", [False, True])
+def test_a_claude_project_folder_is_listed_with_each_sessions_sub_agents(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walked_first: bool) -> None:
     """Both layouts at once: ``<id>/subagents/`` (and its ``workflows/``) and Claude Code
-    2.0's ``agent-<id>.jsonl`` beside the sessions, given to the session its records name."""
+    2.0's ``agent-<id>.jsonl`` beside the sessions, given to the session its records name.
+    After the quick check's walk, the same, without listing a sub-agents' folder again."""
     project = tmp_path / "projects" / "-home-ada-app"
     one, two, elsewhere = (f"f0000000-0000-4000-8000-00000000000{n}" for n in (1, 2, 9))
     claude_session(project, one, "first", agent="x1")
@@ -352,7 +360,15 @@ def test_a_claude_project_folder_is_listed_with_each_sessions_sub_agents(tmp_pat
     claude_session(project / "memory", "f0000000-0000-4000-8000-000000000003", "a note, not a session")
     (project / "d.jsonl").mkdir()
     (project / "notes.txt").write_text("not a transcript, not looked at\n")
-    found, warnings = listed([tmp_path / "projects"])
+    look, scanned = None, []
+    if walked_first:
+        config = BuildConfig(sources=[tmp_path / "projects"], out=tmp_path / "out", archive=None)
+        look = quick.unchanged(config, build_options(config, False, KEY).digest())
+        assert look.listed[str(project / one / "subagents" / "workflows")] == {"w1"}
+        real_scandir = os.scandir
+        monkeypatch.setattr(os, "scandir", lambda path: scanned.append(str(path)) or real_scandir(path))
+    found, warnings = listed([tmp_path / "projects"], look=look)
+    assert not [path for path in scanned if f"{one}/" in path]
     app = "-home-ada-app"
     assert claude_sources(found) == [
         (f"{app}/{one}.jsonl", [f"{app}/{one}/subagents/agent-x1.jsonl",
