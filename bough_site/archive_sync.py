@@ -45,12 +45,12 @@ from .config import BuildConfig, agent_homes
 from .discover import ORPHAN_AGENT, Discovered, FileStat, Known, transcript_label
 from .hidden import hide_label
 from .model import Session, InputWarning
-from .quick import archive_times
+from .folder_walk import files_in
+from .quick import ArchiveWalk, archive_times
 from .readers.claude import ClaudeSource
 from .readers.layout import copied_as_is
 from .readers.layouts import LAYOUTS
 from .readers.lines import peek_field, printable_name
-from .write import regular_names
 
 WarnFn = Callable[[InputWarning], None]
 
@@ -188,7 +188,9 @@ def _sync(archive: Archive, archived: Archived, found: Discovered, config: Build
         warn(InputWarning(str(archive.root), 0, f"archive: {problem}"))
     checked = archive.labels_current
     changed = not checked and relabel(archive, entries, warn)
-    work = _Sync(archive, entries, utc_now(), found.stat, lambda: _private(archive, archived))
+    walked: ArchiveWalk = {}  # its copies as it holds them (_Sync._copied), and its folders' times
+    archive_times(archive.root, walked=walked)
+    work = _Sync(archive, entries, utc_now(), found.stat, lambda: _private(archive, archived), walked)
     work.look(found)
     if work.records or work.copies:
         archive.forget_index()  # written again below, once the copies and records are
@@ -198,7 +200,8 @@ def _sync(archive: Archive, archived: Archived, found: Discovered, config: Build
     elif not archive.indexed or changed or archive.labels_current != checked:
         archive.save_index(entries.values())
     _merge(_Merge(archive, archived, found, entries, warn, live=work.live, known=known), work.shorter, scope, config)
-    archived.times = archive_times(archive.root)  # still locked: no other build's copies among them
+    # Still locked: no other build's copies among them; only the folders this build wrote in are listed again.
+    archived.times = archive_times(archive.root, before=walked)
 
 
 def _read_only(archive: Archive, archived: Archived, found: Discovered, config: BuildConfig, warn: WarnFn,
@@ -212,11 +215,13 @@ def _read_only(archive: Archive, archived: Archived, found: Discovered, config: 
                 warn(InputWarning(str(archive.root), 0, f"archive: {problem}"))
             if not archive.labels_current:
                 entries = _without_stale_labels(entries)
-            work = _Sync(archive, entries, utc_now(), found.stat, lambda: _private(archive, archived, writable=False))
+            walked: ArchiveWalk = {}
+            archived.times = archive_times(archive.root, walked=walked)  # (a read-only archive: left as it is)
+            work = _Sync(archive, entries, utc_now(), found.stat, lambda: _private(archive, archived, writable=False),
+                         walked)
             work.look(found)  # only to find the files shorter than their copy: nothing is copied
             _merge(_Merge(archive, archived, found, entries, warn, writable=False, live=work.live), work.shorter,
                    scope, config)
-            archived.times = archive_times(archive.root)
     except (ArchiveError, OSError) as err:
         archived.close()
         warn(InputWarning(str(archive.root), 0, f"bough's archive cannot be read either ({err}): "
@@ -383,9 +388,9 @@ class _Sync:
     changed (a file moved, a sub-agent more), files shorter than their copy."""
 
     def __init__(self, archive: Archive, entries: dict[tuple[str, str], Entry], now: str,
-                 stat_of: Callable[[Path], FileStat], private: Callable[[], Path]) -> None:
+                 stat_of: Callable[[Path], FileStat], private: Callable[[], Path], walked: ArchiveWalk) -> None:
         self.archive, self.entries, self.now, self.stat = archive, entries, now, stat_of
-        self.private = private
+        self.private, self.walked = private, walked
         # (kind, label) of every file of an agent a Layout describes that is live,
         # a database's exported sessions included: the archive adds the others.
         self.live: set[tuple[str, str]] = set()
@@ -393,7 +398,6 @@ class _Sync:
         self.records: list[Entry] = []
         self.shorter: set[tuple[str, str]] = set()
         self.digests: dict[str, tuple[int, int, str]] = {}
-        self._listed: dict[tuple[str, str], set[str]] = {}  # (kind, folder of labels) -> its copies' names
 
     def look(self, found: Discovered) -> None:
         for source in found.claude:
@@ -462,12 +466,10 @@ class _Sync:
         self.copies.append(_Copy(path, old, replace(new, updated=self.now)))
 
     def _copied(self, entry: Entry) -> bool:
-        """Whether ``entry``'s copy is there: one listing per archive folder, not a stat per file."""
+        """Whether ``entry``'s copy is there, as the walk of the archive at the start
+        of the build listed its folder (a listing per folder, not a stat per file)."""
         folder, _, name = entry.label.rpartition("/")
-        names = self._listed.get((entry.kind, folder))
-        if names is None:
-            names = self._listed[(entry.kind, folder)] = regular_names(self.archive.data_path(entry).parent)
-        return name + DATA_SUFFIX in names
+        return name + DATA_SUFFIX in files_in(self.walked.get(entry.kind, {}), folder)
 
     def copy(self, warn: WarnFn, workers: int) -> None:
         """Make the copies and their records (in parallel), then write every other record that changed."""

@@ -58,6 +58,7 @@ import orjson
 
 from .archive import INDEX
 from .archive_restore import RESTORE_PREFIX
+from . import folder_walk
 from .config import BuildConfig, claude_settings_files, gemini_settings_file, root_reads
 from .discover import FileStat
 from .errors import BoughError
@@ -68,6 +69,8 @@ from .write import SiteWriter, locked
 
 _FORMAT = 1
 _MAX_RECORD = 64 << 20
+
+ArchiveWalk = dict[str, folder_walk.Walk]  # the archive's walk: each top folder's (its kind: "claude", ...)
 
 
 @dataclass
@@ -288,21 +291,7 @@ def outside_sources(config: BuildConfig, consulted: Iterable[Path]) -> bool:
 def folder_times(root: Path | str | None) -> list[list[Any]]:
     """Every directory under ``root`` (itself included, as ".") and its mtime, by
     its path under ``root``, without following links."""
-    if root is None:
-        return []
-    times: list[list[Any]] = []
-    base = os.fspath(root)
-    folders = ["."]
-    while folders:
-        folder = folders.pop()
-        path = os.path.join(base, folder)
-        try:
-            times.append([folder, os.lstat(path).st_mtime_ns])
-            with os.scandir(path) as scan:
-                folders += [os.path.join(folder, entry.name) for entry in scan if entry.is_dir(follow_symlinks=False)]
-        except OSError:
-            times.append([folder, None])
-    return sorted(times)
+    return folder_walk.times(folder_walk.walk(root)) if root is not None else []
 
 
 def out_times(out: Path, own_files: Iterable[str]) -> list[list[Any]]:
@@ -315,12 +304,15 @@ def out_times(out: Path, own_files: Iterable[str]) -> list[list[Any]]:
     return times
 
 
-def archive_times(root: Path | None, *, settled: bool = False) -> list[list[Any]]:
+def archive_times(root: Path | None, *, settled: bool = False, before: ArchiveWalk | None = None,
+                  walked: ArchiveWalk | None = None) -> list[list[Any]]:
     """The archive's folders and its index, with their times. Not its top folder's
     time, nor the private folders of copies that a build restores (RestoreDir):
     the build that records them is still using its own. ``settled``: none may be
     there (one is a build at work, or one that crashed, whose folder the next
-    build that goes the whole way removes)."""
+    build that goes the whole way removes). ``before``: an earlier walk of its
+    folders, whose folders with the same time are not listed again; ``walked`` is
+    given this one (folder_walk.py)."""
     if root is None:
         return []
     never: list[list[Any]] = [[".", None]]  # not the same as anything recorded
@@ -336,7 +328,10 @@ def archive_times(root: Path | None, *, settled: bool = False) -> list[list[Any]
         return never
     for name in folders:
         if name not in restoring:
-            times += [[f"{name}/{folder}", mtime] for folder, mtime in folder_times(root / name)]
+            seen = folder_walk.walk(root / name, (before or {}).get(name))
+            times += [[f"{name}/{folder}", mtime] for folder, mtime in folder_walk.times(seen)]
+            if walked is not None:
+                walked[name] = seen
     return times
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from bough_site.archive import DATA_SUFFIX
 from bough_site.build import BuildResult, build
 from bough_site.cli import summary
 from bough_site.config import BuildConfig
@@ -103,7 +104,7 @@ def _page_deleted(history: Path, out: Path, archive: Path) -> None:
 
 
 def _copy_deleted(history: Path, out: Path, archive: Path) -> None:
-    next(p for p in archive.rglob("*") if p.is_file() and "claude" in p.parts).unlink()
+    next(p for p in archive.rglob("*" + DATA_SUFFIX) if p.is_file() and "claude" in p.parts).unlink()
 
 
 def _manifest_edited(history: Path, out: Path, archive: Path) -> None:
@@ -123,6 +124,7 @@ def test_any_change_goes_the_whole_way_to_the_fresh_bytes(history: Path, tmp_pat
     out, archive = tmp_path / "site", tmp_path / "archive"
     _build(history, out, archive)
     assert _quick(_build(history, out, archive))
+    copies = sorted(p for p in archive.rglob("*") if p.is_file() and "claude" in p.parts)
     change(history, out, archive)
     changed = _build(history, out, archive)
     assert not _quick(changed)
@@ -131,9 +133,31 @@ def test_any_change_goes_the_whole_way_to_the_fresh_bytes(history: Path, tmp_pat
     assert _said(changed)[:4] == _said(fresh)[:4] and changed.notes == fresh.notes
     if change is _settings_written:
         assert "after 7 days" in changed.notes[0]
-    if change is _copy_deleted:
-        assert all(p.stat().st_size for p in archive.rglob("*") if p.is_file() and "claude" in p.parts)
+    if change is _copy_deleted:  # copied again
+        assert sorted(p for p in archive.rglob("*") if p.is_file() and "claude" in p.parts) == copies
     assert _quick(_build(history, out, archive))  # and then quick again
+
+
+def test_a_build_lists_each_archive_folder_it_did_not_write_in_once(
+        history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The archive is walked at a build's start (its copies found in the listing) and
+    at its end (its times, for the record): the second walk lists only the folders
+    the build wrote in (folder_walk.py)."""
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    _build(history, out, archive)
+    _append(history, out, archive)
+    times = {str(path): path.stat().st_mtime_ns for path in archive.rglob("*") if path.is_dir()}
+    listed: list[object] = []
+    real_scandir = os.scandir
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", lambda path=".": listed.append(
+            path if isinstance(path, int) else os.path.normpath(path)) or real_scandir(path))
+        assert not _quick(_build(history, out, archive))
+    written = {folder for folder, mtime in times.items() if os.lstat(folder).st_mtime_ns != mtime}
+    assert written and len(times) > len(written)
+    for folder in times:
+        assert listed.count(folder) == (2 if folder in written else 1), folder
+    assert _quick(_build(history, out, archive))
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
