@@ -12,12 +12,14 @@ import functools
 import gzip
 import json
 import re
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
+from bough_site import gz
 from bough_site.build import build
 from bough_site.config import BuildConfig
 from bough_site.search.page_copy import pagefind_copy
@@ -25,6 +27,7 @@ from bough_site.search.pagefind_format import (
     _DCD,
     SUPPORTED_VERSIONS,
     _cbor_encode,
+    _dcd_pack,
     _dcd_read,
     _dcd_write,
     _fragment_url,
@@ -244,3 +247,15 @@ def test_a_file_that_is_not_pagefinds_is_refused() -> None:
         _dcd_read(gzip.compress(_DCD + _cbor_encode([1, 2]) + b"\x00"))  # trailing bytes
     with pytest.raises(ValueError):
         canonical_bundle({"pagefind/pagefind-entry.json": b"{}"}, "pagefind")  # no meta file
+
+
+def test_a_packed_file_is_zlibs_bytes_whatever_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ISA-L chooses its deflate's code by the CPU it runs on (example_output/'s files
+    differed from one machine to another): what is published is packed by zlib, and
+    no ISA-L is asked."""
+    raw = _DCD + b"".join(f"word{n} page{n % 7} ".encode() for n in range(2000))
+    if gz.WRITER == "isal.igzip":
+        monkeypatch.setattr(gz._gzip, "compress", lambda *args, **kwargs: pytest.fail("ISA-L packed it"))
+    packed = _dcd_pack(raw)
+    assert packed == zlib.compress(raw, 6, wbits=31) and gzip.decompress(packed) == raw
+    assert packed[:10] == bytes.fromhex("1f8b0800000000000003")  # no time, no name: zlib's Unix header

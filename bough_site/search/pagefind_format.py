@@ -127,10 +127,10 @@ def _dcd_write(value: Any) -> bytes:
 
 
 def _dcd_pack(raw: bytes) -> bytes:
-    """A Pagefind data file's bytes (``pagefind_dcd`` and CBOR), compressed as bough does:
-    at ISA-L's level 3, far faster than zlib's 6 for files a little larger (zlib's 6
-    where isal is missing; docs/performance.md, gzip written by ISA-L)."""
-    return gz.compress(raw, gz.SMALL)
+    """A Pagefind data file's bytes (``pagefind_dcd`` and CBOR), compressed as bough
+    publishes: by zlib, the same bytes on every machine (gz.compress_published; ISA-L's
+    would differ from one CPU to another)."""
+    return gz.compress_published(raw)
 
 
 def _renamed(old: str, data: bytes) -> str:
