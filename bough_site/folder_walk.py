@@ -31,12 +31,12 @@ Walk = dict[str, Listing]  # a folder's path under the root -> what was seen in 
 
 def walk(root: Path | str, before: Mapping[str, Listing] | None = None) -> Walk:
     """Every folder under ``root`` (itself included), listed unless ``before`` saw it at the same time."""
-    base = os.fspath(root)
+    base, earlier = os.fspath(root), before or {}
     seen: Walk = {}
     pending = ["."]
     while pending:
         folder = pending.pop()
-        listing = seen[folder] = _listing(os.path.join(base, folder), (before or {}).get(folder))
+        listing = seen[folder] = _listing(os.path.join(base, folder), earlier.get(folder))
         pending += [os.path.join(folder, name) for name in listing.folders]
     return seen
 
