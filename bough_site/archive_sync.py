@@ -39,7 +39,7 @@ from .archive import (
     check_place,
     utc_now,
 )
-from .archive_entry import Copied, Entry, label_problem, rewritten_whole
+from .archive_entry import RECORD_SUFFIX, Copied, Entry, label_problem, rewritten_whole
 from .archive_restore import RestoreDir
 from .config import BuildConfig, agent_homes
 from .discover import ORPHAN_AGENT, Discovered, FileStat, Known, transcript_label
@@ -466,10 +466,13 @@ class _Sync:
         self.copies.append(_Copy(path, old, replace(new, updated=self.now)))
 
     def _copied(self, entry: Entry) -> bool:
-        """Whether ``entry``'s copy is there, as the walk of the archive at the start
-        of the build listed its folder (a listing per folder, not a stat per file)."""
+        """Whether ``entry``'s copy and its record are there, as the walk of the archive
+        at the start of the build listed its folder (a listing per folder, not a stat
+        per file). A record deleted by hand is made again with its copy: the records
+        are what a build reads when the index is gone."""
         folder, _, name = entry.label.rpartition("/")
-        return name + DATA_SUFFIX in files_in(self.walked.get(entry.kind, {}), folder)
+        files = files_in(self.walked.get(entry.kind, {}), folder)
+        return name + DATA_SUFFIX in files and name + RECORD_SUFFIX in files
 
     def copy(self, warn: WarnFn, workers: int) -> None:
         """Make the copies and their records (in parallel), then write every other record that changed."""

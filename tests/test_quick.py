@@ -19,6 +19,7 @@ import orjson
 import pytest
 
 from bough_site.archive import DATA_SUFFIX
+from bough_site.archive_entry import RECORD_SUFFIX
 from bough_site.build import BuildResult, build
 from bough_site.cli import summary
 from bough_site.config import BuildConfig
@@ -107,6 +108,10 @@ def _copy_deleted(history: Path, out: Path, archive: Path) -> None:
     next(p for p in archive.rglob("*" + DATA_SUFFIX) if p.is_file() and "claude" in p.parts).unlink()
 
 
+def _record_deleted(history: Path, out: Path, archive: Path) -> None:
+    next(p for p in archive.rglob("*" + RECORD_SUFFIX) if p.is_file() and "claude" in p.parts).unlink()
+
+
 def _manifest_edited(history: Path, out: Path, archive: Path) -> None:
     manifest = out / ".bough-manifest.json"
     manifest.write_bytes(manifest.read_bytes())  # in place: no folder's time changes
@@ -119,7 +124,7 @@ def _settings_written(history: Path, out: Path, archive: Path) -> None:
 
 
 @pytest.mark.parametrize("change", [_append, _touch, _unread_file, _page_deleted, _copy_deleted,
-                                    _manifest_edited, _settings_written])
+                                    _record_deleted, _manifest_edited, _settings_written])
 def test_any_change_goes_the_whole_way_to_the_fresh_bytes(history: Path, tmp_path: Path, change) -> None:
     out, archive = tmp_path / "site", tmp_path / "archive"
     _build(history, out, archive)
@@ -133,7 +138,7 @@ def test_any_change_goes_the_whole_way_to_the_fresh_bytes(history: Path, tmp_pat
     assert _said(changed)[:4] == _said(fresh)[:4] and changed.notes == fresh.notes
     if change is _settings_written:
         assert "after 7 days" in changed.notes[0]
-    if change is _copy_deleted:  # copied again
+    if change in (_copy_deleted, _record_deleted):  # made again
         assert sorted(p for p in archive.rglob("*") if p.is_file() and "claude" in p.parts) == copies
     assert _quick(_build(history, out, archive))  # and then quick again
 
