@@ -29,27 +29,32 @@ _UNREADABLE = Listing(None, frozenset(), ())
 Walk = dict[str, Listing]  # a folder's path under the root -> what was seen in it
 
 
-def walk(root: Path | str, before: Mapping[str, Listing] | None = None) -> Walk:
-    """Every folder under ``root`` (itself included), listed unless ``before`` saw it at the same time."""
+def walk(root: Path | str, before: Mapping[str, Listing] | None = None, *, files: bool = True) -> Walk:
+    """Every folder under ``root`` (itself included), listed unless ``before`` saw it
+    at the same time; without the names of its files unless ``files`` (the quick
+    check, which asks only times, does without them)."""
     base, earlier = os.fspath(root), before or {}
     seen: Walk = {}
     pending = ["."]
     while pending:
         folder = pending.pop()
-        listing = seen[folder] = _listing(os.path.join(base, folder), earlier.get(folder))
+        listing = seen[folder] = _listing(os.path.join(base, folder), earlier.get(folder), files)
         pending += [os.path.join(folder, name) for name in listing.folders]
     return seen
 
 
-def _listing(path: str, old: Listing | None) -> Listing:
+def _listing(path: str, old: Listing | None, files: bool) -> Listing:
     try:
         mtime = os.lstat(path).st_mtime_ns
         if old is not None and old.mtime == mtime:
             return old
         with os.scandir(path) as scan:
             entries = list(scan)
-        return Listing(mtime, frozenset(entry.name for entry in entries if entry.is_file(follow_symlinks=False)),
-                       tuple(entry.name for entry in entries if entry.is_dir(follow_symlinks=False)))
+        folders = tuple(entry.name for entry in entries if entry.is_dir(follow_symlinks=False))
+        if not files:
+            return Listing(mtime, frozenset(), folders)
+        regular = frozenset(entry.name for entry in entries if entry.is_file(follow_symlinks=False))
+        return Listing(mtime, regular, folders)
     except OSError:
         return _UNREADABLE
 
@@ -60,6 +65,7 @@ def times(seen: Walk) -> list[list[Any]]:
 
 
 def files_in(seen: Walk, folder: str) -> frozenset[str]:
-    """The regular files a walk saw in ``folder`` (a relative path, "" for the root): none when it saw no such folder."""
+    """The regular files a walk (with ``files``) saw in ``folder``, a relative path
+    ("" for the root): none when it saw no such folder."""
     listing = seen.get(os.path.join(".", folder) if folder else ".")
     return listing.files if listing is not None else frozenset()

@@ -291,7 +291,7 @@ def outside_sources(config: BuildConfig, consulted: Iterable[Path]) -> bool:
 def folder_times(root: Path | str | None) -> list[list[Any]]:
     """Every directory under ``root`` (itself included, as ".") and its mtime, by
     its path under ``root``, without following links."""
-    return folder_walk.times(folder_walk.walk(root)) if root is not None else []
+    return folder_walk.times(folder_walk.walk(root, files=False)) if root is not None else []
 
 
 def out_times(out: Path, own_files: Iterable[str]) -> list[list[Any]]:
@@ -328,7 +328,7 @@ def archive_times(root: Path | None, *, settled: bool = False, before: ArchiveWa
         return never
     for name in folders:
         if name not in restoring:
-            seen = folder_walk.walk(root / name, (before or {}).get(name))
+            seen = folder_walk.walk(root / name, (before or {}).get(name), files=walked is not None)
             times += [[f"{name}/{folder}", mtime] for folder, mtime in folder_walk.times(seen)]
             if walked is not None:
                 walked[name] = seen

@@ -38,6 +38,8 @@ def test_a_walk_sees_each_folders_time_files_and_folders_and_follows_no_link(tmp
     assert files_in(seen, "nowhere") == frozenset()
     assert times(seen) == [[".", os.lstat(tmp_path).st_mtime_ns], ["./a", os.lstat(tmp_path / "a").st_mtime_ns],
                            ["./a/b", os.lstat(tmp_path / "a" / "b").st_mtime_ns]]
+    times_only = walk(tmp_path, files=False)  # (what the quick check asks)
+    assert times(times_only) == times(seen) and not any(listing.files for listing in times_only.values())
 
 
 def test_a_folder_that_cannot_be_listed_has_no_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
