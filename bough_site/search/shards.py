@@ -41,8 +41,9 @@ SHARDS_PATH = f"{PAGEFIND_DIR}/shards.js"
 SHARD_STAMP = "bough-shard.json"
 # Bump when what a shard is made of changes (page_copy, canonical_bundle,
 # the files kept): shards stamped otherwise are then made again.
-SHARD_FORMAT = 4  # 2: pages numbered in the order of their URLs; 3: chunks compressed at level 6;
-# 4: tool output indexed (within the budget), code as plain text, no stemming
+SHARD_FORMAT = 5  # 2: pages numbered in the order of their URLs; 3: chunks compressed at level 6;
+# 4: tool output indexed (within the budget), code as plain text, no stemming; 5: packed by zlib, not
+# ISA-L (gz.compress_published: a shard kept from before would not be a fresh build's bytes)
 
 
 class ShardRuns:
