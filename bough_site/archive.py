@@ -79,6 +79,7 @@ from .archive_report import SessionCount, Summary, _parse_problem
 from .archive_restore import RESTORE_PREFIX, RestoreDir
 from .errors import BoughError
 from .readers.lines import open_regular
+from .regular import read_regular
 from .replace import create_temp, replace_file, write_temp
 
 MARKER = ".bough-archive"
@@ -271,14 +272,9 @@ class Archive:
 
     def _indexed(self) -> dict[tuple[str, str], Entry] | None:
         """The records as the index holds them; None when it is missing or not whole."""
-        try:
-            fd = os.open(self.root / INDEX, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-        except OSError:
+        data = read_regular(self.root / INDEX, _MAX_INDEX)  # (compressed: larger would not inflate whole)
+        if data is None:
             return None
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return None
-            data = handle.read(_MAX_INDEX + 1)
         try:
             inflater = zlib.decompressobj()
             doc = orjson.loads(inflater.decompress(data, _MAX_INDEX))

@@ -29,7 +29,7 @@ from bough_site.readers.layouts import LAYOUTS
 from bough_site.readers.lines import peek_lines
 
 from .helpers import KEY, SESSION, fixtures_dir, prompt, reply, text, write_jsonl
-from .helpers import agent_id, agent_records, write_agent_session
+from .helpers import agent_id, agent_records, scandir_calls, write_agent_session
 
 NOTES = "-home-ada-src-notes-api"
 WITH_SUBAGENTS = "8a2d6e0f-c419-4b7a-9e53-d6f1b08a4c27"  # in notes-api: two sub-agents and a meta file
@@ -365,10 +365,9 @@ def test_a_claude_project_folder_is_listed_with_each_sessions_sub_agents(
         config = BuildConfig(sources=[tmp_path / "projects"], out=tmp_path / "out", archive=None)
         look = quick.unchanged(config, build_options(config, False, KEY).digest())
         assert look.listed[str(project / one / "subagents" / "workflows")] == {"w1"}
-        real_scandir = os.scandir
-        monkeypatch.setattr(os, "scandir", lambda path: scanned.append(str(path)) or real_scandir(path))
+        scanned = scandir_calls(monkeypatch)
     found, warnings = listed([tmp_path / "projects"], look=look)
-    assert not [path for path in scanned if f"{one}/" in path]
+    assert not [path for path in scanned if f"{one}/" in str(path)]
     app = "-home-ada-app"
     assert claude_sources(found) == [
         (f"{app}/{one}.jsonl", [f"{app}/{one}/subagents/agent-x1.jsonl",

@@ -11,6 +11,8 @@ import pytest
 from bough_site import folder_walk
 from bough_site.folder_walk import Listing, files_in, times, walk
 
+from .helpers import scandir_calls
+
 
 def make_tree(root: Path) -> None:
     (root / "a" / "b").mkdir(parents=True)
@@ -19,14 +21,6 @@ def make_tree(root: Path) -> None:
     (root / "a" / "b" / "two.data").write_bytes(b"3")
     (root / "a" / "link").symlink_to(root / "a" / "one.data")
     (root / "a" / "dirlink").symlink_to(root / "a" / "b", target_is_directory=True)
-
-
-def listed_paths(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Each folder os.scandir lists from now on."""
-    listed: list[str] = []
-    real_scandir = os.scandir
-    monkeypatch.setattr(os, "scandir", lambda path: listed.append(os.path.normpath(path)) or real_scandir(path))
-    return listed
 
 
 def test_a_walk_sees_each_folders_time_files_and_folders_and_follows_no_link(tmp_path: Path) -> None:
@@ -81,7 +75,7 @@ def test_a_walk_from_an_earlier_one_lists_only_what_changed_and_sees_what_a_fres
         later = os.lstat(a).st_mtime_ns + 1_000_000_000
         os.utime(a, ns=(later, later))
     with monkeypatch.context() as patched:
-        listed = listed_paths(patched)
+        listed = scandir_calls(patched)
         again = walk(tmp_path, before)
     new_folders = [str(a / "c"), str(a / "c" / "d")] if change == "a folder added" else []
     assert listed == ([] if change == "nothing" else [str(a), *new_folders])

@@ -28,7 +28,7 @@ from bough_site import discover as discover_module, quick
 from bough_site.options import build_options
 from bough_site.quick import RECORD
 
-from .helpers import KEY, append_turn, main_file, make_history, prompt, reply, text, tree, write_jsonl
+from .helpers import KEY, append_turn, main_file, make_history, prompt, reply, scandir_calls, text, tree, write_jsonl
 
 
 def _build(src: Path, out: Path, archive: Path | None, lines: list[str] | None = None, **options) -> BuildResult:
@@ -152,11 +152,8 @@ def test_a_build_lists_each_archive_folder_it_did_not_write_in_once(
     _build(history, out, archive)
     _append(history, out, archive)
     times = {str(path): path.stat().st_mtime_ns for path in archive.rglob("*") if path.is_dir()}
-    listed: list[object] = []
-    real_scandir = os.scandir
     with monkeypatch.context() as patched:
-        patched.setattr(os, "scandir", lambda path=".": listed.append(
-            path if isinstance(path, int) else os.path.normpath(path)) or real_scandir(path))
+        listed = scandir_calls(patched)
         assert not _quick(_build(history, out, archive))
     written = {folder for folder, mtime in times.items() if os.lstat(folder).st_mtime_ns != mtime}
     assert written and len(times) > len(written)

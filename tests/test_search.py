@@ -78,6 +78,7 @@ from .helpers import (
     age,
     append_turn,
     file_tree,
+    finished_within,
     main_file,
     make_history,
     prompt,
@@ -86,6 +87,7 @@ from .helpers import (
     run,
     sessions_of,
     spy_early_shards,
+    swapped_for_a_fifo_once_looked_at,
     text,
     tool_result,
     tool_use,
@@ -713,6 +715,20 @@ def test_a_shard_left_as_it_was_is_kept_without_reading_it(tmp_path: Path, monke
     run(history, out)
     assert read and all(file.is_relative_to(out / other) for file in read)
     assert tree(out) == tree_of_fresh(history, tmp_path)
+
+
+@pytest.mark.parametrize("read", ["_read_stamp", "_digest_of"])
+def test_a_shard_file_swapped_for_a_fifo_after_a_look_is_never_waited_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: str) -> None:
+    """A shard's stamp and files are read as what they are on the descriptor that
+    reads them (regular.read_regular): a FIFO put there after an earlier look at
+    the path is not read through."""
+    target = tmp_path / "bough-shard.json"
+    target.write_bytes(b'{"pages": []}')
+    swapped_for_a_fifo_once_looked_at(monkeypatch, target)
+    got: list[object] = []
+    assert finished_within(10, lambda: got.append(getattr(shard_module, read)(target)), target) is None
+    assert got == [{"pages": []} if read == "_read_stamp" else shard_module._digest(b'{"pages": []}')]
 
 
 def test_shards_are_made_again_for_another_pagefind_and_go_with_their_project(

@@ -12,9 +12,7 @@ import re
 import subprocess
 import sys
 import textwrap
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -28,7 +26,7 @@ from bough_site.out_place import check_separate
 from bough_site.slugs import slug, unique_slugs
 from bough_site.write import SiteWriter, Stager, json_bytes
 
-from .helpers import REPO
+from .helpers import REPO, finished_within, swapped_for_a_fifo_once_looked_at
 
 SAFE = re.compile(r"[a-z0-9._-]+")
 RESERVED = {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(10)} | {f"lpt{i}" for i in range(10)}
@@ -409,43 +407,6 @@ def test_symlink_to_outside_file_is_replaced_not_followed(tmp_path: Path) -> Non
     assert secret.read_text() == "keep me"
     assert not (out / "a.html").is_symlink()
     assert (out / "a.html").read_bytes() == b"keep me"
-
-
-def swapped_for_a_fifo_once_looked_at(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
-    """The first os.lstat of ``target`` sees its file; a FIFO stands there from then on
-    (a reader that looks, then reads by name, would wait on it for ever)."""
-    real_lstat = os.lstat
-
-    def look_then_swap(path: object, *args: object, **kwargs: object) -> os.stat_result:
-        info = real_lstat(path, *args, **kwargs)  # type: ignore[arg-type]
-        if Path(path) == target and not target.is_fifo():  # type: ignore[arg-type]
-            target.unlink()
-            os.mkfifo(target)
-        return info
-
-    monkeypatch.setattr(os, "lstat", look_then_swap)
-
-
-def finished_within(seconds: float, work: Callable[[], object], fifo: Path) -> BaseException | None:
-    """What ``work`` raised (None: nothing), run in a thread; the test fails when it is
-    still running after ``seconds``, once the FIFO it waits on is let go."""
-    raised: list[BaseException | None] = []
-
-    def run() -> None:
-        try:
-            work()
-            raised.append(None)
-        except BaseException as err:  # noqa: BLE001 - handed to the test
-            raised.append(err)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # a writer come and gone: the read ends
-        thread.join()
-        pytest.fail(f"waited on the FIFO at {fifo}")
-    return raised[0]
 
 
 def test_a_file_swapped_for_a_fifo_after_its_look_is_rewritten_not_waited_on(

@@ -31,7 +31,8 @@ from ..config import DEFAULT_SEARCH_LIMIT
 from ..model import Session
 from ..render.months import UNDATED, by_month, paging
 from ..urls import session_stem
-from ..write import SiteWriter, is_regular_file, json_bytes
+from ..regular import read_regular
+from ..write import SiteWriter, json_bytes
 from . import pagefind_run
 from .pagefind_run import PAGEFIND_DIR, SESSION_PAGE, SearchError, pagefind_binary, pagefind_version, prepare_pages
 
@@ -44,6 +45,7 @@ SHARD_STAMP = "bough-shard.json"
 SHARD_FORMAT = 5  # 2: pages numbered in the order of their URLs; 3: chunks compressed at level 6;
 # 4: tool output indexed (within the budget), code as plain text, no stemming; 5: packed by zlib, not
 # ISA-L (gz.compress_published: a shard kept from before would not be a fresh build's bytes)
+_MAX_FILE = 1 << 30  # a shard's stamp or one of its files (far smaller): more is not bough's
 
 
 class ShardRuns:
@@ -388,11 +390,10 @@ def _stamped_pages(stamp_path: Path) -> list[str]:
 
 def _read_stamp(stamp_path: Path) -> dict[str, Any] | None:
     """A shard's stamp (a regular file holding a JSON object); None when there is none."""
-    if not is_regular_file(stamp_path):
-        return None
+    data = read_regular(stamp_path, _MAX_FILE)
     try:
-        stamp = orjson.loads(stamp_path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        stamp = orjson.loads(data) if data is not None else None
+    except orjson.JSONDecodeError:
         return None
     return stamp if isinstance(stamp, dict) else None
 
@@ -469,9 +470,5 @@ def _digest(data: bytes) -> str:
 
 def _digest_of(path: Path) -> str | None:
     """The digest of a regular file's bytes (never through a symlink); None when there is none."""
-    if not is_regular_file(path):
-        return None
-    try:
-        return _digest(path.read_bytes())
-    except OSError:
-        return None
+    data = read_regular(path, _MAX_FILE)
+    return _digest(data) if data is not None else None

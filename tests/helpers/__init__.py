@@ -10,6 +10,7 @@ One module per concern:
   each agent's format, laid out where the agent keeps it;
 - ``model_objects``: model objects built by hand, to render without a reader;
 - ``dom``: a small DOM from html.parser; ``csp``: what a page must not hold;
+- ``file_system``: the folders a build lists, a FIFO swapped in once a file was looked at;
 - ``builds``: whole builds on disk and what a rebuild wrote again;
 - ``example_counts``: the bundled examples, counted by hand;
 - ``redaction``: secrets in what a build wrote, redaction labels, texts without secrets;
@@ -51,6 +52,7 @@ from .claude_records import (
     tool_use,
     write_jsonl,
 )
+from .file_system import finished_within, scandir_calls, swapped_for_a_fifo_once_looked_at
 from .csp import BAD_SCHEME, FORBIDDEN_TAGS, URL_ATTRS, csp_problems
 from .dom import VOID, Node, Tree, parse
 from .links import link_problems, scan
@@ -103,10 +105,11 @@ __all__ = [
     "SUBPATH", "SVG_B64", "URL_ATTRS", "VIEWPORT", "VOID", "ExampleSite", "Node", "Server", "Tab", "Tree", "Watch",
     "age", "agent_id", "agent_records", "agent_time", "all_calls", "append_turn", "base", "be",
     "browser_unavailable", "ccusage_command", "claude_timeline", "codex_timeline", "csp_problems", "deadline", "example_stats",
-    "file_tree", "fingerprint", "fixtures_dir", "forms", "gemini_example_stats", "inflated",
+    "file_tree", "fingerprint", "finished_within", "fixtures_dir", "forms", "gemini_example_stats", "inflated",
     "lay_out_as_config_dir", "leaks", "link_problems", "load_build_examples", "main_file", "make_history", "make_site",
     "netlify_headers", "page", "parse", "png_bytes", "prompt", "random_chars", "read_session", "redaction_label",
-    "reply", "require_browser", "reset_clock", "result", "rewritten", "run", "scan", "serving", "session", "sessions_of",
-    "spy_early_shards", "start_url", "stored_values", "subagent", "system", "text", "tool_result", "tool_use", "tree",
+    "reply", "require_browser", "reset_clock", "result", "rewritten", "run", "scan", "scandir_calls", "serving",
+    "session", "sessions_of", "spy_early_shards", "start_url", "stored_values", "subagent",
+    "swapped_for_a_fifo_once_looked_at", "system", "text", "tool_result", "tool_use", "tree",
     "uncosted", "write_agent_session", "write_jsonl",
 ]  # fmt: skip
