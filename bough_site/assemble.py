@@ -5,7 +5,7 @@ sessions must be rendered again now that every name and link is known, its jobs,
 and what its results change.
 
 Plain functions of values, as plan/ is: no writer, no file, tested without a
-site (tests/test_assemble.py). build.py does the I/O between them (rendering,
+site (tests/test_assemble.py). stages.py does the I/O between them (rendering,
 keeping the files of the last build).
 
 A session's outcome is an :class:`Outcome`, frozen: a stage that learns more of
@@ -71,7 +71,7 @@ class Outcome:
     @classmethod
     def read(cls, one: SessionResult, unit: str) -> Outcome:
         """A session the first pass read (its files, when it wrote them: :meth:`written`;
-        its identities and details go to OUT's state: build.py, state.StateWrites)."""
+        its identities and details go to OUT's state: stages.py, state.StateWrites)."""
         return cls(one.key, unit, one.summary, one.project, Status.REBUILT,
                    tally_file=state_name(one.tally, ".json"), details=state_name(one.details, ".details"))
 

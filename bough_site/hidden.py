@@ -21,6 +21,6 @@ def hide(text: str) -> str:
 # A build hides each file's label (and its folder) in several stages: discovery, the
 # units, their states, the lineage, the archive. At 18,000 sessions that was 120,000
 # digests of 31,500 labels; remembered, each is made once (some 5 MB, in the build's
-# own process, let go of once every file is read: build._Inputs.all_read. A worker
+# own process, let go of once every file is read: stages._Inputs.all_read. A worker
 # hides what its sessions touched with hide, which remembers nothing).
 hide_label = functools.lru_cache(maxsize=1 << 16)(hide)

@@ -243,7 +243,7 @@ class Manifest:
 
     def forget(self, sessions: Iterable[str], units: Iterable[str]) -> None:
         """Let go of these sessions' and units' entries, which a build read again:
-        once planned, nothing reads them (build.py lets go of each as its unit is read).
+        once planned, nothing reads them (stages.py lets go of each as its unit is read).
         A manifest that held them is then never :meth:`same_as` this one, and their
         parts are written again."""
         for key in sessions:

@@ -8,7 +8,7 @@ their own methods). Two counts:
   below its caller's module (module A calls B, which calls back into A);
 - *returns*: of the modules those calls are in, in order (a run of calls in one
   module counts once), how many enter a module already left before; and the
-  same without the returns to build.py, whose ``build()`` calls each stage in
+  same without the returns to stages.py, whose ``run_stages()`` calls each stage in
   turn (the stages' own wandering).
 
     .venv/bin/python scripts/config_path.py   # the two counts, then the path
@@ -88,7 +88,7 @@ def main() -> int:
         config = BuildConfig(sources=sources, out=Path(tmp) / "out", archive=Path(tmp) / "archive", jobs=1)
         path, climbs = modules_entered(config)
     print(f"climbs back up: {len(climbs)}; returns to a module already left: {returns(path)}, "
-          f"build.py aside: {returns(path, besides='build.py')}")
+          f"stages.py aside: {returns(path, besides='stages.py')}")
     print("\n".join(climbs))
     print(" -> ".join(path))
     return 0

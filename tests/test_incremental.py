@@ -228,7 +228,7 @@ def test_an_append_digests_only_its_own_projects_sessions(
     """What the index and project pages are made of is digested again only for the
     grown session's project: the others' signatures are the last manifest's, and
     the manifest is a fresh build's, byte for byte."""
-    from bough_site import build as build_module
+    from bough_site import stages
 
     out = tmp_path / "site"
     run(history, out)
@@ -237,8 +237,8 @@ def test_an_append_digests_only_its_own_projects_sessions(
     in_project = sum(1 for s in sessions_of(out).values() if s["html"].split("/")[1] == project_id)
     assert 0 < in_project < len(sessions_of(out))
     digested: list[str] = []
-    parts = build_module._signature_parts
-    monkeypatch.setattr(build_module, "_signature_parts",
+    parts = stages._signature_parts
+    monkeypatch.setattr(stages, "_signature_parts",
                         lambda assembled, outcome: digested.append(outcome.key) or parts(assembled, outcome))
     append_turn(path)
     run(history, out)
@@ -431,7 +431,7 @@ def test_an_output_deleted_by_hand_is_made_again(history: Path, tmp_path: Path) 
 def test_a_page_gone_from_a_folder_whose_time_was_set_back_is_made_again(
         history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The plan takes a session's files for there, without looking, when their folder
-    has the time the last build left it with (build._presence: looking for 36,000
+    has the time the last build left it with (stages._presence: looking for 36,000
     files took an append at 18,000 sessions 0.15-0.2 s). A page gone all the same
     (its folder's time set back by hand) fails the keep stage and is made again."""
     out = tmp_path / "site"

@@ -177,6 +177,29 @@ def test_the_record_still_holds_once_the_build_process_has_exited(history: Path,
         assert _quick(build(config, redaction_key=KEY))
 
 
+_MODULES_AT_EXIT = """
+import atexit, runpy, sys
+atexit.register(lambda: print(" ".join(sorted(name for name in sys.modules if name.startswith("bough_site")))))
+sys.argv = ["bough"] + sys.argv[1:]
+runpy.run_module("bough_site.cli", run_name="__main__")
+"""
+
+
+def test_a_build_that_changes_nothing_never_imports_the_stages(history: Path, tmp_path: Path) -> None:
+    """``bough build`` with nothing changed is mostly Python starting: the stages
+    (stages.py) and what only they use are imported only when there is work."""
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    command = [sys.executable, "-c", _MODULES_AT_EXIT, "build", str(history), "-o", str(out), "--archive",
+               str(archive), "-q"]
+    whole = set(subprocess.run(command, check=True, capture_output=True, text=True, timeout=300).stdout.split())
+    quick_way = set(subprocess.run(command, check=True, capture_output=True, text=True, timeout=300).stdout.split())
+    pipeline = {"bough_site.stages", "bough_site.jobs", "bough_site.publish", "bough_site.render.pages",
+                "bough_site.plan", "bough_site.assemble", "bough_site.archive_sync", "bough_site.site"}
+    assert pipeline <= whole and "bough_site.quick" in quick_way
+    assert not pipeline & quick_way
+    assert len(quick_way) < len(whole) / 2
+
+
 def test_other_options_or_a_theme_go_the_whole_way(history: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     _build(history, out, None)

@@ -1,7 +1,7 @@
 """Which reader reads which kind of unit: the one place the choice is made.
 
 Adding an agent is a reader module with a ``read_unit`` (reader.py's ``Reader``)
-and one line here. build.py and jobs.py read every unit through ``read_unit``.
+and one line here. stages.py and jobs.py read every unit through ``read_unit``.
 """
 
 from __future__ import annotations
