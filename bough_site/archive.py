@@ -92,6 +92,8 @@ _FSYNC_EACH = 16  # up to this many copies: an fsync each; more: one syncfs (Arc
 # size here (what each level costs on transcripts: docs/performance.md).
 _LEVEL = gz.FAST
 INDEX = ".bough-index"
+# Its folders' times as the last build left them, for the quick check (quick.keep_archive_times).
+FOLDER_TIMES = ".bough-folders"
 INDEX_SCHEMA = "bough.archive-index/3"
 # /2 is the same rows, written by a bough whose labels could depend on the source
 # typed: its archive is looked over once for entries to join (archive_sync.relabel).

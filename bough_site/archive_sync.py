@@ -46,7 +46,7 @@ from .discover import ORPHAN_AGENT, Discovered, FileStat, Known, transcript_labe
 from .hidden import hide_label
 from .model import Session, InputWarning
 from .folder_walk import files_in
-from .quick import ArchiveWalk, archive_times
+from .quick import ArchiveWalk, archive_times, keep_archive_times
 from .readers.claude import ClaudeSource
 from .readers.layout import copied_as_is
 from .readers.layouts import LAYOUTS
@@ -202,6 +202,7 @@ def _sync(archive: Archive, archived: Archived, found: Discovered, config: Build
     _merge(_Merge(archive, archived, found, entries, warn, live=work.live, known=known), work.shorter, scope, config)
     # Still locked: no other build's copies among them; only the folders this build wrote in are listed again.
     archived.times = archive_times(archive.root, before=walked)
+    keep_archive_times(archive.root, archived.times)
 
 
 def _read_only(archive: Archive, archived: Archived, found: Discovered, config: BuildConfig, warn: WarnFn,

@@ -16,7 +16,9 @@ deleted by hand is made again). After a build, ``OUT/.bough-quick`` records:
   file added, deleted or renamed changes its directory's time;
 * the same of the archive's folders and index, as one digest (the archive's
   folders are named after the transcripts' paths, which may hold a secret, and
-  OUT may be published);
+  OUT may be published). The times themselves are kept in the archive
+  (``.bough-folders``), so the next check asks each folder its time rather than
+  listing them all;
 * what the build said: its numbers and warnings, and which agents' cleanup notes
   to say (those are read again: they name the settings files);
 * the cleanup notices the command line has said for this OUT (:func:`unsaid_notes`):
@@ -32,8 +34,8 @@ consults; a link to a directory; the bundled examples; ``--prune``) has no quick
 check. The record is emptied when a build starts and filled when it ends: a
 build that stops halfway leaves nothing to trust.
 
-Costs one stat per source file and per output directory, and a listing of the
-archive's folders: far less than discovery, planning and keeping
+Costs one stat per source file and per folder of OUT and of the archive: far
+less than discovery, planning and keeping
 (docs/performance.md says how much). A build that goes the whole way does not stat
 the source files again, nor list a session's sub-agent folders again: what the walk
 saw of each file and folder (:attr:`Look.walked`, :attr:`Look.listed`) is handed on.
@@ -56,7 +58,7 @@ from typing import Any
 
 import orjson
 
-from .archive import INDEX
+from .archive import FOLDER_TIMES, INDEX
 from .archive_restore import RESTORE_PREFIX
 from . import folder_walk
 from .config import BuildConfig, claude_settings_files, gemini_settings_file, root_reads
@@ -64,6 +66,7 @@ from .discover import FileStat
 from .errors import BoughError
 from .model import InputWarning
 from .regular import read_regular
+from .replace import replace_file
 from .state_paths import MANIFEST, QUICK_RECORD as RECORD
 from .write import SiteWriter, locked
 
@@ -335,6 +338,62 @@ def archive_times(root: Path | None, *, settled: bool = False, before: ArchiveWa
     return times
 
 
+def keep_archive_times(root: Path, times: list[list[Any]]) -> None:
+    """Keep ``times`` (:func:`archive_times`, as a build left the archive, its lock
+    held) in the archive itself, for the next quick check: it asks each folder its
+    time instead of listing them all (:func:`_archive_as_left`). Not in OUT: the
+    archive's folders are named after the transcripts' labels. Nothing is kept when
+    the archive cannot be written; the check then lists its folders."""
+    with contextlib.suppress(OSError):
+        replace_file(root, FOLDER_TIMES, orjson.dumps(times), mode=0o600)
+
+
+def _archive_as_left(root: Path | None, recorded: Any) -> bool:
+    """Whether the archive's folders and index are as the last build left them
+    (``recorded``: their times' digest, :func:`_times_digest`). When the times the
+    archive keeps are those, each folder is asked its time: one that is the same holds
+    the same names (as OUT's folders are trusted), so no folder was added or taken
+    anywhere, and a walk would give the same times. Otherwise its folders are walked."""
+    kept = _kept_archive_times(root)
+    if root is not None and kept is not None and _times_digest(kept) == recorded:
+        return _still_as_kept(root, kept)
+    return _times_digest(archive_times(root, settled=True)) == recorded
+
+
+def _kept_archive_times(root: Path | None) -> list[list[Any]] | None:
+    """The times :func:`keep_archive_times` kept in the archive, when they read as
+    such: the index's row, then a row per folder with its time."""
+    if root is None:
+        return None
+    try:
+        rows = orjson.loads(read_regular(root / FOLDER_TIMES, _MAX_RECORD) or b"null")
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(rows, list) or not rows or not isinstance(rows[0], list) or rows[0][:1] != [INDEX]:
+        return None
+    folders = rows[1:]
+    if all(isinstance(row, list) and len(row) == 2 and isinstance(row[0], str) and type(row[1]) is int
+           for row in folders):
+        return rows
+    return None  # (a folder that could not be listed has no time: its walk is asked again)
+
+
+def _still_as_kept(root: Path, kept: list[list[Any]]) -> bool:
+    """Whether the index and each folder in ``kept`` have the same time, and the
+    archive's top holds the same folders: none added, and none a build's private
+    one (``settled``: :func:`archive_times` leaves those out)."""
+    try:
+        index = os.lstat(root / INDEX)
+        with os.scandir(root) as scan:
+            tops = {entry.name for entry in scan if entry.is_dir(follow_symlinks=False)}
+    except OSError:
+        return False
+    if [INDEX, index.st_mtime_ns, index.st_size, index.st_ino] != kept[0]:
+        return False
+    folders = kept[1:]
+    return tops == {path.split("/", 1)[0] for path, _mtime in folders} and _same_times(root, folders)
+
+
 def _times_digest(times: list[list[Any]]) -> str:
     """Folder times as one digest (the archive's: see the module docstring)."""
     lines = "\n".join("\0".join(map(str, row)) for row in times)
@@ -459,7 +518,7 @@ def _recall(out: Path, inputs: str, archive: Path | None) -> tuple[Said | None, 
         left = {folder: mtime for folder, mtime in doc["times"]
                 if isinstance(folder, str) and isinstance(mtime, int)}
         if doc.get("inputs") != inputs or not _same_times(out, doc["times"]) \
-                or doc.get("archive") != _times_digest(archive_times(archive, settled=True)):
+                or not _archive_as_left(archive, doc.get("archive")):
             return None, left
         return Said.from_json(doc["said"]), left
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):

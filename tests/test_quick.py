@@ -18,7 +18,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bough_site.archive import DATA_SUFFIX
+from bough_site.archive import DATA_SUFFIX, FOLDER_TIMES
+from bough_site.archive_restore import RESTORE_PREFIX
 from bough_site.archive_entry import RECORD_SUFFIX
 from bough_site.build import BuildResult, build
 from bough_site.cli import summary
@@ -160,6 +161,79 @@ def test_a_build_lists_each_archive_folder_it_did_not_write_in_once(
     for folder in times:
         assert listed.count(folder) == (2 if folder in written else 1), folder
     assert _quick(_build(history, out, archive))
+
+
+def test_a_build_that_changes_nothing_lists_no_archive_folder_below_its_top(
+        history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The archive keeps its folders' times as the last build left them
+    (quick.keep_archive_times): the check asks each its time, and lists only the
+    archive's top (for a folder added there, or a build's private one)."""
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    _build(history, out, archive)
+    assert (archive / FOLDER_TIMES).is_file()
+    folders = [str(path) for path in archive.rglob("*") if path.is_dir()]
+    assert len(folders) > 3
+    with monkeypatch.context() as patched:
+        listed = scandir_calls(patched)
+        assert _quick(_build(history, out, archive))
+    assert str(archive) in listed and not set(folders) & set(listed)
+
+
+def _kept_times_deleted(archive: Path) -> None:
+    (archive / FOLDER_TIMES).unlink(missing_ok=True)
+
+
+def _kept_times_garbled(archive: Path) -> None:
+    (archive / FOLDER_TIMES).write_bytes(b'[[".bough-index", 1, 2, 3], ["claude/.", "x"]')
+
+
+def _kept_times_taken_since(archive: Path) -> None:
+    """The times as they are now, which the record does not name once anything changed."""
+    (archive / FOLDER_TIMES).write_bytes(orjson.dumps(quick.archive_times(archive)))
+
+
+@pytest.mark.parametrize("spoil", [_kept_times_deleted, _kept_times_garbled, _kept_times_taken_since])
+def test_the_archives_kept_times_are_trusted_only_as_the_record_names_them(
+        history: Path, tmp_path: Path, spoil) -> None:
+    """Times the archive keeps that are gone, do not parse or are not those the record
+    names are not trusted: its folders are walked, as before there were any."""
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    _build(history, out, archive)
+    spoil(archive)
+    assert _quick(_build(history, out, archive))
+    _copy_deleted(history, out, archive)
+    spoil(archive)
+    assert not _quick(_build(history, out, archive))
+
+
+def _folder_added_deep(archive: Path) -> None:
+    project = next(p for p in (archive / "claude").iterdir() if p.is_dir())
+    (project / "new" / "deeper").mkdir(parents=True)
+
+
+def _folder_added_at_the_top(archive: Path) -> None:
+    (archive / "elsewhere").mkdir()
+
+
+def _private_folder_left(archive: Path) -> None:
+    (archive / (RESTORE_PREFIX + "crashed")).mkdir()  # a build at work, or one that crashed
+
+
+def _index_rewritten(archive: Path) -> None:
+    index = archive / ".bough-index"
+    data = index.read_bytes()
+    index.unlink()
+    index.write_bytes(data)  # the same bytes, another file
+
+
+@pytest.mark.parametrize("change", [_folder_added_deep, _folder_added_at_the_top, _private_folder_left,
+                                    _index_rewritten])
+def test_a_change_to_the_archive_goes_the_whole_way(history: Path, tmp_path: Path, change) -> None:
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    _build(history, out, archive)
+    assert _quick(_build(history, out, archive))
+    change(archive)
+    assert not _quick(_build(history, out, archive))
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
