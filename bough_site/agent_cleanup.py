@@ -15,9 +15,11 @@ from typing import Any
 
 import orjson
 
-from .archive import MAX_RECORD
 from .config import BuildConfig, claude_settings_files, gemini_settings_file
 from .readers.lines import open_regular
+
+# An agent's settings file larger than this is not read (one is a few KB).
+_MAX_SETTINGS = 1 << 20
 
 _DEFAULT_CLEANUP_DAYS = 30
 
@@ -145,9 +147,9 @@ def read_settings(path: Path, *, comments: bool = False) -> tuple[dict[str, Any]
     if handle is None:
         return None, f"{path} cannot be read"
     with handle:
-        data = handle.read(MAX_RECORD + 1)
+        data = handle.read(_MAX_SETTINGS + 1)
     try:
-        settings = orjson.loads(_without_comments(data) if comments else data) if len(data) <= MAX_RECORD else None
+        settings = orjson.loads(_without_comments(data) if comments else data) if len(data) <= _MAX_SETTINGS else None
     except orjson.JSONDecodeError:
         settings = None
     if not isinstance(settings, dict):

@@ -76,14 +76,13 @@ import orjson
 from . import gz
 from .archive_entry import KINDS, RECORD_SUFFIX, Copied, Entry, _record_bytes, _record_name, label_problem, rewritten_whole
 from .archive_report import SessionCount, Summary, _parse_problem
+from .archive_paths import INDEX, LOCK, MARKER
 from .archive_restore import RESTORE_PREFIX, RestoreDir
 from .errors import BoughError
 from .readers.lines import open_regular
 from .regular import read_regular
 from .replace import create_temp, replace_file, write_temp
 
-MARKER = ".bough-archive"
-LOCK = ".bough-lock"
 DATA_SUFFIX = ".gz"
 _TMP_PREFIX = ".bough-tmp-"
 _CHUNK = 1 << 20
@@ -91,9 +90,6 @@ _FSYNC_EACH = 16  # up to this many copies: an fsync each; more: one syncfs (Arc
 # The fastest level: a build copies every file that grew, so speed matters more than
 # size here (what each level costs on transcripts: docs/performance.md).
 _LEVEL = gz.FAST
-INDEX = ".bough-index"
-# Its folders' times as the last build left them, for the quick check (quick.keep_archive_times).
-FOLDER_TIMES = ".bough-folders"
 INDEX_SCHEMA = "bough.archive-index/3"
 # /2 is the same rows, written by a bough whose labels could depend on the source
 # typed: its archive is looked over once for entries to join (archive_sync.relabel).

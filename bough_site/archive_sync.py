@@ -42,7 +42,8 @@ from .archive import (
 from .archive_entry import RECORD_SUFFIX, Copied, Entry, label_problem, rewritten_whole
 from .archive_restore import RestoreDir
 from .config import BuildConfig, agent_homes
-from .discover import ORPHAN_AGENT, Discovered, FileStat, Known, transcript_label
+from .discover import ORPHAN_AGENT, Discovered, Known, transcript_label
+from .folder_walk import FileStat
 from .hidden import hide_label
 from .model import Session, InputWarning
 from .folder_walk import files_in

@@ -19,7 +19,6 @@ from .errors import BoughError, OutputError
 from .cost_text import cost_facts
 from .model import TOKEN_STAT_KEYS, UNKNOWN_SESSIONS_PREFIX, UNKNOWN_TOKENS_KEY
 from .pricing import PricesError, load_user_prices
-from .readers.layouts import LAYOUTS
 from .quick import unsaid_notes
 from .out_place import check_outside_agent_homes
 
@@ -308,6 +307,8 @@ def archive_command(archive: Path | None, verify: bool) -> None:
 
 def archive_report(report) -> str:
     """The lines ``bough archive`` prints for an archive_report.Summary."""
+    from .readers.layouts import LAYOUTS  # not imported by ``bough build`` with nothing to do (build.py)
+
     kinds = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
     kinds.update((kind, layout.name) for kind, layout in LAYOUTS.items())
     by_kind = ", ".join(f"{report.by_kind[k]:,} {kinds[k]}" for k in sorted(report.by_kind))

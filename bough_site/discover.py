@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .config import BuildConfig
+from .folder_walk import FileStat
 from .model import InputWarning
 from .readers.claude import ClaudeSource
 from .readers.layout import Layout
@@ -49,19 +50,6 @@ NOT_A_TRANSCRIPT = "not a transcript of any agent bough reads (none of its first
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
 _CLAUDE_MEMORY = "memory"  # a project folder's notes (Markdown), beside its sessions
 ORPHAN_AGENT = "sub-agent transcript whose session is not here; shown as a session of its own"
-
-
-class FileStat(NamedTuple):
-    """What the build asks of a file's ``os.stat``: an os.stat_result kept for each
-    of 28,000 files held 20 MB."""
-
-    st_mode: int
-    st_size: int
-    st_mtime_ns: int
-
-    @classmethod
-    def of(cls, info: os.stat_result) -> FileStat:
-        return cls(info.st_mode, info.st_size, info.st_mtime_ns)
 
 
 @dataclass

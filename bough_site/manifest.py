@@ -49,12 +49,14 @@ from typing import Any, TypeVar
 import orjson
 
 from . import __version__
-from .discover import CLAUDE, FileStat, Known, KnownFile
+from .discover import CLAUDE, Known, KnownFile
+from .folder_walk import FileStat
+from .options import MANIFEST_SCHEMA
 from .regular import read_regular
 from .state import StateStore, StateWrites, atomic_write, state_name
 from .state_paths import MANIFEST, MANIFEST_PARTS
 
-SCHEMA = "bough.manifest/3"
+SCHEMA = MANIFEST_SCHEMA  # (options.py: the options digest names it)
 T = TypeVar("T")
 _MAX_MANIFEST = 1 << 30
 

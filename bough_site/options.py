@@ -12,16 +12,22 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from . import __version__
 from .config import DEFAULT_HIGHLIGHT_LIMIT, DEFAULT_SEARCH_LIMIT, BuildConfig, home
-from .manifest import SCHEMA
 from .pricing import PriceTable, bundled_version, load_user_prices, price_table
-from .redact import Redactor
 from .state import compiled_templates
+
+if TYPE_CHECKING:
+    from .redact import Redactor
+
+# The manifest's format (manifest.py), in the options digest: a build after it changed
+# reads everything again. Kept here, for the quick check's digest (build.py) not to
+# import the manifest and discovery behind it.
+MANIFEST_SCHEMA = "bough.manifest/3"
 
 # The bundled examples hold only fake secrets; a fixed key keeps their pages reproducible.
 EXAMPLES_REDACTION_KEY = b"bough-examples"
@@ -79,6 +85,8 @@ class Options:
         return dict(self.slug_counts)
 
     def redactor(self) -> Redactor:
+        from .redact import Redactor  # not imported by a build that changes nothing (build.py)
+
         return Redactor(self.key, enabled=self.redact, home=self.home, user=self.user)
 
     def digest(self) -> str:
@@ -111,7 +119,7 @@ def options_digest(parts: dict[str, Any], theme: Path | None) -> str:
     bough's version, and every file of the default and user themes. (Not bough's
     code: a change to it that changes pages must come with a new version.)"""
     h = hashlib.sha256()
-    h.update(orjson.dumps({"schema": SCHEMA, "version": __version__, **parts}, option=orjson.OPT_SORT_KEYS))
+    h.update(orjson.dumps({"schema": MANIFEST_SCHEMA, "version": __version__, **parts}, option=orjson.OPT_SORT_KEYS))
     from .render import default_theme_dir
 
     for label, root, pattern in (

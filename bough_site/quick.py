@@ -58,11 +58,11 @@ from typing import Any
 
 import orjson
 
-from .archive import FOLDER_TIMES, INDEX
+from .archive_paths import FOLDER_TIMES, INDEX
 from .archive_restore import RESTORE_PREFIX
 from . import folder_walk
+from .folder_walk import FileStat
 from .config import BuildConfig, claude_settings_files, gemini_settings_file, root_reads
-from .discover import FileStat
 from .errors import BoughError
 from .model import InputWarning
 from .regular import read_regular

@@ -24,7 +24,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bough_site import gz
-from bough_site.archive import FOLDER_TIMES, Archive, ArchiveError, check_place
+from bough_site.archive import Archive, ArchiveError, check_place
+from bough_site.archive_paths import FOLDER_TIMES
 from bough_site.archive_entry import Entry
 from bough_site.agent_cleanup import claude_cleanup_days
 from bough_site.archive_sync import sync_archive

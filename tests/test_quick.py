@@ -18,7 +18,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bough_site.archive import DATA_SUFFIX, FOLDER_TIMES
+from bough_site.archive import DATA_SUFFIX
+from bough_site.archive_paths import FOLDER_TIMES
 from bough_site.archive_restore import RESTORE_PREFIX
 from bough_site.archive_entry import RECORD_SUFFIX
 from bough_site.build import BuildResult, build
@@ -261,14 +262,17 @@ runpy.run_module("bough_site.cli", run_name="__main__")
 
 def test_a_build_that_changes_nothing_never_imports_the_stages(history: Path, tmp_path: Path) -> None:
     """``bough build`` with nothing changed is mostly Python starting: the stages
-    (stages.py) and what only they use are imported only when there is work."""
+    (stages.py) and what only they use (discovery, the archive, the manifest,
+    redaction, the readers) are imported only when there is work."""
     out, archive = tmp_path / "site", tmp_path / "archive"
     command = [sys.executable, "-c", _MODULES_AT_EXIT, "build", str(history), "-o", str(out), "--archive",
                str(archive), "-q"]
     whole = set(subprocess.run(command, check=True, capture_output=True, text=True, timeout=300).stdout.split())
     quick_way = set(subprocess.run(command, check=True, capture_output=True, text=True, timeout=300).stdout.split())
     pipeline = {"bough_site.stages", "bough_site.jobs", "bough_site.publish", "bough_site.render.pages",
-                "bough_site.plan", "bough_site.assemble", "bough_site.archive_sync", "bough_site.site"}
+                "bough_site.plan", "bough_site.assemble", "bough_site.archive_sync", "bough_site.site",
+                "bough_site.discover", "bough_site.archive", "bough_site.manifest", "bough_site.redact",
+                "bough_site.readers.claude"}
     assert pipeline <= whole and "bough_site.quick" in quick_way
     assert not pipeline & quick_way
     assert len(quick_way) < len(whole) / 2

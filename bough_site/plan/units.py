@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..discover import FileStat
+from ..folder_walk import FileStat
 from ..manifest import FileState, file_state
 from ..kinds import CLAUDE, CODEX, COPILOT, GEMINI, OPENCODE, QWEN, SOURCE_OF_KIND  # noqa: F401 (named here too)
 from ..hidden import hide, hide_label
