@@ -354,17 +354,16 @@ def _archive_as_left(root: Path | None, recorded: Any) -> bool:
     archive keeps are those, each folder is asked its time: one that is the same holds
     the same names (as OUT's folders are trusted), so no folder was added or taken
     anywhere, and a walk would give the same times. Otherwise its folders are walked."""
-    kept = _kept_archive_times(root)
-    if root is not None and kept is not None and _times_digest(kept) == recorded:
-        return _still_as_kept(root, kept)
+    if root is not None:
+        kept = _kept_archive_times(root)
+        if kept is not None and _times_digest(kept) == recorded:
+            return _still_as_kept(root, kept)
     return _times_digest(archive_times(root, settled=True)) == recorded
 
 
-def _kept_archive_times(root: Path | None) -> list[list[Any]] | None:
+def _kept_archive_times(root: Path) -> list[list[Any]] | None:
     """The times :func:`keep_archive_times` kept in the archive, when they read as
     such: the index's row, then a row per folder with its time."""
-    if root is None:
-        return None
     try:
         rows = orjson.loads(read_regular(root / FOLDER_TIMES, _MAX_RECORD) or b"null")
     except orjson.JSONDecodeError:

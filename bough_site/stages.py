@@ -37,6 +37,7 @@ from . import quick, urls
 from .agent_cleanup import cleanup_notes
 from .archive_sync import Archived, sync_archive
 from .assemble import Assembled, Outcome, Status, assemble, final_jobs, renamed_or_moved, with_final
+from .build_result import BuildResult, Progress
 from .collector import collecting
 from .config import BuildConfig
 from .discover import Discovered, Known, add_examples, discover
@@ -63,7 +64,6 @@ from .state_reads import Details, KeptFacts, Unions, facts_name, union_keys
 from .summaries import session_from_summary
 from .out_place import check_separate
 from .write import SiteWriter, is_regular_file
-from .build_result import BuildResult, Progress
 
 
 class NothingToRead(BoughError):
@@ -147,6 +147,7 @@ class _Progress:
         if self.report is not None:
             self.report(Progress(self.done, max(self.total, self.done), self.project, self.rebuilt, self.reused,
                                  time.monotonic() - self.started))
+
 
 def run_stages(config: BuildConfig, look: quick.Look, redaction_key: bytes | None) -> BuildResult:
     """Build the site in ``config.out``, stage by stage; ``look``: what the quick
