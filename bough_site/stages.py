@@ -89,8 +89,9 @@ def _sources(config: BuildConfig, warn: Callable[[InputWarning], None],
              ) -> tuple[Discovered, Archived]:
     """Stages 1 and 2: what there is to read, live or only in the archive; the
     bundled examples when there is nothing at all. Close the Archived when done.
-    ``known`` and ``look``: what the last build and the quick check saw (discover.py)."""
-    walked, listed = (look.walked, look.listed) if look is not None else (None, None)
+    ``known`` and ``look``: what the last build and the quick check saw (discover.py);
+    what its walk saw is discovery's from then on (quick.Look.hand_over)."""
+    walked, listed = look.hand_over() if look is not None else (None, None)
     found, archived = sync_archive(discover(config, warn, known, walked, listed), config, warn,
                                    workers=workers_for(config.jobs), known=known)
     if not config.sources and found.empty():
@@ -156,7 +157,6 @@ def run_stages(config: BuildConfig, look: quick.Look, redaction_key: bytes | Non
         warnings, warn = _collector(config)
         hint = Manifest.load(config.out)  # before OUT is locked: a hint only (see _previous)
         found, archived = _sources(config, warn, hint.known_files(), look)
-        look = replace(look, walked={}, listed={})  # Discovered holds them now, until every file is read
         with archived:
             inputs = _inputs(config, found, archived, warnings, hint, look.options_digest, redaction_key)
             del found  # inputs holds it, until every file is read (_Inputs.all_read)

@@ -413,3 +413,31 @@ def test_the_walk_hands_its_stats_on_and_a_build_stats_each_file_once(
     link = files[0].with_name("link.jsonl")
     link.symlink_to(files[0])
     assert str(link.absolute()) not in quick.unchanged(config, digest).walked
+
+
+def test_what_the_walk_saw_is_let_go_of_before_publishing(
+        history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discovery holds what the check's walk saw of every file and folder until the
+    plan is made; the Look that build.build keeps while the stages run does not
+    (at 18,000 sessions some 15 MB, held to the build's peak)."""
+    from bough_site import stages
+
+    out, archive = tmp_path / "site", tmp_path / "archive"
+    _build(history, out, archive)
+    _append(history, out, archive)
+    looks: list[quick.Look] = []
+    real_unchanged, real_publish = quick.unchanged, stages._publish
+
+    def look(*args: object) -> quick.Look:
+        looks.append(real_unchanged(*args))  # type: ignore[arg-type]
+        return looks[-1]
+
+    def publish(*args: object) -> object:
+        assert looks[0].walked == {} and looks[0].listed == {}
+        looks.append(looks[0])
+        return real_publish(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(quick, "unchanged", look)
+    monkeypatch.setattr(stages, "_publish", publish)
+    assert not _quick(_build(history, out, archive))
+    assert len(looks) == 2  # published once, after the check looked once
