@@ -330,12 +330,10 @@ def archive_times(root: Path | None, *, settled: bool = False, before: ArchiveWa
         return []
     never: list[list[Any]] = [[".", None]]  # not the same as anything recorded
     try:
-        index = os.lstat(root / INDEX)
-        times: list[list[Any]] = [[INDEX, index.st_mtime_ns, index.st_size, index.st_ino]]
-        with os.scandir(root) as scan:
-            folders = sorted(entry.name for entry in scan if entry.is_dir(follow_symlinks=False))
+        index, folders = _archive_top(root)
     except OSError:
         return never  # no archive yet, or one that cannot be read
+    times: list[list[Any]] = [index]
     restoring = [name for name in folders if name.startswith(RESTORE_PREFIX)]
     if settled and restoring:
         return never
@@ -346,6 +344,15 @@ def archive_times(root: Path | None, *, settled: bool = False, before: ArchiveWa
             if walked is not None:
                 walked[name] = seen
     return times
+
+
+def _archive_top(root: Path) -> tuple[list[Any], list[str]]:
+    """The archive's index as a row of its times, and the folders at its top, sorted
+    (OSError when either cannot be looked at)."""
+    index = os.lstat(root / INDEX)
+    with os.scandir(root) as scan:
+        folders = sorted(entry.name for entry in scan if entry.is_dir(follow_symlinks=False))
+    return [INDEX, index.st_mtime_ns, index.st_size, index.st_ino], folders
 
 
 def keep_archive_times(root: Path, times: list[list[Any]]) -> None:
@@ -392,15 +399,12 @@ def _still_as_kept(root: Path, kept: list[list[Any]]) -> bool:
     archive's top holds the same folders: none added, and none a build's private
     one (``settled``: :func:`archive_times` leaves those out)."""
     try:
-        index = os.lstat(root / INDEX)
-        with os.scandir(root) as scan:
-            tops = {entry.name for entry in scan if entry.is_dir(follow_symlinks=False)}
+        index, tops = _archive_top(root)
     except OSError:
         return False
-    if [INDEX, index.st_mtime_ns, index.st_size, index.st_ino] != kept[0]:
-        return False
     folders = kept[1:]
-    return tops == {path.split("/", 1)[0] for path, _mtime in folders} and _same_times(root, folders)
+    return index == kept[0] and set(tops) == {path.split("/", 1)[0] for path, _mtime in folders} \
+        and _same_times(root, folders)
 
 
 def _times_digest(times: list[list[Any]]) -> str:
